@@ -1,0 +1,75 @@
+import type { Message } from './messages.ts';
+
+/**
+ * A rough token estimate (about four characters a token, plus a little per message). The history
+ * budget only needs to be in the right range, and no tokenizer fits every provider.
+ */
+export function estimateTokens(messages: readonly Message[]): number {
+  let characters = 0;
+  for (const message of messages) {
+    characters += 16;
+    if (message.role === 'assistant') {
+      characters += message.content?.length ?? 0;
+      for (const call of message.toolCalls) characters += call.name.length + call.arguments.length + 16;
+    } else {
+      characters += message.content.length;
+    }
+  }
+  return Math.ceil(characters / 4);
+}
+
+/**
+ * Picks whole turns, newest first, until the next one would exceed the budget, and returns them
+ * oldest first. A turn is the unit because it always satisfies the history invariant on its own,
+ * so trimming can never separate a tool call from its results.
+ */
+export function selectTurnsWithinBudget<T extends { tokens: number }>(
+  turnsNewestFirst: readonly T[],
+  budgetTokens: number,
+): T[] {
+  const selected: T[] = [];
+  let used = 0;
+  for (const turn of turnsNewestFirst) {
+    if (used + turn.tokens > budgetTokens) break;
+    used += turn.tokens;
+    selected.push(turn);
+  }
+  return selected.reverse();
+}
+
+/**
+ * The history invariant: every assistant message with tool calls is followed by exactly one tool
+ * message per call id, before any other assistant or user message. Returns what is wrong, or an
+ * empty list.
+ */
+export function historyViolations(messages: readonly Message[]): string[] {
+  const violations: string[] = [];
+  let pending: Set<string> | undefined;
+  let pendingAt = -1;
+  const closePending = (index: number) => {
+    if (pending && pending.size > 0) {
+      violations.push(
+        `assistant message ${pendingAt} has tool calls without results before message ${index}: ${[...pending].join(', ')}`,
+      );
+    }
+    pending = undefined;
+  };
+  messages.forEach((message, index) => {
+    if (message.role === 'tool') {
+      if (!pending?.delete(message.toolCallId)) {
+        violations.push(`tool message ${index} (${message.toolCallId}) answers no open tool call`);
+      }
+      return;
+    }
+    closePending(index);
+    if (message.role === 'assistant' && message.toolCalls.length > 0) {
+      pending = new Set(message.toolCalls.map((call) => call.id));
+      pendingAt = index;
+      if (pending.size !== message.toolCalls.length) {
+        violations.push(`assistant message ${index} repeats a tool call id`);
+      }
+    }
+  });
+  closePending(messages.length);
+  return violations;
+}

@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import { runLoop, type LoopInput } from '../../lib/agent/run-loop.ts';
+import { ModelError } from '../../lib/core/errors.ts';
+import { historyViolations } from '../../lib/core/history.ts';
+import type { HistoryMessage } from '../../lib/core/messages.ts';
+import type { ToolGateway } from '../../lib/core/ports.ts';
+import { createFakeGateway, waitForAbort } from '../../lib/testing/fake-gateway.ts';
+import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
+import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tools.ts';
+
+const weatherTool = { definition: getWeather, run: (args: Record<string, unknown>) => ({ ok: true, text: `{"city":"${String(args.city)}","condition":"晴"}` }) };
+const cancelTool = { definition: batchCancelOrdersByOrderNo, run: () => ({ ok: true, text: '{"success":["ORD1"]}' }) };
+
+function setup(script: ScriptedStep[], overrides: Partial<LoopInput> = {}, gateway: ToolGateway = createFakeGateway([weatherTool, cancelTool])) {
+  const model = createScriptedModel(script);
+  const input: LoopInput = {
+    model,
+    gateway,
+    tools: [getWeather, batchCancelOrdersByOrderNo],
+    systemPrompt: 'system prompt',
+    history: [],
+    question: 'What is the weather in Shanghai?',
+    maxRounds: 5,
+    deadlineAt: Date.now() + 60_000,
+    reserveMs: 0,
+    modelTimeoutMs: 30_000,
+    toolTimeoutMs: 5_000,
+    maxOutputChars: 10_000,
+    ...overrides,
+  };
+  return { model, gateway, run: () => runLoop(input) };
+}
+
+const toolMessages = (messages: HistoryMessage[]) => messages.filter((message) => message.role === 'tool');
+
+describe('runLoop', () => {
+  it('completes in one round when the model answers with text', async () => {
+    // Prepare
+    const { model, run } = setup([textReply('Hello')]);
+    // Act
+    const outcome = await run();
+    // Assess
+    expect(outcome).toMatchObject({ stopReason: 'completed', rounds: 1, reply: 'Hello', toolCalls: [] });
+    expect(outcome.messages).toEqual([
+      { role: 'user', content: 'What is the weather in Shanghai?' },
+      { role: 'assistant', content: 'Hello', toolCalls: [] },
+    ]);
+    expect(model.requests[0]!.messages[0]).toEqual({ role: 'system', content: 'system prompt' });
+    expect(model.requests[0]!.tools.map((tool) => tool.name)).toEqual(['getWeather', 'batchCancelOrdersByOrderNo']);
+  });
+
+  it('sends the system prompt, then the history, then the question', async () => {
+    const history: HistoryMessage[] = [
+      { role: 'user', content: 'earlier question' },
+      { role: 'assistant', content: 'earlier answer', toolCalls: [] },
+    ];
+    const { model, run } = setup([textReply('ok')], { history });
+    await run();
+    expect(model.requests[0]!.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(model.requests[0]!.messages[3]).toEqual({ role: 'user', content: 'What is the weather in Shanghai?' });
+  });
+
+  it('feeds each tool result back with its tool_call_id and counts each model reply as a round', async () => {
+    const { model, run } = setup([
+      toolCallsReply([{ id: 'call_1', name: 'getWeather', arguments: { city: '上海' } }]),
+      textReply('It is sunny.', { promptTokens: 20, completionTokens: 7 }),
+    ]);
+    const outcome = await run();
+    expect(outcome).toMatchObject({ stopReason: 'completed', rounds: 2, reply: 'It is sunny.', usage: { promptTokens: 30, completionTokens: 12 } });
+    const second = model.requests[1]!.messages;
+    expect(second.slice(2)).toEqual([
+      { role: 'assistant', content: null, toolCalls: [{ id: 'call_1', name: 'getWeather', arguments: '{"city":"上海"}' }] },
+      { role: 'tool', toolCallId: 'call_1', name: 'getWeather', content: '{"city":"上海","condition":"晴"}' },
+    ]);
+    expect(outcome.toolCalls).toEqual([{ id: 'call_1', name: 'getWeather', arguments: { city: '上海' }, ok: true, durationMs: expect.any(Number) }]);
+  });
+
+  it('runs the calls of one reply concurrently and keeps the results in the calls\' order', async () => {
+    // The first call can only finish after the second has started: sequential execution would hang.
+    let releaseFirst!: () => void;
+    const secondStarted = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const gateway = createFakeGateway([
+      { definition: getWeather, run: async () => { await secondStarted; return { ok: true, text: 'weather' }; } },
+      { definition: batchCancelOrdersByOrderNo, run: () => { releaseFirst(); return { ok: true, text: 'cancelled' }; } },
+    ]);
+    const { run } = setup([
+      toolCallsReply([
+        { id: 'call_a', name: 'getWeather', arguments: { city: '上海' } },
+        { id: 'call_b', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } },
+      ]),
+      textReply('done'),
+    ], {}, gateway);
+    const outcome = await run();
+    expect(toolMessages(outcome.messages).map((message) => [message.toolCallId, message.content])).toEqual([
+      ['call_a', 'weather'],
+      ['call_b', 'cancelled'],
+    ]);
+  });
+
+  it.each([
+    ['an unknown tool', { name: 'getNews', arguments: '{}' }, /no tool named "getNews"\. Available tools: getWeather, batchCancelOrdersByOrderNo/],
+    ['arguments that are not JSON', { name: 'getWeather', arguments: '{"city": 上海' }, /arguments for "getWeather" are not valid JSON/],
+    ['arguments that are not an object', { name: 'getWeather', arguments: '["上海"]' }, /must be a JSON object/],
+    ['arguments that fail the schema', { name: 'batchCancelOrdersByOrderNo', arguments: '{"orderNo":"ORD20250514118566"}' }, /missing required field "orderNos"; unexpected field "orderNo"; expected fields: orderNos/],
+    ['a wrongly typed field', { name: 'getWeather', arguments: '{"city": 42}' }, /"city" must be string/],
+  ])('answers %s with a tool error the model can act on, without calling the server', async (_, call, expected) => {
+    const gateway = createFakeGateway([weatherTool, cancelTool]);
+    const { model, run } = setup([toolCallsReply([{ id: 'call_x', ...call }]), textReply('sorry')], {}, gateway);
+    const outcome = await run();
+    expect(outcome.stopReason).toBe('completed');
+    const [message] = toolMessages(outcome.messages);
+    expect(message).toMatchObject({ toolCallId: 'call_x', name: call.name });
+    expect(message!.content).toMatch(expected);
+    expect(gateway.calls).toEqual([]);
+    expect(outcome.toolCalls[0]!.ok).toBe(false);
+    expect(model.requests[1]!.messages.at(-1)).toEqual(message);
+  });
+
+  it('reports an MCP result with isError as a failed call and goes on', async () => {
+    const gateway = createFakeGateway([{ definition: getWeather, run: () => ({ ok: false, text: 'city not found' }) }]);
+    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: 'Atlantis' } }]), textReply('no such city')], { tools: [getWeather] }, gateway);
+    const outcome = await run();
+    expect(toolMessages(outcome.messages)[0]!.content).toBe('Error: city not found');
+    expect(outcome.toolCalls[0]!.ok).toBe(false);
+    expect(outcome.stopReason).toBe('completed');
+  });
+
+  it('cancels a call that exceeds the tool timeout and tells the model', async () => {
+    let received: AbortSignal | undefined;
+    const gateway = createFakeGateway([{ definition: getWeather, run: (_, signal) => { received = signal; return waitForAbort(signal); } }]);
+    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('timed out')], { tools: [getWeather], toolTimeoutMs: 50 }, gateway);
+    const outcome = await run();
+    expect(received?.aborted).toBe(true);
+    expect(toolMessages(outcome.messages)[0]!.content).toMatch(/did not answer within 50 ms and was cancelled/);
+    expect(outcome.stopReason).toBe('completed');
+  });
+
+  it('reports a dropped connection as a failed call', async () => {
+    const gateway = createFakeGateway([{ definition: getWeather, run: () => { throw new Error('Connection closed'); } }]);
+    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('ok')], { tools: [getWeather] }, gateway);
+    const outcome = await run();
+    expect(toolMessages(outcome.messages)[0]!.content).toMatch(/calling "getWeather" failed: Connection closed/);
+  });
+
+  it('truncates tool output to the configured cap', async () => {
+    const gateway = createFakeGateway([{ definition: getWeather, run: () => ({ ok: true, text: 'x'.repeat(500) }) }]);
+    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: 'a' } }]), textReply('ok')], { tools: [getWeather], maxOutputChars: 100 }, gateway);
+    const outcome = await run();
+    const content = toolMessages(outcome.messages)[0]!.content;
+    expect(content.startsWith('x'.repeat(100) + '\n…[truncated: the tool returned 500 characters, 100 are shown]')).toBe(true);
+  });
+
+  it('stops with max_rounds while the model still asks for tools, answering the last calls without running them', async () => {
+    const gateway = createFakeGateway([weatherTool, cancelTool]);
+    const again = (round: number) => toolCallsReply([{ id: `call_${round}`, name: 'getWeather', arguments: { city: `city${round}` } }]);
+    const { run } = setup([again(1), again(2), again(3)], { maxRounds: 3 }, gateway);
+    const outcome = await run();
+    expect(outcome).toMatchObject({ stopReason: 'max_rounds', rounds: 3 });
+    expect(gateway.calls).toHaveLength(2);
+    expect(outcome.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_3', content: expect.stringMatching(/Not executed: the turn reached its limit of 3/) });
+    expect(historyViolations(outcome.messages)).toEqual([]);
+    expect(outcome.reply).toMatch(/stopped after 3 rounds/);
+  });
+
+  it('stops with deadline before calling the model when no time is left', async () => {
+    const { model, run } = setup([textReply('never')], { deadlineAt: Date.now() - 1 });
+    const outcome = await run();
+    expect(outcome).toMatchObject({ stopReason: 'deadline', rounds: 0 });
+    expect(model.requests).toHaveLength(0);
+    expect(outcome.messages).toEqual([{ role: 'user', content: 'What is the weather in Shanghai?' }]);
+  });
+
+  it('stops with deadline when the turn runs out of time during a tool call, keeping the invariant', async () => {
+    const gateway = createFakeGateway([{ definition: getWeather, run: (_, signal) => waitForAbort(signal) }]);
+    const { model, run } = setup(
+      [toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('never sent')],
+      { tools: [getWeather], deadlineAt: Date.now() + 300, toolTimeoutMs: 60_000 },
+      gateway,
+    );
+    const outcome = await run();
+    expect(outcome).toMatchObject({ stopReason: 'deadline', rounds: 1 });
+    expect(model.requests).toHaveLength(1);
+    expect(toolMessages(outcome.messages)[0]!.content).toMatch(/ran out of time while "getWeather" was running/);
+    expect(historyViolations(outcome.messages)).toEqual([]);
+  });
+
+  it('stops with error when the model fails after tools ran, keeping their results', async () => {
+    const { run } = setup([
+      toolCallsReply([{ id: 'c1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } }]),
+      new ModelError('model_unavailable', 'HTTP 503 from the model'),
+    ]);
+    const outcome = await run();
+    expect(outcome).toMatchObject({ stopReason: 'error', rounds: 1, error: { code: 'model_unavailable', timeout: false } });
+    expect(outcome.toolCalls).toHaveLength(1);
+    expect(historyViolations(outcome.messages)).toEqual([]);
+    expect(outcome.reply).toMatch(/language model failed .*Tools used so far: batchCancelOrdersByOrderNo/);
+  });
+
+  it('stops with error and no rounds when the first model call fails', async () => {
+    const { run } = setup([new ModelError('model_timeout', 'no answer in 30 s', { timeout: true })]);
+    const outcome = await run();
+    expect(outcome).toMatchObject({ stopReason: 'error', rounds: 0, toolCalls: [], error: { code: 'model_timeout', timeout: true } });
+    expect(outcome.cause).toBeInstanceOf(ModelError);
+  });
+
+  it('gives a repeated tool call id a fresh one so each result answers exactly one call', async () => {
+    const same = toolCallsReply([{ id: 'call_0', name: 'getWeather', arguments: { city: 'a' } }]);
+    const { model, run } = setup([same, same, textReply('done')]);
+    const outcome = await run();
+    const ids = outcome.messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls.map((call) => call.id) : []));
+    expect(ids[0]).toBe('call_0');
+    expect(ids[1]).not.toBe('call_0');
+    expect(toolMessages(outcome.messages).map((message) => message.toolCallId)).toEqual(ids);
+    expect(historyViolations(model.requests[2]!.messages)).toEqual([]);
+  });
+});
