@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { DEFAULT_SYSTEM_PROMPT, DEFAULTS } from '../core/defaults.ts';
+
+/**
+ * The shape of agent.yml. Every object is strict: an unknown key is an error, not a silent no-op,
+ * because a misspelt `maxRound` that is ignored is worse than a service that does not start.
+ */
+const positiveInt = () => z.number().int().positive();
+const positiveSeconds = () => z.number().positive();
+const stringMap = () => z.record(z.string(), z.string());
+
+const modelSchema = z.strictObject({
+  name: z.string().min(1).default(DEFAULTS.model.name),
+  baseURL: z.url().optional(),
+  apiKey: z.string().optional(),
+  temperature: z.number().min(0).max(2).default(DEFAULTS.model.temperature),
+  maxTokens: positiveInt().optional(),
+  timeoutSeconds: positiveSeconds().default(DEFAULTS.model.timeoutSeconds),
+  maxRetries: z.number().int().min(0).max(10).default(DEFAULTS.model.maxRetries),
+});
+
+const toolsSchema = z.strictObject({
+  callTimeoutSeconds: positiveSeconds().default(DEFAULTS.tools.callTimeoutSeconds),
+  maxOutputChars: positiveInt().default(DEFAULTS.tools.maxOutputChars),
+  catalogTtlSeconds: z.number().min(0).default(DEFAULTS.tools.catalogTtlSeconds),
+  connectTimeoutSeconds: positiveSeconds().default(DEFAULTS.tools.connectTimeoutSeconds),
+  retryFailedAfterSeconds: z.number().min(0).default(DEFAULTS.tools.retryFailedAfterSeconds),
+});
+
+export const stdioServerSchema = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: stringMap().default({}),
+  cwd: z.string().optional(),
+});
+
+export const remoteServerSchema = z.strictObject({
+  type: z.enum(['http', 'sse']).optional(),
+  url: z.url(),
+  headers: stringMap().default({}),
+});
+
+export const fileSchema = z.strictObject({
+  systemPrompt: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
+  maxRounds: positiveInt().max(100).default(DEFAULTS.maxRounds),
+  model: modelSchema.default(modelSchema.parse({})),
+  tools: toolsSchema.default(toolsSchema.parse({})),
+  history: z
+    .strictObject({ maxTokens: z.number().int().min(0).default(DEFAULTS.history.maxTokens) })
+    .default({ maxTokens: DEFAULTS.history.maxTokens }),
+  conversation: z
+    .strictObject({
+      ttlDays: positiveSeconds().default(DEFAULTS.conversation.ttlDays),
+      tableName: z.string().min(3).max(255).default(DEFAULTS.conversation.tableName),
+    })
+    .default({ ttlDays: DEFAULTS.conversation.ttlDays, tableName: DEFAULTS.conversation.tableName }),
+  turn: z
+    .strictObject({
+      timeoutSeconds: positiveSeconds().default(DEFAULTS.turn.timeoutSeconds),
+      reserveSeconds: z.number().min(0).default(DEFAULTS.turn.reserveSeconds),
+    })
+    .default({ timeoutSeconds: DEFAULTS.turn.timeoutSeconds, reserveSeconds: DEFAULTS.turn.reserveSeconds }),
+  http: z
+    .strictObject({
+      maxBodyBytes: positiveInt().default(DEFAULTS.http.maxBodyBytes),
+      maxMessageChars: positiveInt().default(DEFAULTS.http.maxMessageChars),
+    })
+    .default({ maxBodyBytes: DEFAULTS.http.maxBodyBytes, maxMessageChars: DEFAULTS.http.maxMessageChars }),
+  logging: z
+    .strictObject({
+      level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+      /** Prompts, replies and tool payloads appear in logs only when this is on. */
+      logPayloads: z.boolean().default(false),
+    })
+    .default({ level: 'info', logPayloads: false }),
+  /** Checked entry by entry in load.ts, so each gets the message of its own kind (stdio or remote). */
+  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'server names use letters, digits, _ . -'), z.unknown()).default({}),
+});
+
+export type AgentFile = z.infer<typeof fileSchema>;
