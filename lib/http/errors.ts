@@ -1,0 +1,45 @@
+import { AgentError, ConfigError, InputError, ModelError, ModelNotConfiguredError, StoreError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import type { TurnError, TurnResult } from '../core/turn.ts';
+import type { HttpResponse } from './types.ts';
+
+/**
+ * The one place errors become HTTP. 4xx messages are written for the caller and shown as they are;
+ * anything else gets a generic message with its code, and the details go to the log.
+ */
+export function errorResponse(error: unknown, logger: Logger): HttpResponse {
+  if (error instanceof InputError) return json(error.status, errorBody(error.code, error.message));
+  if (error instanceof ModelNotConfiguredError) return json(503, errorBody(error.code, error.message));
+  if (error instanceof ModelError) {
+    logger.warn('model failed', { code: error.code, error: error.message });
+    return json(error.timeout ? 504 : 502, errorBody(error.code, upstreamMessage(error.code, error.message)));
+  }
+  if (error instanceof StoreError) {
+    logger.error('store failed', { code: error.code, error: error.message, cause: String(error.cause) });
+    const status = error.code === 'turn_too_large' ? 413 : 503;
+    return json(status, errorBody(error.code, status === 413 ? error.message : 'The conversation store is unavailable; nothing was lost. Try again shortly.'));
+  }
+  const code = error instanceof AgentError && !(error instanceof ConfigError) ? error.code : 'internal_error';
+  logger.error('request failed', { code, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+  return json(500, errorBody(code, 'The service failed to handle the request. The details are in its log.'));
+}
+
+/** A stored turn that ended with `error`: the model failed after tools ran; the turn is kept. */
+export function failedTurnResponse(result: TurnResult & { error: TurnError }): HttpResponse {
+  const message = `The language model failed (${result.error.code}) after tools had run: ${result.error.message}. Turn ${result.turn} is stored with the tool results so far; send another message to continue.`;
+  return json(result.error.timeout ? 504 : 502, { ...errorBody(result.error.code, message), turn: result });
+}
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: body === undefined ? '' : JSON.stringify(body),
+  };
+}
+
+export const errorBody = (code: string, message: string) => ({ error: { code, message } });
+
+function upstreamMessage(code: string, message: string): string {
+  return `The language model failed (${code}): ${message}. The conversation's stored history is unchanged; retry the request.`;
+}

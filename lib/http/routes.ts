@@ -1,0 +1,31 @@
+import { InputError } from '../core/errors.ts';
+
+export type RouteName = 'createConversation' | 'postMessage' | 'getConversation' | 'deleteConversation' | 'health';
+
+export interface RouteMatch {
+  route: RouteName;
+  conversationId?: string;
+}
+
+/** path pattern → method → route. `{id}` matches one path segment. */
+const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName>> }> = [
+  { pattern: /^\/conversations$/, methods: { POST: 'createConversation' } },
+  { pattern: /^\/conversations\/([^/]+)\/messages$/, methods: { POST: 'postMessage' } },
+  { pattern: /^\/conversations\/([^/]+)$/, methods: { GET: 'getConversation', DELETE: 'deleteConversation' } },
+  { pattern: /^\/health$/, methods: { GET: 'health' } },
+];
+
+export function matchRoute(method: string, rawPath: string): RouteMatch {
+  const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
+  for (const { pattern, methods } of ROUTES) {
+    const found = pattern.exec(path);
+    if (!found) continue;
+    const route = methods[method.toUpperCase()];
+    if (!route) {
+      const allowed = Object.keys(methods).join(', ');
+      throw Object.assign(new InputError(405, 'method_not_allowed', `${method} is not supported on ${path}; use ${allowed}.`), { allow: allowed });
+    }
+    return found[1] === undefined ? { route } : { route, conversationId: decodeURIComponent(found[1]) };
+  }
+  throw new InputError(404, 'route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, GET and DELETE /conversations/{conversationId}, and GET /health.`);
+}

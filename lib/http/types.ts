@@ -1,0 +1,19 @@
+/** The HTTP contract, independent of API Gateway and of node:http (both adapt to these). */
+export interface HttpRequest {
+  method: string;
+  /** The path without stage or query string, e.g. `/conversations/abc/messages`. */
+  path: string;
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>;
+  body: string | undefined;
+  /** The caller's identity when authentication is on; conversations are scoped to it. */
+  owner?: string;
+  /** Epoch ms by which the response must be sent (the Lambda's remaining time). */
+  deadlineAt?: number;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
