@@ -1,0 +1,111 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, parseConfig } from '../../lib/config/load.ts';
+import { DEFAULT_SYSTEM_PROMPT } from '../../lib/core/defaults.ts';
+import { ConfigError } from '../../lib/core/errors.ts';
+
+const source = '/etc/agent/agent.yml';
+const parse = (text: string, environment: NodeJS.ProcessEnv = {}) => parseConfig(text, { source, environment });
+const failure = (text: string, environment: NodeJS.ProcessEnv = {}) => {
+  try {
+    parse(text, environment);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('parseConfig', () => {
+  it('fills every default from an empty file, with the original system prompt', () => {
+    const config = parse('');
+    expect(config.systemPrompt).toBe(DEFAULT_SYSTEM_PROMPT);
+    expect(config).toMatchObject({
+      maxRounds: 8,
+      model: { name: 'gpt-4o-mini', baseURL: 'https://api.openai.com/v1', temperature: 0.7, timeoutMs: 60_000, maxRetries: 2, configured: false },
+      tools: { callTimeoutMs: 30_000, maxOutputChars: 16_000 },
+      history: { maxTokens: 16_000 },
+      conversation: { ttlDays: 30 },
+      mcpServers: [],
+    });
+  });
+
+  it('reads the bundled agent.yml with the demo server over stdio', () => {
+    const config = loadConfig({ path: 'agent.yml', environment: {} });
+    expect(config.mcpServers).toEqual([
+      { name: 'demo', type: 'stdio', command: 'node', args: ['lib/demo/server.ts'], env: {}, cwd: process.cwd() },
+    ]);
+    expect(config.conversation.tableName).toBe('mcp-agent-conversations');
+  });
+
+  it('accepts the mcpServers formats of Claude Desktop, Cursor and VS Code', () => {
+    const config = parse(`
+mcpServers:
+  files: { command: npx, args: [-y, server-filesystem, /tmp], env: { DEBUG: "1" } }
+  vscode-style: { type: stdio, command: node, args: [server.js], cwd: tools }
+  remote: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer \${TOKEN}" } }
+  legacy: { type: sse, url: "https://old.example.com/sse" }
+  explicit-http: { type: http, url: "https://new.example.com/mcp" }
+`, { TOKEN: 'secret-token' });
+    expect(config.mcpServers).toEqual([
+      { name: 'files', type: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { DEBUG: '1' }, cwd: '/etc/agent' },
+      { name: 'vscode-style', type: 'stdio', command: 'node', args: ['server.js'], env: {}, cwd: '/etc/agent/tools' },
+      { name: 'remote', type: 'auto', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer secret-token' } },
+      { name: 'legacy', type: 'sse', url: 'https://old.example.com/sse', headers: {} },
+      { name: 'explicit-http', type: 'http', url: 'https://new.example.com/mcp', headers: {} },
+    ]);
+  });
+
+  it('lets OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL override the model settings', () => {
+    const config = parse('model: { name: gpt-4o, baseURL: "https://api.openai.com/v1" }', {
+      OPENAI_BASE_URL: 'http://localhost:11434/v1',
+      OPENAI_API_KEY: 'sk-test',
+      LLM_MODEL: 'qwen2.5',
+    });
+    expect(config.model).toMatchObject({ name: 'qwen2.5', baseURL: 'http://localhost:11434/v1', apiKey: 'sk-test', configured: true });
+  });
+
+  it.each([
+    ['an API key', { OPENAI_API_KEY: 'sk-test' }, true],
+    ['a local endpoint without a key', { OPENAI_BASE_URL: 'http://localhost:8000/v1' }, true],
+    ['nothing', {}, false],
+  ])('counts the model as configured with %s', (_, environment, configured) => {
+    expect(parse('', environment).model.configured).toBe(configured);
+  });
+
+  it('interpolates ${VAR} and ${VAR:-default} in values, and $$ as a literal dollar', () => {
+    const config = parse('systemPrompt: "Hi ${NAME}, price $$5, ${MISSING:-fallback}"', { NAME: 'Ada' });
+    expect(config.systemPrompt).toBe('Hi Ada, price $5, fallback');
+  });
+
+  it.each([
+    ['an unknown top-level key, with a hint', 'maxRound: 3', /maxRound: unknown key, did you mean "maxRounds"\?/],
+    ['an unknown nested key', 'model: { temprature: 0.2 }', /model\.temprature: unknown key, did you mean "temperature"\?/],
+    ['a wrong type', 'maxRounds: "five"', /maxRounds: .*expected number/],
+    ['a number out of range', 'model: { temperature: 3 }', /model\.temperature: .*<=2/],
+    ['a server without command or url', 'mcpServers: { broken: { args: [] } }', /mcpServers\.broken: give either "command" \(a stdio server\) or "url"/],
+    ['an unknown key in a server', 'mcpServers: { demo: { command: node, arg: [x] } }', /mcpServers\.demo\.arg: unknown key, did you mean "args"\?/],
+    ['a bad url', 'mcpServers: { remote: { url: "not a url" } }', /mcpServers\.remote\.url: /],
+    ['an unset variable', 'model: { apiKey: "${NOT_SET}" }', /model\.apiKey: environment variable NOT_SET is not set/],
+    ['a document that is not a mapping', '- a\n- b', /must be a YAML mapping/],
+    ['invalid YAML', 'model: {', /is not valid YAML/],
+  ])('rejects %s with a message naming the key', (_, text, expected) => {
+    const message = failure(text);
+    expect(message).toMatch(expected);
+    expect(message).toContain(source);
+  });
+});
+
+describe('loadConfig', () => {
+  it('reads the file named by AGENT_CONFIG', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'agent-config-'));
+    writeFileSync(join(folder, 'custom.yml'), 'maxRounds: 3\n');
+    expect(loadConfig({ environment: { AGENT_CONFIG: join(folder, 'custom.yml') } }).maxRounds).toBe(3);
+  });
+
+  it('says which file is missing and how to choose another', () => {
+    expect(() => loadConfig({ environment: { AGENT_CONFIG: '/nonexistent/agent.yml' } })).toThrow(/cannot read the agent configuration \/nonexistent\/agent\.yml.*AGENT_CONFIG/);
+  });
+});
