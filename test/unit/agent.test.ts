@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { ConflictError, InputError, ModelError, ModelNotConfiguredError, NotFoundError } from '../../lib/core/errors.ts';
+import { historyViolations } from '../../lib/core/history.ts';
+import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
+import { agentFixture } from '../support/agent-fixture.ts';
+
+const weatherCall = (id: string) => toolCallsReply([{ id, name: 'getWeather', arguments: { city: '上海' } }]);
+
+describe('agent.ask', () => {
+  it('answers a question in a new conversation and stores the turn', async () => {
+    const { agent } = agentFixture([weatherCall('c1'), textReply('晴天')]);
+    const result = await agent.ask({ message: '上海天气?' });
+    expect(result).toMatchObject({ turn: 1, reply: '晴天', stopReason: 'completed', rounds: 2, toolCalls: [{ id: 'c1', name: 'getWeather', ok: true }] });
+    expect(result.conversationId).toMatch(/^[0-9a-f-]{36}$/);
+    const stored = await agent.getConversation({ conversationId: result.conversationId });
+    expect(stored.turns[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('sends the earlier turns as history with the next question', async () => {
+    const { agent, model } = agentFixture([weatherCall('c1'), textReply('晴天'), textReply('明天也晴')]);
+    const first = await agent.ask({ message: '上海天气?' });
+    const second = await agent.ask({ conversationId: first.conversationId, message: '明天呢?' });
+    expect(second.turn).toBe(2);
+    const sent = model!.requests[2]!.messages;
+    expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(sent.at(-1)).toEqual({ role: 'user', content: '明天呢?' });
+    expect(historyViolations(sent)).toEqual([]);
+  });
+
+  it('returns the stored turn for a retry with the same requestId, without asking the model again', async () => {
+    const { agent, model } = agentFixture([textReply('once')]);
+    const first = await agent.ask({ conversationId: 'conv-1', message: 'hi', requestId: 'req-1' });
+    const retry = await agent.ask({ conversationId: 'conv-1', message: 'hi', requestId: 'req-1' });
+    expect(retry).toEqual(first);
+    expect(model!.requests).toHaveLength(1);
+  });
+
+  it('refuses a second question while a turn is running on the conversation', async () => {
+    let finish!: () => void;
+    const slow = new Promise<void>((resolve) => (finish = resolve));
+    const { agent } = agentFixture([async () => { await slow; return textReply('done'); }]);
+    const running = agent.ask({ conversationId: 'busy', message: 'first' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect(agent.ask({ conversationId: 'busy', message: 'second' })).rejects.toSatisfy((error) => error instanceof ConflictError && error.code === 'conversation_busy');
+    finish();
+    await expect(running).resolves.toMatchObject({ turn: 1 });
+  });
+
+  it('stores a max_rounds stop so that the next request still satisfies the history invariant', async () => {
+    const { agent, model } = agentFixture([weatherCall('a'), weatherCall('b'), textReply('finally')], { yaml: 'maxRounds: 2' });
+    const first = await agent.ask({ conversationId: 'limit', message: 'loop' });
+    expect(first).toMatchObject({ stopReason: 'max_rounds', rounds: 2 });
+    await agent.ask({ conversationId: 'limit', message: 'go on' });
+    expect(historyViolations(model!.requests[2]!.messages)).toEqual([]);
+  });
+
+  it('says how to configure a model when none is, and stores nothing', async () => {
+    const { agent, store } = agentFixture(null);
+    await expect(agent.ask({ conversationId: 'x', message: 'hi' })).rejects.toBeInstanceOf(ModelNotConfiguredError);
+    await expect(agent.ask({ conversationId: 'x', message: 'hi' })).rejects.toThrow(/OPENAI_API_KEY.*OPENAI_BASE_URL/);
+    expect(await store.getConversation({ conversationId: 'x' })).toEqual([]);
+  });
+
+  it('leaves no turn behind when the model fails before any tool ran, so a retry can run', async () => {
+    const { agent, store } = agentFixture([new ModelError('model_unavailable', 'HTTP 503'), textReply('second try')]);
+    await expect(agent.ask({ conversationId: 'flaky', message: 'hi', requestId: 'r1' })).rejects.toBeInstanceOf(ModelError);
+    expect(await store.getConversation({ conversationId: 'flaky' })).toEqual([]);
+    await expect(agent.ask({ conversationId: 'flaky', message: 'hi', requestId: 'r1' })).resolves.toMatchObject({ turn: 1, reply: 'second try' });
+  });
+
+  it('keeps the turn with stopReason error when the model fails after tools ran', async () => {
+    const { agent } = agentFixture([weatherCall('c1'), new ModelError('model_timeout', 'no answer', { timeout: true })]);
+    const result = await agent.ask({ conversationId: 'half', message: 'hi' });
+    expect(result).toMatchObject({ stopReason: 'error', error: { code: 'model_timeout', timeout: true }, toolCalls: [{ id: 'c1' }] });
+    const stored = await agent.getConversation({ conversationId: 'half' });
+    expect(stored.turns[0]!.stopReason).toBe('error');
+  });
+
+  it.each([
+    ['an empty message', { message: '   ' }, 'empty_message'],
+    ['a message that is not a string', { message: 42 as unknown as string }, 'invalid_message'],
+    ['a message over the limit', { message: 'x'.repeat(101) }, 'message_too_long'],
+    ['a bad conversation id', { conversationId: 'has spaces', message: 'hi' }, 'invalid_conversation_id'],
+    ['a bad request id', { requestId: 'no spaces allowed', message: 'hi' }, 'invalid_request_id'],
+  ])('rejects %s with a 400 saying what to fix', async (_, input, code) => {
+    const { agent, model } = agentFixture([textReply('never')], { yaml: 'http: { maxMessageChars: 100 }' });
+    await expect(agent.ask(input)).rejects.toSatisfy((error) => error instanceof InputError && error.status === 400 && error.code === code);
+    expect(model!.requests).toHaveLength(0);
+  });
+});
+
+describe('agent conversations', () => {
+  it('reports an unknown conversation as not found, and deletes a known one', async () => {
+    const { agent } = agentFixture([textReply('hi')]);
+    await expect(agent.getConversation({ conversationId: 'nope' })).rejects.toBeInstanceOf(NotFoundError);
+    await agent.ask({ conversationId: 'gone', message: 'hi' });
+    await agent.deleteConversation({ conversationId: 'gone' });
+    await expect(agent.getConversation({ conversationId: 'gone' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(agent.deleteConversation({ conversationId: 'gone' })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('keeps owners apart', async () => {
+    const { agent } = agentFixture([textReply('mine')]);
+    await agent.ask({ conversationId: 'shared-id', owner: 'alice', message: 'hi' });
+    await expect(agent.getConversation({ conversationId: 'shared-id', owner: 'bob' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(agent.getConversation({ conversationId: 'shared-id', owner: 'alice' })).resolves.toMatchObject({ turns: [{ turn: 1 }] });
+  });
+
+  it('reports health with the model and every MCP server', async () => {
+    const { agent } = agentFixture([]);
+    await expect(agent.health()).resolves.toMatchObject({ status: 'ok', model: { configured: true }, tools: 2, mcpServers: [{ name: 'fake', status: 'connected', toolCount: 2 }] });
+    await expect(agentFixture(null).agent.health()).resolves.toMatchObject({ status: 'degraded', model: { configured: false } });
+  });
+});
