@@ -23,8 +23,8 @@ export class ConfigError extends AgentError {
 export class InputError extends AgentError {
   readonly status: 400 | 404 | 405 | 409 | 413 | 415;
 
-  constructor(status: InputError['status'], code: string, message: string) {
-    super(code, message);
+  constructor(status: InputError['status'], code: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
     this.status = status;
   }
 }
@@ -37,8 +37,8 @@ export class NotFoundError extends InputError {
 
 /** Another turn is running on the conversation, or this request's turn is still in progress. */
 export class ConflictError extends InputError {
-  constructor(code: 'conversation_busy' | 'turn_in_progress', message: string) {
-    super(409, code, message);
+  constructor(code: 'conversation_busy' | 'turn_in_progress', message: string, options?: { cause?: unknown }) {
+    super(409, code, message, options);
   }
 }
 

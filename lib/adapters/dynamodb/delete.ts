@@ -1,0 +1,52 @@
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { StoreError } from '../../core/errors.ts';
+import type { ConversationKey } from '../../core/ports.ts';
+import { storeUnavailable } from './errors.ts';
+import { queryConversationPages } from './query.ts';
+
+/** BatchWriteItem takes at most 25 requests. */
+const BATCH_SIZE = 25;
+const ATTEMPTS = 5;
+const FIRST_BACKOFF_MS = 50;
+
+/**
+ * Deletes every item of a conversation (complete turns and open claims) and returns how many.
+ * Keys are read with a keys-only Query, then deleted 25 at a time; items DynamoDB leaves
+ * unprocessed (throttling) are sent again with a growing pause.
+ */
+export async function deleteConversationItems(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  key: ConversationKey,
+): Promise<number> {
+  const keys: Record<string, unknown>[] = [];
+  for await (const page of queryConversationPages({ client, tableName, key, newestFirst: false, attributes: ['pk', 'sk'] })) {
+    keys.push(...page);
+  }
+  for (let start = 0; start < keys.length; start += BATCH_SIZE) {
+    await deleteBatch(client, tableName, keys.slice(start, start + BATCH_SIZE));
+  }
+  return keys.length;
+}
+
+async function deleteBatch(client: DynamoDBDocumentClient, tableName: string, keys: Record<string, unknown>[]) {
+  let requests = keys.map((itemKey) => ({ DeleteRequest: { Key: itemKey } }));
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+    let output;
+    try {
+      output = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+    } catch (error) {
+      throw storeUnavailable('BatchWriteItem', tableName, error);
+    }
+    const unprocessed = output.UnprocessedItems?.[tableName] ?? [];
+    if (unprocessed.length === 0) return;
+    requests = unprocessed.map((request) => ({ DeleteRequest: { Key: request.DeleteRequest?.Key ?? {} } }));
+    if (attempt < ATTEMPTS) await sleep(FIRST_BACKOFF_MS * 2 ** (attempt - 1));
+  }
+  throw new StoreError(
+    'store_unavailable',
+    `DynamoDB left ${requests.length} items of the conversation undeleted after ${ATTEMPTS} attempts; delete it again.`,
+  );
+}
+
+const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));

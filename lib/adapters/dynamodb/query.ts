@@ -1,0 +1,45 @@
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { conversationPartitionKey } from './keys.ts';
+import { storeUnavailable } from './errors.ts';
+import type { ConversationKey } from '../../core/ports.ts';
+
+export interface ConversationQuery {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  key: ConversationKey;
+  newestFirst: boolean;
+  /** Only these attributes (keys only for a delete), else the whole item. */
+  attributes?: string[];
+}
+
+/**
+ * The items of one conversation, one page (up to 1 MB) at a time. The caller stops iterating when
+ * it has read enough: no further page is requested then.
+ *
+ * Reads are strongly consistent: a turn completed a moment ago must be in the next turn's history,
+ * and its claim must be seen by the next claimant.
+ */
+export async function* queryConversationPages(query: ConversationQuery): AsyncGenerator<Record<string, unknown>[]> {
+  const names: Record<string, string> = { '#pk': 'pk' };
+  query.attributes?.forEach((attribute, index) => (names[`#a${index}`] = attribute));
+  const input: QueryCommandInput = {
+    TableName: query.tableName,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ':pk': conversationPartitionKey(query.key) },
+    ScanIndexForward: !query.newestFirst,
+    ConsistentRead: true,
+    ProjectionExpression: query.attributes?.map((_, index) => `#a${index}`).join(', '),
+  };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    let page;
+    try {
+      page = await query.client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    } catch (error) {
+      throw storeUnavailable('Query', query.tableName, error);
+    }
+    yield page.Items ?? [];
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
