@@ -1,0 +1,69 @@
+/**
+ * `npm start`: the service on http://localhost:3000 (PORT overrides), with an embedded
+ * DynamoDB-compatible store (dynalite, data under .data/), the MCP servers of agent.yml, and the
+ * model from OPENAI_BASE_URL / OPENAI_API_KEY / LLM_MODEL. Requests go through the Lambda HTTP
+ * handler itself, as API Gateway REST proxy events.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { loadConfig } from '../lib/config/load.ts';
+import { MODEL_NOT_CONFIGURED } from '../lib/agent/agent.ts';
+import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
+import { readRequest, toLocalEvent, localContext } from './local-events.ts';
+
+const config = loadConfig();
+const port = Number(process.env.PORT ?? 3000);
+const dataPath = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
+
+const dynamo = await startDynalite({ path: dataPath });
+process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
+process.env.AWS_REGION ??= 'local';
+process.env.AWS_ACCESS_KEY_ID ??= 'local';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+await ensureTable(new DynamoDBClient({}), config.conversation.tableName);
+
+// Imported only now: the handler builds its DynamoDB client from the environment set above.
+const { handler, agent } = await import('./http.ts');
+const context = localContext(config.turn.timeoutMs);
+
+const server = createServer(async (incoming, outgoing) => {
+  try {
+    const body = await readRequest(incoming);
+    const result = await handler(toLocalEvent(incoming, body), context);
+    outgoing.writeHead(result.statusCode, result.headers as Record<string, string>).end(result.body);
+  } catch (error) {
+    const tooLarge = (error as { code?: string }).code === 'body_too_large';
+    outgoing.writeHead(tooLarge ? 413 : 500, { 'content-type': 'application/json' }).end(
+      JSON.stringify({ error: { code: tooLarge ? 'body_too_large' : 'internal_error', message: (error as Error).message } }),
+    );
+  }
+});
+
+server.listen(port, process.env.HOST ?? '127.0.0.1', () => {
+  const say = (line: string) => process.stdout.write(line + '\n');
+  const { port: actualPort } = server.address() as AddressInfo;
+  say(`MCP agent service listening on http://localhost:${actualPort} (configuration: ${config.source})`);
+  say(`Conversations are stored in an embedded DynamoDB (dynalite) under ${dataPath}`);
+  say(config.model.configured ? `Model: ${config.model.name} at ${config.model.baseURL}` : `WARNING: ${MODEL_NOT_CONFIGURED}`);
+  void agent.health().then((health) => {
+    for (const mcp of health.mcpServers) {
+      say(`MCP server "${mcp.name}" (${mcp.transport}): ${mcp.status}, ${mcp.toolCount} tools${mcp.error ? ` (${mcp.error})` : ''}`);
+    }
+    say(`Try: curl -s localhost:${actualPort}/conversations -H 'content-type: application/json' -d '{"message":"What is the weather in Shanghai?"}'`);
+  });
+});
+
+let stopping = false;
+async function stop() {
+  if (stopping) return;
+  stopping = true;
+  server.close();
+  server.closeAllConnections();
+  await agent.close();
+  await dynamo.close();
+  process.exit(0);
+}
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,59 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
+import { createMcpGateway } from './adapters/mcp/gateway.ts';
+import { createOpenAIClient } from './adapters/openai/client.ts';
+import { createOpenAIModel } from './adapters/openai/model.ts';
+import { createAgent, type Agent } from './agent/agent.ts';
+import type { AgentConfig } from './config/load.ts';
+import { createJsonLogger, type Logger } from './core/logger.ts';
+import type { ConversationStore, ModelClient, ToolGateway } from './core/ports.ts';
+
+export interface BuildAgentOptions {
+  /** The DynamoDB client; by default one from the AWS SDK's default chain (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`). */
+  documentClient?: DynamoDBDocumentClient;
+  /** Replace a part, e.g. an in-memory store in tests. */
+  store?: ConversationStore;
+  model?: ModelClient;
+  gateway?: ToolGateway;
+  logger?: Logger;
+}
+
+/**
+ * Builds an agent from a configuration with the real adapters: the OpenAI-compatible model, the MCP
+ * servers of `mcpServers`, and the DynamoDB table of `conversation.tableName`. Nothing connects
+ * until the first question (or health check): MCP servers start lazily and are then kept warm.
+ */
+export function buildAgent(config: AgentConfig, options: BuildAgentOptions = {}): Agent {
+  const logger = options.logger ?? createJsonLogger(config.logging.level);
+  const model = options.model ?? (config.model.configured ? defaultModel(config, logger) : undefined);
+  const gateway = options.gateway ?? createMcpGateway({
+    servers: config.mcpServers,
+    connectTimeoutMs: config.tools.connectTimeoutMs,
+    catalogTtlMs: config.tools.catalogTtlMs,
+    retryFailedAfterMs: config.tools.retryFailedAfterMs,
+    logger,
+  });
+  const store = options.store ?? createDynamoConversationStore({
+    client: options.documentClient ?? DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
+    tableName: config.conversation.tableName,
+    ttlDays: config.conversation.ttlDays,
+  });
+  return createAgent(config, { model, gateway, store, logger });
+}
+
+function defaultModel(config: AgentConfig, logger: Logger): ModelClient {
+  const client = createOpenAIClient({
+    baseURL: config.model.baseURL,
+    apiKey: config.model.apiKey,
+    maxRetries: config.model.maxRetries,
+    timeoutMs: config.model.timeoutMs,
+  });
+  return createOpenAIModel({
+    client,
+    model: config.model.name,
+    temperature: config.model.temperature,
+    ...(config.model.maxTokens === undefined ? {} : { maxTokens: config.model.maxTokens }),
+    logger,
+  });
+}

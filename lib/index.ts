@@ -1,0 +1,19 @@
+/**
+ * Embedding the agent in other Node code:
+ *
+ *   import { buildAgent, loadConfig } from './lib/index.ts';
+ *   const agent = buildAgent(loadConfig({ path: 'agent.yml' }));
+ *   const turn = await agent.ask({ message: 'What is the weather in Shanghai?' });
+ *   const next = await agent.ask({ conversationId: turn.conversationId, message: 'And tomorrow?' });
+ *   await agent.close();
+ *
+ * The Lambda handlers and the local server are built on exactly this.
+ */
+export { buildAgent, type BuildAgentOptions } from './build-agent.ts';
+export { loadConfig, parseConfig, type AgentConfig, type LoadConfigOptions } from './config/load.ts';
+export { createAgent, type Agent, type AgentDependencies, type AskInput, type ConversationView, type HealthReport } from './agent/agent.ts';
+export type { LoopEvent } from './agent/events.ts';
+export type { StopReason, ToolCallRecord, TurnError, TurnResult } from './core/turn.ts';
+export type { HistoryMessage, Message, ToolCall } from './core/messages.ts';
+export type { ConversationKey, ConversationStore, ModelClient, ToolGateway } from './core/ports.ts';
+export { AgentError, ConfigError, ConflictError, InputError, ModelError, ModelNotConfiguredError, NotFoundError, StoreError } from './core/errors.ts';
