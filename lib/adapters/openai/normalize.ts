@@ -1,0 +1,123 @@
+/**
+ * Turns a Chat Completions response body, as any OpenAI-compatible provider sends it, into a
+ * domain `ModelReply`. Providers differ on the wire (../shared/fixtures/llm-quirks.md): ids empty or
+ * repeated, `arguments` as an object, `content` null, "" or absent, `finish_reason` unreliable,
+ * reasoning in a side field or inline as `<think>`. Everything after this function can rely on:
+ * tool calls decided by their presence, ids unique and non-empty, arguments a string, content or null.
+ */
+import { randomInt } from 'node:crypto';
+import { ModelError } from '../../core/errors.ts';
+import type { Reasoning, TokenUsage, ToolCall } from '../../core/messages.ts';
+import type { ModelReply } from '../../core/ports.ts';
+
+type Json = Record<string, unknown>;
+
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** An id in OpenAI's own shape (`call_` + 24 alphanumerics), which every provider accepts back. */
+export function generateToolCallId(): string {
+  let suffix = '';
+  for (let index = 0; index < 24; index += 1) suffix += ID_ALPHABET[randomInt(ID_ALPHABET.length)];
+  return `call_${suffix}`;
+}
+
+/** A reasoning model's thoughts written inline at the start of the content (vLLM without reasoning parser). */
+const LEADING_THINK_BLOCK = /^\s*<think>([\s\S]*?)<\/think>\s*/;
+
+/** The field a `<think>` block is echoed back under: the name most OpenAI-compatible servers read. */
+const INLINE_THINK_FIELD = 'reasoning_content';
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function normalizeCompletion(body: unknown, makeId: () => string = generateToolCallId): ModelReply {
+  const message = firstMessage(body);
+  const { content, inlineReasoning } = splitContent(message['content']);
+  const fieldReasoning = reasoningField(message);
+  // A reasoning field with text wins; then an inline <think> block; an empty field is still echoed.
+  const reasoning = fieldReasoning?.text ? fieldReasoning : (inlineReasoning ?? fieldReasoning);
+  return {
+    content,
+    toolCalls: toolCalls(message['tool_calls'], makeId),
+    ...(reasoning ? { reasoning } : {}),
+    usage: usage(isObject(body) ? body['usage'] : undefined),
+  };
+}
+
+function firstMessage(body: unknown): Json {
+  const choices = isObject(body) ? body['choices'] : undefined;
+  const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  const message = isObject(choice) ? choice['message'] : undefined;
+  if (isObject(message)) return message;
+  // Some gateways answer HTTP 200 with an error envelope instead of a completion.
+  const providerError = isObject(body) && isObject(body['error']) ? body['error']['message'] : undefined;
+  const detail = typeof providerError === 'string' ? ` The provider said: ${providerError.slice(0, 500)}` : '';
+  throw new ModelError(
+    'model_bad_response',
+    `The model endpoint answered without choices[0].message, so there is no reply to use.${detail}`,
+  );
+}
+
+/** Only a non-empty `tool_calls` list means "call tools": never `finish_reason` (quirks §2.4). */
+function toolCalls(raw: unknown, makeId: () => string): ToolCall[] {
+  if (!Array.isArray(raw)) return [];
+  const usable = raw.flatMap((entry: unknown) => {
+    const wireFunction = isObject(entry) ? entry['function'] : undefined;
+    const name = isObject(wireFunction) ? wireFunction['name'] : undefined;
+    // A call without a function name cannot be executed or answered (LM Studio sends such entries).
+    if (!isObject(entry) || !isObject(wireFunction) || typeof name !== 'string' || name.trim() === '') return [];
+    return [{ id: entry['id'], name, arguments: argumentsText(wireFunction['arguments']) }];
+  });
+  // Provider ids are kept wherever usable (Mistral accepts only its own back); first come, first kept.
+  const keptIds = new Set<string>();
+  const ids = usable.map(({ id }) => {
+    if (typeof id !== 'string' || id.trim() === '' || keptIds.has(id)) return undefined;
+    keptIds.add(id);
+    return id;
+  });
+  return usable.map((call, index) => ({ ...call, id: ids[index] ?? freshId(keptIds, makeId) }));
+}
+
+/** A generated id that collides with no other id of the reply. */
+function freshId(usedIds: Set<string>, makeId: () => string): string {
+  let id = makeId();
+  while (usedIds.has(id)) id = makeId();
+  usedIds.add(id);
+  return id;
+}
+
+/** A string as sent (even if not JSON: the loop reports that to the model); an object serialized. */
+function argumentsText(raw: unknown): string {
+  if (typeof raw === 'string') return raw.trim() === '' ? '{}' : raw;
+  if (raw === undefined || raw === null) return '{}';
+  return JSON.stringify(raw);
+}
+
+function splitContent(raw: unknown): { content: string | null; inlineReasoning?: Reasoning } {
+  if (typeof raw !== 'string') return { content: null };
+  const think = LEADING_THINK_BLOCK.exec(raw);
+  const text = think ? raw.slice(think[0].length) : raw;
+  const content = text.trim() === '' ? null : text;
+  const thought = think?.[1]?.trim();
+  return thought ? { content, inlineReasoning: { field: INLINE_THINK_FIELD, text: thought } } : { content };
+}
+
+/** DeepSeek, xAI and llama.cpp use `reasoning_content`; vLLM, Ollama and Groq use `reasoning`. */
+const REASONING_FIELDS = ['reasoning_content', 'reasoning'];
+
+/**
+ * The reasoning field with text, else an empty one: DeepSeek expects `reasoning_content` back on
+ * every assistant turn of a tool-calling exchange, even when it was "".
+ */
+function reasoningField(message: Json): Reasoning | undefined {
+  const present = REASONING_FIELDS.filter((field) => typeof message[field] === 'string');
+  const field = present.find((name) => message[name] !== '') ?? present[0];
+  return field === undefined ? undefined : { field, text: String(message[field]) };
+}
+
+function usage(raw: unknown): TokenUsage {
+  const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+  return isObject(raw)
+    ? { promptTokens: count(raw['prompt_tokens']), completionTokens: count(raw['completion_tokens']) }
+    : { promptTokens: 0, completionTokens: 0 };
+}

@@ -1,0 +1,93 @@
+/**
+ * Domain messages and tools → the Chat Completions request shapes. The inverse direction is
+ * normalize.ts. What we send back must be accepted by every provider, so a few things are
+ * repaired on the way out (arguments that are not a JSON object, empty assistant turns).
+ */
+import type { AssistantMessage, Message } from '../../core/messages.ts';
+import type { JsonObject, ToolDefinition } from '../../core/ports.ts';
+
+export interface WireToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type WireAssistantMessage = {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: WireToolCall[];
+} & { [reasoningField: string]: unknown };
+
+export type WireMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | WireAssistantMessage
+  | { role: 'tool'; tool_call_id: string; name: string; content: string };
+
+export interface WireTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: JsonObject };
+}
+
+export function toWireMessages(messages: Message[]): WireMessage[] {
+  return messages.map((message): WireMessage => {
+    switch (message.role) {
+      case 'system':
+      case 'user':
+        return { role: message.role, content: message.content };
+      case 'assistant':
+        return toWireAssistant(message);
+      case 'tool':
+        return { role: 'tool', tool_call_id: message.toolCallId, name: message.name, content: message.content };
+    }
+  });
+}
+
+/** A stored reasoning field can never overwrite the message's own keys. */
+const RESERVED_FIELDS = new Set(['role', 'content', 'tool_calls']);
+
+function toWireAssistant(message: AssistantMessage): WireAssistantMessage {
+  const hasCalls = message.toolCalls.length > 0;
+  return {
+    role: 'assistant',
+    // `content: null` is only valid next to tool calls; an empty answer is sent as "".
+    content: message.content ?? (hasCalls ? null : ''),
+    ...(hasCalls
+      ? {
+          tool_calls: message.toolCalls.map((call) => ({
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.name, arguments: replayableArguments(call.arguments) },
+          })),
+        }
+      : {}),
+    // DeepSeek answers 400 unless the reasoning of a tool-calling turn comes back under its own field.
+    ...(message.reasoning && !RESERVED_FIELDS.has(message.reasoning.field)
+      ? { [message.reasoning.field]: message.reasoning.text }
+      : {}),
+  };
+}
+
+/**
+ * Arguments exactly as the model wrote them when they are a JSON object. Anything else (broken
+ * JSON, a bare string or number) is wrapped into an object: backends that store arguments as a
+ * dictionary (Anthropic through OpenRouter or Vertex) reject the whole conversation otherwise, on
+ * every later turn (quirks report §2.2).
+ */
+export function replayableArguments(raw: string): string {
+  if (raw.trim() === '') return '{}';
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return raw;
+  } catch {
+    // not JSON: wrapped below
+  }
+  return JSON.stringify({ invalid_json: raw });
+}
+
+export function toWireTools(tools: ToolDefinition[]): WireTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+}
