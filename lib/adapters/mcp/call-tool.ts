@@ -1,0 +1,63 @@
+/** One tools/call with the caller's signal and timeout; SDK failures wrapped once, here. */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../../core/errors.ts';
+import type { JsonObject, ToolOutput } from '../../core/ports.ts';
+import type { ServerConnection } from './connect.ts';
+import { renderToolResult } from './content.ts';
+import { ToolCallError } from './errors.ts';
+
+export interface CallTarget {
+  /** The name the model used, for messages the model reads. */
+  name: string;
+  server: string;
+  originalName: string;
+}
+
+export async function callServerTool(
+  connection: ServerConnection,
+  target: CallTarget,
+  args: JsonObject,
+  options: { signal: AbortSignal; timeoutMs: number },
+): Promise<ToolOutput> {
+  if (options.signal.aborted) throw aborted(target, options.signal.reason, options.signal.reason);
+  // A call-scoped signal: the SDK never removes its abort listener, so handing it a turn-long
+  // signal would make every finished call send notifications/cancelled when the turn ends.
+  const controller = new AbortController();
+  const forward = () => controller.abort(options.signal.reason);
+  options.signal.addEventListener('abort', forward, { once: true });
+  try {
+    const result = (await connection.client.callTool({ name: target.originalName, arguments: args }, undefined, {
+      signal: controller.signal,
+      timeout: options.timeoutMs,
+    })) as CallToolResult;
+    return { ok: result.isError !== true, text: renderToolResult(result) };
+  } catch (error) {
+    if (controller.signal.aborted) throw aborted(target, error, controller.signal.reason);
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      throw new ToolCallError('tool_timeout', `Tool "${target.name}" did not answer within ${options.timeoutMs} ms.`, {
+        cause: error,
+      });
+    }
+    if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
+      // The server answered with a JSON-RPC error (or its result broke the tool's outputSchema):
+      // that is the tool's own failure, which the model can read and act on.
+      return { ok: false, text: error.message };
+    }
+    throw new ToolCallError(
+      'tool_transport_failed',
+      `Tool "${target.name}" got no answer: the MCP server "${target.server}" failed (${errorMessage(error)}).`,
+      { cause: error },
+    );
+  } finally {
+    options.signal.removeEventListener('abort', forward);
+  }
+}
+
+/** A caller that implements its timeout as an `AbortSignal.timeout()` still gets a timeout error. */
+function aborted(target: CallTarget, cause: unknown, reason: unknown): ToolCallError {
+  if (reason instanceof DOMException && reason.name === 'TimeoutError') {
+    return new ToolCallError('tool_timeout', `Tool "${target.name}" did not answer in time.`, { cause });
+  }
+  return new ToolCallError('tool_aborted', `The call to tool "${target.name}" was cancelled.`, { cause });
+}

@@ -1,0 +1,118 @@
+/**
+ * Opens one MCP client session over the transport a server spec asks for. The only place that
+ * builds SDK transports; everything else sees a `ServerConnection`.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import { logStderrLines } from './stderr.ts';
+import type { McpServerSpec, TransportKind } from './types.ts';
+
+export const CLIENT_INFO = { name: 'mcp-agent-service', version: '0.1.0' };
+
+export interface ServerConnection {
+  client: Client;
+  transport: TransportKind;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** Aborts the attempt (connect timeout or gateway shutdown); whatever was started is closed. */
+  signal: AbortSignal;
+  logger: Logger;
+  /** The server sent `notifications/tools/list_changed`. */
+  onToolsChanged(): void;
+  /** The session ended (process exit, dropped stream, or our own close). */
+  onClosed(): void;
+}
+
+/** Connects and initializes; `auto` tries Streamable HTTP first, then legacy SSE. */
+export async function connectServer(spec: McpServerSpec, options: ConnectOptions): Promise<ServerConnection> {
+  if (spec.type === 'stdio') return open(spec, 'stdio', options);
+  if (spec.type !== 'auto') return open(spec, spec.type, options);
+  try {
+    return await open(spec, 'http', options);
+  } catch (streamableError) {
+    if (options.signal.aborted) throw streamableError;
+    // The SDK's backwards-compatibility pattern: a server that rejects the Streamable HTTP
+    // initialize POST may be an older HTTP+SSE server.
+    options.logger.debug('mcp server did not accept Streamable HTTP, trying SSE', {
+      server: spec.name,
+      error: errorMessage(streamableError),
+    });
+    try {
+      return await open(spec, 'sse', options);
+    } catch (sseError) {
+      throw new Error(`Streamable HTTP: ${errorMessage(streamableError)}; SSE: ${errorMessage(sseError)}`, {
+        cause: sseError,
+      });
+    }
+  }
+}
+
+async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOptions): Promise<ServerConnection> {
+  const transport = createTransport(spec, kind, options.logger);
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
+  client.onclose = () => options.onClosed();
+  client.onerror = (error) => options.logger.debug('mcp transport error', { server: spec.name, error: error.message });
+
+  const close = async (): Promise<void> => {
+    if (transport instanceof StreamableHTTPClientTransport) await endHttpSession(transport);
+    await client.close().catch(() => undefined);
+  };
+  try {
+    // transport.start() takes no signal (an SSE GET may hang), hence the race.
+    await untilAborted(client.connect(transport, { signal: options.signal }), options.signal);
+    return { client, transport: kind, close };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function createTransport(spec: McpServerSpec, kind: TransportKind, logger: Logger): Transport {
+  if (spec.type === 'stdio') {
+    const transport = new StdioClientTransport({
+      // `node` means the service's own runtime: the PATH node of the host may be older.
+      command: spec.command === 'node' ? process.execPath : spec.command,
+      args: spec.args,
+      env: { ...getDefaultEnvironment(), ...spec.env },
+      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      // stdout carries the protocol; stderr goes to the debug log, never to our stdout.
+      stderr: 'pipe',
+    });
+    if (transport.stderr) logStderrLines(transport.stderr, spec.name, logger);
+    return transport;
+  }
+  const requestInit = { headers: spec.headers };
+  const url = new URL(spec.url);
+  return kind === 'sse'
+    ? new SSEClientTransport(url, { requestInit })
+    : new StreamableHTTPClientTransport(url, { requestInit });
+}
+
+/** Ends the server-side session politely (HTTP DELETE), without letting a dead server stall us. */
+async function endHttpSession(transport: StreamableHTTPClientTransport): Promise<void> {
+  if (transport.sessionId === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, 1_000);
+  });
+  await Promise.race([transport.terminateSession().catch(() => undefined), giveUp]);
+  clearTimeout(timer);
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -1,0 +1,135 @@
+/** The bundled demo MCP server, started as `node lib/demo/server.ts`, through the gateway. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
+import type { ToolGateway } from '../../lib/core/ports.ts';
+import { DEMO_ENTRY, gatewayOptions } from '../support/mcp-servers.ts';
+
+/** `tools[].function` of the original request (ORIGINAL-REQUEST.md, section 一), verbatim. */
+const ORIGINAL_TOOL_FUNCTIONS = [
+  {
+    name: 'foo',
+    description: '测试方法',
+    parameters: {
+      type: 'object',
+      properties: {
+        categorys: { type: 'array', description: '参数1', items: { type: 'integer' } },
+        name: { type: 'string', description: '参数2' },
+        count: { type: 'integer', description: '参数3' },
+      },
+      required: ['categorys', 'name', 'count'],
+    },
+  },
+  {
+    name: 'getWeather',
+    description: '获取天气信息',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string', description: '城市名称' } },
+      required: ['city'],
+    },
+  },
+  {
+    name: 'getNews',
+    description: '获取新闻信息',
+    parameters: {
+      type: 'object',
+      properties: { categorys: { type: 'array', description: '多个新闻类别ID', items: { type: 'integer' } } },
+      required: ['categorys'],
+    },
+  },
+  {
+    name: 'batchCancelOrdersByOrderNo',
+    description: '根据订单号批量取消订单',
+    parameters: {
+      type: 'object',
+      properties: { orderNos: { type: 'array', description: '订单号列表', items: { type: 'string' } } },
+      required: ['orderNos'],
+    },
+  },
+];
+
+describe('the demo MCP server', () => {
+  let gateway: ToolGateway;
+  const call = (name: string, args: Record<string, unknown>) =>
+    gateway.callTool(name, args, { signal: new AbortController().signal, timeoutMs: 20_000 });
+
+  beforeAll(() => {
+    gateway = createMcpGateway(gatewayOptions([{ name: 'demo', type: 'stdio', command: 'node', args: [DEMO_ENTRY], env: {} }]));
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('lists the four tools of the original request with exactly its names, descriptions and schemas', async () => {
+    expect(await gateway.listTools()).toStrictEqual(ORIGINAL_TOOL_FUNCTIONS);
+  });
+
+  it('names itself mcp-agent-demo', async () => {
+    const client = new Client({ name: 'demo-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [DEMO_ENTRY], stderr: 'ignore' }));
+    try {
+      expect(client.getServerVersion()?.name).toBe('mcp-agent-demo');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('echoes the arguments of foo', async () => {
+    const output = await call('foo', { categorys: [1, 2], name: 'test', count: 3 });
+
+    expect(output.ok).toBe(true);
+    expect(JSON.parse(output.text)).toEqual({ categorys: [1, 2], name: 'test', count: 3 });
+  });
+
+  it('gives the same weather for the same city every time', async () => {
+    const first = await call('getWeather', { city: '上海' });
+    const second = await call('getWeather', { city: '上海' });
+
+    expect(first.ok).toBe(true);
+    expect(second.text).toBe(first.text);
+    expect(JSON.parse(first.text)).toEqual({
+      city: '上海',
+      condition: expect.any(String),
+      temperatureC: expect.any(Number),
+      humidity: expect.any(Number),
+    });
+  });
+
+  it('gives fixed headlines per news category', async () => {
+    const output = await call('getNews', { categorys: [1, 3] });
+    const again = await call('getNews', { categorys: [1, 3] });
+
+    const news = JSON.parse(output.text).news as { categoryId: number; headlines: string[] }[];
+    expect(news.map((item) => item.categoryId)).toEqual([1, 3]);
+    expect(news.every((item) => item.headlines.length > 0)).toBe(true);
+    expect(again.text).toBe(output.text);
+  });
+
+  it('fails an order whose number ends in an even digit as already cancelled, as in the original request', async () => {
+    const output = await call('batchCancelOrdersByOrderNo', { orderNos: ['ORD20250514118566', 'ORD20250514118567'] });
+
+    expect(output).toEqual({
+      ok: true,
+      text: JSON.stringify({
+        success: ['ORD20250514118567'],
+        fail: [{ orderNo: 'ORD20250514118566', reason: '订单状态已经为取消状态' }],
+      }),
+    });
+  });
+
+  it.each([
+    ['getWeather', {}, '"city" is required'],
+    ['getWeather', { city: 42 }, '"city" must be a string'],
+    ['batchCancelOrdersByOrderNo', { orderNo: 'ORD20250514118566' }, '"orderNos" is required'],
+    ['getNews', { categorys: ['科技'] }, '"categorys" must be an array of integers'],
+    ['foo', { categorys: [1], name: 'x', count: 1.5 }, '"count" must be an integer'],
+  ])('answers %s with bad input %j as an error naming the field', async (name, args, expected) => {
+    const output = await call(name, args);
+
+    expect(output.ok).toBe(false);
+    expect(output.text).toContain(expected);
+  });
+});

@@ -1,0 +1,91 @@
+/** Helpers for tests that start real MCP servers: specs, a recording logger, HTTP servers. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { McpGatewayOptions, McpServerSpec } from '../../lib/adapters/mcp/types.ts';
+import type { LogFields, Logger } from '../../lib/core/logger.ts';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const EVERYTHING_ENTRY = `${PROJECT_ROOT}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
+export const FILESYSTEM_ENTRY = `${PROJECT_ROOT}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
+export const DEMO_ENTRY = `${PROJECT_ROOT}lib/demo/server.ts`;
+const PAGINATING_ENTRY = `${PROJECT_ROOT}test/fixtures/paginating-server.ts`;
+
+export type StdioServerSpec = Extract<McpServerSpec, { type: 'stdio' }>;
+
+/** The test fixture server (test/fixtures/paginating-server.ts) under a name, configured by env. */
+export function fixtureServer(name: string, env: Record<string, string> = {}): StdioServerSpec {
+  return { name, type: 'stdio', command: 'node', args: [PAGINATING_ENTRY], env };
+}
+
+export interface LogEntry {
+  level: keyof Logger;
+  message: string;
+  fields?: LogFields;
+}
+
+export function recordingLogger(): Logger & { entries: LogEntry[] } {
+  const entries: LogEntry[] = [];
+  const record = (level: keyof Logger) => (message: string, fields?: LogFields) => {
+    entries.push(fields === undefined ? { level, message } : { level, message, fields });
+  };
+  return { entries, debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+}
+
+/** Gateway options with generous limits: the machine is slow and noisy. */
+export function gatewayOptions(servers: McpServerSpec[], overrides: Partial<McpGatewayOptions> = {}): McpGatewayOptions {
+  return {
+    servers,
+    connectTimeoutMs: 20_000,
+    catalogTtlMs: 3_600_000,
+    retryFailedAfterMs: 3_600_000,
+    logger: recordingLogger(),
+    ...overrides,
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** server-everything in an HTTP mode on a free port; resolves once the port accepts connections. */
+export async function startEverythingOverHttp(mode: 'streamableHttp' | 'sse'): Promise<{ port: number; process: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING_ENTRY, mode], {
+    env: { PATH: process.env['PATH'] ?? '', PORT: String(port), GZIP_ALLOWED_DOMAINS: 'localhost' },
+    // It logs every request to stdout; nobody needs to read that.
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const deadline = Date.now() + 30_000;
+  while (!(await accepts(port))) {
+    if (child.exitCode !== null) throw new Error(`server-everything ${mode} exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error(`server-everything ${mode} did not listen on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { port, process: child };
+}
+
+export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
