@@ -86,7 +86,9 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     }
     const { claim, history } = begun;
     const log = { conversationId: key.conversationId, requestId, turn: claim.turn };
-    logger.info('turn started', { ...log, historyMessages: history.length, tools: tools.length });
+    // Prompts, replies and tool payloads reach the log only when logging.logPayloads is on.
+    const payloads = config.logging.logPayloads;
+    logger.info('turn started', { ...log, historyMessages: history.length, tools: tools.length, ...(payloads ? { question: input.message } : {}) });
 
     let outcome: LoopOutcome;
     try {
@@ -135,7 +137,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       await release(claim);
       throw error;
     }
-    logger.info('turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage });
+    logger.info('turn completed', {
+      ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage,
+      ...(payloads ? { reply: result.reply, calls: result.toolCalls, toolResults: outcome.messages.filter((message) => message.role === 'tool') } : {}),
+    });
     return result;
   }
 

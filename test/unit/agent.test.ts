@@ -112,3 +112,28 @@ describe('agent conversations', () => {
     await expect(agentFixture(null).agent.health()).resolves.toMatchObject({ status: 'degraded', model: { configured: false } });
   });
 });
+
+describe('agent logging', () => {
+  const run = async (yaml: string) => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = { debug() {}, info: (message: string, fields?: Record<string, unknown>) => lines.push({ message, ...fields }), warn() {}, error() {} };
+    const { createAgent } = await import('../../lib/agent/agent.ts');
+    const fixture = agentFixture([weatherCall('c1'), textReply('晴天')], { yaml });
+    const agent = createAgent(fixture.config, { model: fixture.model, gateway: fixture.gateway, store: fixture.store, logger });
+    await agent.ask({ conversationId: 'logged', message: 'secret question' });
+    return JSON.stringify(lines);
+  };
+
+  it('keeps prompts, replies and tool payloads out of the log by default', async () => {
+    const log = await run('maxRounds: 4');
+    expect(log).toContain('turn completed');
+    expect(log).not.toMatch(/secret question|晴天|上海|condition/);
+  });
+
+  it('logs them when logging.logPayloads is on', async () => {
+    const log = await run('logging: { logPayloads: true }');
+    expect(log).toMatch(/secret question/);
+    expect(log).toMatch(/晴天/);
+    expect(log).toMatch(/上海/);
+  });
+});
