@@ -1,11 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { originalExchange } from '../support/original-tools.ts';
 import { startLocalServer, waitForOutput, type LocalServer } from '../support/local-server.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 
-const exchange = JSON.parse(readFileSync(new URL('../fixtures/original-exchange.json', import.meta.url), 'utf8'));
+const exchange = originalExchange;
 const systemPrompt = exchange.request.messages[0].content as string;
 
 async function post(url: string, body: unknown) {

@@ -5,50 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { ToolGateway } from '../../lib/core/ports.ts';
 import { DEMO_ENTRY, gatewayOptions } from '../support/mcp-servers.ts';
-
-/** `tools[].function` of the original request (ORIGINAL-REQUEST.md, section 一), verbatim. */
-const ORIGINAL_TOOL_FUNCTIONS = [
-  {
-    name: 'foo',
-    description: '测试方法',
-    parameters: {
-      type: 'object',
-      properties: {
-        categorys: { type: 'array', description: '参数1', items: { type: 'integer' } },
-        name: { type: 'string', description: '参数2' },
-        count: { type: 'integer', description: '参数3' },
-      },
-      required: ['categorys', 'name', 'count'],
-    },
-  },
-  {
-    name: 'getWeather',
-    description: '获取天气信息',
-    parameters: {
-      type: 'object',
-      properties: { city: { type: 'string', description: '城市名称' } },
-      required: ['city'],
-    },
-  },
-  {
-    name: 'getNews',
-    description: '获取新闻信息',
-    parameters: {
-      type: 'object',
-      properties: { categorys: { type: 'array', description: '多个新闻类别ID', items: { type: 'integer' } } },
-      required: ['categorys'],
-    },
-  },
-  {
-    name: 'batchCancelOrdersByOrderNo',
-    description: '根据订单号批量取消订单',
-    parameters: {
-      type: 'object',
-      properties: { orderNos: { type: 'array', description: '订单号列表', items: { type: 'string' } } },
-      required: ['orderNos'],
-    },
-  },
-];
+import { originalTools } from '../support/original-tools.ts';
 
 describe('the demo MCP server', () => {
   let gateway: ToolGateway;
@@ -64,7 +21,7 @@ describe('the demo MCP server', () => {
   });
 
   it('lists the four tools of the original request with exactly its names, descriptions and schemas', async () => {
-    expect(await gateway.listTools()).toStrictEqual(ORIGINAL_TOOL_FUNCTIONS);
+    expect(await gateway.listTools()).toStrictEqual(originalTools);
   });
 
   it('names itself mcp-agent-demo', async () => {

@@ -14,38 +14,14 @@ import {
   type ScriptStep,
   type ScriptedOpenAIServer,
 } from '../support/scripted-openai-server.ts';
+import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tools.ts';
 
 const API_KEY = 'sk-test-0123456789abcdef';
 /** Makes the SDK's backoff short, so retry tests do not wait half a second per attempt. */
 const QUICK_RETRY = { 'retry-after-ms': '10' };
 
-/** The tools of the original request, as the model must see them on the wire. */
-const ORIGINAL_WIRE_TOOLS = [
-  {
-    type: 'function',
-    function: {
-      name: 'getWeather',
-      description: '获取天气信息',
-      parameters: {
-        type: 'object',
-        properties: { city: { type: 'string', description: '城市名称' } },
-        required: ['city'],
-      },
-    },
-  },
-  {
-    type: 'function',
-    function: {
-      name: 'batchCancelOrdersByOrderNo',
-      description: '根据订单号批量取消订单',
-      parameters: {
-        type: 'object',
-        properties: { orderNos: { type: 'array', description: '订单号列表', items: { type: 'string' } } },
-        required: ['orderNos'],
-      },
-    },
-  },
-];
+/** Two tools of the original request, as the model must see them on the wire. */
+const ORIGINAL_WIRE_TOOLS = [getWeather, batchCancelOrdersByOrderNo].map((tool) => ({ type: 'function', function: tool }));
 const TOOLS: ToolDefinition[] = ORIGINAL_WIRE_TOOLS.map(({ function: tool }) => tool);
 const MESSAGES: Message[] = [
   { role: 'system', content: DEFAULT_SYSTEM_PROMPT },

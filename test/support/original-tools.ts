@@ -1,18 +1,15 @@
+import { readFileSync } from 'node:fs';
 import type { ToolDefinition } from '../../lib/core/ports.ts';
 
-/** Two of the original request's tools, with its schemas, for loop tests. */
-export const getWeather: ToolDefinition = {
-  name: 'getWeather',
-  description: '获取天气信息',
-  parameters: { type: 'object', properties: { city: { type: 'string', description: '城市名称' } }, required: ['city'] },
-};
+/** The original request's exchange (ORIGINAL-REQUEST.md), the one source of its tool schemas in tests. */
+export const originalExchange = JSON.parse(readFileSync(new URL('../fixtures/original-exchange.json', import.meta.url), 'utf8'));
 
-export const batchCancelOrdersByOrderNo: ToolDefinition = {
-  name: 'batchCancelOrdersByOrderNo',
-  description: '根据订单号批量取消订单',
-  parameters: {
-    type: 'object',
-    properties: { orderNos: { type: 'array', description: '订单号列表', items: { type: 'string' } } },
-    required: ['orderNos'],
-  },
-};
+/** `tools` of the original request, as the model sees them on the wire. */
+export const originalWireTools: Array<{ type: 'function'; function: ToolDefinition }> = originalExchange.request.tools;
+
+/** The same tools as ToolDefinitions: foo, getWeather, getNews, batchCancelOrdersByOrderNo. */
+export const originalTools: ToolDefinition[] = originalWireTools.map((tool) => tool.function);
+
+const byName = (name: string): ToolDefinition => originalTools.find((tool) => tool.name === name)!;
+export const getWeather = byName('getWeather');
+export const batchCancelOrdersByOrderNo = byName('batchCancelOrdersByOrderNo');
