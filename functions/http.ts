@@ -1,20 +1,31 @@
 /**
- * Lambda entry for the HTTP API (API Gateway REST proxy events). A composition root: it reads the
- * configuration and builds the agent once per container (cold start), then every request goes
- * through the same HTTP contract as the local server.
+ * Lambda entry for the buffered HTTP routes (API Gateway REST proxy events): GET /health in the
+ * stack, and any route when streaming is not wanted. Every request goes through the same HTTP
+ * contract as the streaming entry and the local server.
  */
 import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createJsonLogger } from '../lib/core/logger.ts';
+import { errorResponse } from '../lib/http/errors.ts';
 import { createHttpHandler } from '../lib/http/handle.ts';
-import { buildAgent, loadConfig } from '../lib/index.ts';
 import { fromApiGatewayEvent, toApiGatewayResult } from './api-gateway.ts';
+import { agent, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
-const config = loadConfig();
-const logger = createJsonLogger(config.logging.level);
-export const agent = buildAgent(config, { logger });
+export { agent };
 const handle = createHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes });
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>().handler(async (event, context) =>
-  toApiGatewayResult(await handle(fromApiGatewayEvent(event, context))),
-);
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  .use(injectLambdaContext(powertools, { resetKeys: true }))
+  .use(logMetrics(metrics))
+  .use(captureLambdaHandler(tracer))
+  .handler(async (event, context) => {
+    let response;
+    try {
+      response = await handle(fromApiGatewayEvent(event, context, authMode));
+    } catch (error) {
+      response = errorResponse(error, logger);
+    }
+    return toApiGatewayResult(response);
+  });

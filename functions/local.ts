@@ -22,6 +22,8 @@ process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
 process.env.AWS_REGION ??= 'local';
 process.env.AWS_ACCESS_KEY_ID ??= 'local';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+// Embedded-metric lines on stdout are for CloudWatch; locally they would only bury the useful output.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 await ensureTable(new DynamoDBClient({}), config.conversation.tableName);
 
 // Imported only now: the handler builds its DynamoDB client from the environment set above.

@@ -7,7 +7,7 @@ import { createOpenAIModel } from './adapters/openai/model.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
 import type { AgentConfig } from './config/load.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
-import type { ConversationStore, ModelClient, ToolGateway } from './core/ports.ts';
+import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
 
 export interface BuildAgentOptions {
   /** The DynamoDB client; by default one from the AWS SDK's default chain (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`). */
@@ -17,6 +17,7 @@ export interface BuildAgentOptions {
   model?: ModelClient;
   gateway?: ToolGateway;
   logger?: Logger;
+  metrics?: TurnMetrics;
 }
 
 /**
@@ -39,7 +40,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions = {})
     tableName: config.conversation.tableName,
     ttlDays: config.conversation.ttlDays,
   });
-  return createAgent(config, { model, gateway, store, logger });
+  return createAgent(config, { model, gateway, store, logger, ...(options.metrics ? { metrics: options.metrics } : {}) });
 }
 
 function defaultModel(config: AgentConfig, logger: Logger): ModelClient {

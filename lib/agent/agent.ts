@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { LEASE_MARGIN_MS } from '../core/defaults.ts';
-import { AgentError, ModelError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
-import { historyViolations } from '../core/history.ts';
+import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { Logger } from '../core/logger.ts';
-import type { ConversationKey, ConversationStore, ModelClient, ToolGateway, ToolServerStatus, TurnClaim } from '../core/ports.ts';
+import type { ConversationKey, ConversationStore, ModelClient, ToolGateway, ToolServerStatus, TurnMetrics } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
 import type { LoopEvent } from './events.ts';
-import { runLoop, type LoopOutcome } from './run-loop.ts';
+import { executeClaimedTurn, releaseClaim } from './execute-turn.ts';
 import { checkConversationId, checkMessage, checkRequestId } from './validate-input.ts';
 
 export interface AskInput {
@@ -50,6 +49,7 @@ export interface AgentDependencies {
   gateway: ToolGateway;
   store: ConversationStore;
   logger: Logger;
+  metrics?: TurnMetrics;
   now?: () => number;
 }
 
@@ -76,7 +76,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     if (begin.status === 'rejected') throw begin.reason;
     const begun = begin.value;
     if (listed.status === 'rejected') {
-      if (begun.kind === 'claimed') await release(begun.claim);
+      if (begun.kind === 'claimed') await releaseClaim(begun.claim, store, logger);
       throw listed.reason;
     }
     const tools = listed.value;
@@ -86,70 +86,21 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     }
     const { claim, history } = begun;
     const log = { conversationId: key.conversationId, requestId, turn: claim.turn };
-    // Prompts, replies and tool payloads reach the log only when logging.logPayloads is on.
-    const payloads = config.logging.logPayloads;
-    logger.info('turn started', { ...log, historyMessages: history.length, tools: tools.length, ...(payloads ? { question: input.message } : {}) });
-
-    let outcome: LoopOutcome;
+    logger.info('turn started', { ...log, historyMessages: history.length, tools: tools.length });
+    const started = now();
     try {
-      outcome = await runLoop({
-        model, gateway, tools, history,
-        systemPrompt: config.systemPrompt,
-        question: input.message,
-        maxRounds: config.maxRounds,
-        deadlineAt,
-        reserveMs: config.turn.reserveMs,
-        modelTimeoutMs: config.model.timeoutMs,
-        toolTimeoutMs: config.tools.callTimeoutMs,
-        maxOutputChars: config.tools.maxOutputChars,
-        now,
-        ...(input.onEvent ? { onEvent: input.onEvent } : {}),
-      });
+      const result = await executeClaimedTurn(
+        { claim, history, tools, question: input.message, deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) },
+        { config, model, gateway, store, logger, now },
+      );
+      logger.info('turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
+      dependencies.metrics?.turnCompleted(result, now() - started);
+      return result;
     } catch (error) {
-      await release(claim);
+      const code = error instanceof AgentError ? error.code : 'internal_error';
+      logger.warn('turn failed', { ...log, code, durationMs: now() - started });
+      dependencies.metrics?.turnFailed(code, now() - started);
       throw error;
-    }
-    // A model that failed before any tool ran leaves nothing worth keeping: give the turn back so
-    // the caller can simply retry, and report the failure.
-    if (outcome.stopReason === 'error' && outcome.toolCalls.length === 0) {
-      await release(claim);
-      logger.warn('turn failed', { ...log, code: outcome.error?.code });
-      throw outcome.cause instanceof AgentError ? outcome.cause : new ModelError('model_unavailable', outcome.error?.message ?? 'the model failed', { cause: outcome.cause });
-    }
-    const violations = historyViolations([...history, ...outcome.messages]);
-    if (violations.length > 0) {
-      await release(claim);
-      throw new AgentError('internal_error', `refusing to store a turn that breaks the history invariant: ${violations.join('; ')}`);
-    }
-    const result: TurnResult = {
-      conversationId: key.conversationId,
-      turn: claim.turn,
-      reply: outcome.reply,
-      stopReason: outcome.stopReason,
-      rounds: outcome.rounds,
-      toolCalls: outcome.toolCalls,
-      usage: outcome.usage,
-      ...(outcome.error ? { error: outcome.error } : {}),
-    };
-    try {
-      await store.completeTurn(claim, outcome.messages, result);
-    } catch (error) {
-      await release(claim);
-      throw error;
-    }
-    logger.info('turn completed', {
-      ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage,
-      ...(payloads ? { reply: result.reply, calls: result.toolCalls, toolResults: outcome.messages.filter((message) => message.role === 'tool') } : {}),
-    });
-    return result;
-  }
-
-  async function release(claim: TurnClaim): Promise<void> {
-    try {
-      await store.releaseTurn(claim);
-    } catch (error) {
-      // The claim's lease expires on its own; the conversation is blocked only until then.
-      logger.error('could not release a turn claim', { conversationId: claim.key.conversationId, turn: claim.turn, error: String(error) });
     }
   }
 

@@ -37,7 +37,7 @@ export interface AgentConfig {
   history: { maxTokens: number };
   conversation: { ttlDays: number; tableName: string };
   turn: { timeoutMs: number; reserveMs: number };
-  http: { maxBodyBytes: number; maxMessageChars: number };
+  http: { maxBodyBytes: number; maxMessageChars: number; heartbeatMs: number };
   logging: { level: 'debug' | 'info' | 'warn' | 'error'; logPayloads: boolean };
   mcpServers: McpServerSpec[];
 }
@@ -135,7 +135,7 @@ function toConfig(file: AgentFile, servers: McpServerSpec[], source: string, env
     history: file.history,
     conversation: file.conversation,
     turn: { timeoutMs: seconds(file.turn.timeoutSeconds), reserveMs: seconds(file.turn.reserveSeconds) },
-    http: file.http,
+    http: { maxBodyBytes: file.http.maxBodyBytes, maxMessageChars: file.http.maxMessageChars, heartbeatMs: seconds(file.http.heartbeatSeconds) },
     logging: file.logging,
     mcpServers: servers,
   };

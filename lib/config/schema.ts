@@ -65,8 +65,10 @@ export const fileSchema = z.strictObject({
     .strictObject({
       maxBodyBytes: positiveInt().default(DEFAULTS.http.maxBodyBytes),
       maxMessageChars: positiveInt().default(DEFAULTS.http.maxMessageChars),
+      /** Streaming responses send a comment this often, so proxies keep an idle connection open. */
+      heartbeatSeconds: positiveSeconds().default(DEFAULTS.http.heartbeatSeconds),
     })
-    .default({ maxBodyBytes: DEFAULTS.http.maxBodyBytes, maxMessageChars: DEFAULTS.http.maxMessageChars }),
+    .default({ maxBodyBytes: DEFAULTS.http.maxBodyBytes, maxMessageChars: DEFAULTS.http.maxMessageChars, heartbeatSeconds: DEFAULTS.http.heartbeatSeconds }),
   logging: z
     .strictObject({
       level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

@@ -29,7 +29,7 @@ export const DEFAULTS = {
     /** Time kept back at the end of a turn to store it. */
     reserveSeconds: 3,
   },
-  http: { maxBodyBytes: 64 * 1024, maxMessageChars: 16_000 },
+  http: { maxBodyBytes: 64 * 1024, maxMessageChars: 16_000, heartbeatSeconds: 15 },
 } as const;
 
 /** A claim outlives its turn's deadline by this much before another request may take over. */

@@ -21,7 +21,7 @@ export class ConfigError extends AgentError {
 
 /** The caller sent something we cannot accept; the message says what to fix. */
 export class InputError extends AgentError {
-  readonly status: 400 | 404 | 405 | 409 | 413 | 415;
+  readonly status: 400 | 401 | 404 | 405 | 409 | 413 | 415;
 
   constructor(status: InputError['status'], code: string, message: string, options?: { cause?: unknown }) {
     super(code, message, options);

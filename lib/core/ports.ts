@@ -112,3 +112,9 @@ export interface ConversationStore {
   /** Returns how many turns were deleted (0 when the conversation did not exist). */
   deleteConversation(key: ConversationKey): Promise<number>;
 }
+
+/** Operational metrics of turns (rounds, tool calls and errors, tokens, latency). */
+export interface TurnMetrics {
+  turnCompleted(result: TurnResult, durationMs: number): void;
+  turnFailed(code: string, durationMs: number): void;
+}

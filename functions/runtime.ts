@@ -1,0 +1,56 @@
+/**
+ * What every Lambda entry shares, built once per container (cold start): the configuration, the
+ * model API key from Secrets Manager or SSM, Powertools logger, metrics and tracer, the SDK clients
+ * (traced), and the agent. A configuration or secret error fails the cold start, loudly.
+ *
+ * Environment (set by the CDK stack):
+ *   AGENT_CONFIG                      the bundled agent.yml
+ *   CONVERSATIONS_TABLE               the DynamoDB table (read by agent.yml)
+ *   OPENAI_API_KEY_SECRET_ARN         a Secrets Manager secret with the model API key, or
+ *   OPENAI_API_KEY_PARAMETER_NAME     an SSM parameter with it
+ *   AUTH_MODE                         none | iam | cognito: who owns a conversation
+ *   EVENT_BUS_NAME                    where finished asynchronous turns are announced
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { LogLevel } from '@aws-lambda-powertools/logger/types';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
+import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
+import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
+import { buildAgent, loadConfig } from '../lib/index.ts';
+
+const SERVICE = process.env.POWERTOOLS_SERVICE_NAME ?? 'mcp-agent';
+
+export const tracer = new Tracer({ serviceName: SERVICE });
+export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'McpAgent', serviceName: SERVICE });
+
+const apiKey = await readModelApiKey({
+  ...(process.env.OPENAI_API_KEY_SECRET_ARN ? { secretId: process.env.OPENAI_API_KEY_SECRET_ARN } : {}),
+  ...(process.env.OPENAI_API_KEY_PARAMETER_NAME ? { parameterName: process.env.OPENAI_API_KEY_PARAMETER_NAME } : {}),
+  secretsManager: () => tracer.captureAWSv3Client(new SecretsManagerClient({})),
+  ssm: () => tracer.captureAWSv3Client(new SSMClient({})),
+});
+export const config = loadConfig({ environment: apiKey ? { ...process.env, OPENAI_API_KEY: apiKey } : process.env });
+
+export const powertools = new Logger({ serviceName: SERVICE, logLevel: (process.env.POWERTOOLS_LOG_LEVEL ?? config.logging.level.toUpperCase()) as LogLevel });
+export const logger = powertoolsLogger(powertools);
+
+export const agent = buildAgent(config, {
+  logger,
+  metrics: powertoolsTurnMetrics(metrics),
+  documentClient: DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), { marshallOptions: { removeUndefinedValues: true } }),
+});
+
+/** The caller's identity under the configured auth mode; conversations are scoped to it. */
+export const authMode = parseAuthMode(process.env.AUTH_MODE);
+
+function parseAuthMode(value: string | undefined): 'none' | 'iam' | 'cognito' {
+  if (value === undefined || value === '' || value === 'none') return 'none';
+  if (value === 'iam' || value === 'cognito') return value;
+  throw new Error(`AUTH_MODE must be none, iam or cognito, not "${value}"`);
+}
