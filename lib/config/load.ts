@@ -133,7 +133,8 @@ function toConfig(file: AgentFile, servers: McpServerSpec[], source: string, env
       retryFailedAfterMs: seconds(file.tools.retryFailedAfterSeconds),
     },
     history: file.history,
-    conversation: file.conversation,
+    // The deployment names the table (the stack sets CONVERSATIONS_TABLE), whatever agent.yml says.
+    conversation: { ttlDays: file.conversation.ttlDays, tableName: environment.CONVERSATIONS_TABLE || file.conversation.tableName },
     turn: { timeoutMs: seconds(file.turn.timeoutSeconds), reserveMs: seconds(file.turn.reserveSeconds) },
     http: { maxBodyBytes: file.http.maxBodyBytes, maxMessageChars: file.http.maxMessageChars, heartbeatMs: seconds(file.http.heartbeatSeconds) },
     logging: file.logging,

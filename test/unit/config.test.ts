@@ -58,6 +58,11 @@ mcpServers:
     ]);
   });
 
+  it('lets CONVERSATIONS_TABLE override the table name', () => {
+    expect(parse('conversation: { tableName: from-file }', { CONVERSATIONS_TABLE: 'from-stack' }).conversation.tableName).toBe('from-stack');
+    expect(parse('conversation: { tableName: from-file }').conversation.tableName).toBe('from-file');
+  });
+
   it('lets OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL override the model settings', () => {
     const config = parse('model: { name: gpt-4o, baseURL: "https://api.openai.com/v1" }', {
       OPENAI_BASE_URL: 'http://localhost:11434/v1',

@@ -1,0 +1,98 @@
+/**
+ * The real Lambda entry functions/http.ts, invoked locally with API Gateway REST proxy events, on
+ * dynalite, the demo MCP server and the scripted model server, under IAM auth.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
+import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+
+const DEMO_SERVER = fileURLToPath(new URL('../../lib/demo/server.ts', import.meta.url));
+const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
+
+function contextWith(remainingMs: number): Context {
+  const deadline = Date.now() + remainingMs;
+  return { awsRequestId: 'test-request', functionName: 'http', getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
+}
+
+function post(path: string, body: unknown, userArn = baseEvent.requestContext.identity.userArn): APIGatewayProxyEvent {
+  return { ...baseEvent, path, body: JSON.stringify(body), requestContext: { ...baseEvent.requestContext, identity: { ...baseEvent.requestContext.identity, userArn } } };
+}
+
+function get(path: string, userArn: string): APIGatewayProxyEvent {
+  return { ...post(path, {}, userArn), httpMethod: 'GET', body: null };
+}
+
+describe('functions/http.ts under IAM auth', () => {
+  let table: LocalTable;
+  let model: ScriptedOpenAIServer;
+  let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    table = await startLocalTable();
+    model = await startScriptedOpenAIServer([
+      toolCallsReply([{ id: 'call_1', name: 'getWeather', arguments: { city: '上海' } }]),
+      textReply('上海多云'),
+      // The deadline case: the model answers round 1 with a tool call, then takes longer than the time left.
+      toolCallsReply([{ id: 'call_2', name: 'getWeather', arguments: { city: '北京' } }]),
+      { status: 200, body: textReply('too late'), delayMs: 10_000 },
+    ]);
+    const folder = mkdtempSync(join(tmpdir(), 'http-handler-'));
+    writeFileSync(join(folder, 'agent.yml'), `turn: { reserveSeconds: 1 }\nmcpServers:\n  demo: { command: node, args: ["${DEMO_SERVER}"] }\n`);
+    Object.assign(process.env, {
+      AGENT_CONFIG: join(folder, 'agent.yml'),
+      AUTH_MODE: 'iam',
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'sk-test',
+      CONVERSATIONS_TABLE: table.tableName,
+      AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    });
+    const entry = await import('../../functions/http.ts');
+    handler = entry.handler as unknown as typeof handler;
+    close = () => entry.agent.close();
+  });
+
+  afterAll(async () => {
+    await close?.();
+    await model?.close();
+    await table?.close();
+  });
+
+  it('answers a question and keeps the conversation for its owner only', async () => {
+    const response = await handler(post('/conversations/shared-id/messages', { message: '上海天气', requestId: 'r-1' }), contextWith(60_000));
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ conversationId: 'shared-id', turn: 1, reply: '上海多云', stopReason: 'completed' });
+
+    const owner = await handler(get('/conversations/shared-id', baseEvent.requestContext.identity.userArn!), contextWith(10_000));
+    expect(owner.statusCode).toBe(200);
+    const stranger = await handler(get('/conversations/shared-id', 'arn:aws:iam::123456789012:user/mallory'), contextWith(10_000));
+    expect(stranger.statusCode).toBe(404);
+  });
+
+  it('answers 401 when an IAM-authenticated route arrives without an identity', async () => {
+    const anonymous = get('/conversations/shared-id', '');
+    anonymous.requestContext.identity = { ...anonymous.requestContext.identity, userArn: null, caller: null };
+    const response = await handler(anonymous, contextWith(10_000));
+    expect(response.statusCode).toBe(401);
+    expect(JSON.parse(response.body).error.code).toBe('unauthenticated');
+  });
+
+  it('stops with deadline before the invocation times out, and stores the turn with the invariant kept', async () => {
+    const response = await handler(post('/conversations/slow/messages', { message: '北京天气' }), contextWith(3_000));
+    expect(response.statusCode).toBe(200);
+    const result = JSON.parse(response.body);
+    expect(result).toMatchObject({ stopReason: 'deadline', rounds: 1, toolCalls: [{ id: 'call_2', ok: true }] });
+    const stored = JSON.parse((await handler(get('/conversations/slow', baseEvent.requestContext.identity.userArn!), contextWith(10_000))).body);
+    expect(stored.turns[0].messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool']);
+  });
+});
