@@ -1,0 +1,50 @@
+import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { AgentError, errorMessage } from '../../core/errors.ts';
+import type { TurnResult } from '../../core/turn.ts';
+import type { TurnAnnouncer } from '../../queue/announcer.ts';
+import { AGENT_EVENT_SOURCE, TURN_COMPLETED } from '../../queue/event-names.ts';
+
+export interface EventBridgeAnnouncerOptions {
+  client: EventBridgeClient;
+  eventBusName: string;
+}
+
+/**
+ * EventBridge takes entries up to 256 KB (Source, DetailType and Detail counted). A turn whose
+ * announcement could never fit would fail its record on every receive, although the turn is
+ * stored; such a turn is announced without its reply and tool arguments, marked `truncated`, and
+ * consumers read it whole through GET /conversations/{conversationId}.
+ */
+const MAX_ENTRY_BYTES = 256 * 1024;
+
+/** Announces each finished turn as an `AgentTurnCompleted` event; throws when it was not accepted. */
+export function createEventBridgeTurnAnnouncer(options: EventBridgeAnnouncerOptions): TurnAnnouncer {
+  const { client, eventBusName } = options;
+  return {
+    async turnCompleted(result, requestId) {
+      const entry = turnCompletedEntry(eventBusName, result, requestId);
+      let output;
+      try {
+        output = await client.send(new PutEventsCommand({ Entries: [entry] }));
+      } catch (error) {
+        throw new AgentError('event_publish_failed', `Announcing turn ${result.turn} of conversation ${result.conversationId} on event bus ${eventBusName} failed: ${errorMessage(error)}`, { cause: error });
+      }
+      if ((output.FailedEntryCount ?? 0) > 0) {
+        const rejected = output.Entries?.[0];
+        throw new AgentError('event_publish_failed', `Event bus ${eventBusName} rejected the ${TURN_COMPLETED} event of turn ${result.turn} of conversation ${result.conversationId}: ${rejected?.ErrorCode ?? 'unknown error'}${rejected?.ErrorMessage ? ` (${rejected.ErrorMessage})` : ''}`);
+      }
+    },
+  };
+}
+
+/** The event: detail = the turn result plus the requestId consumers dedupe on. */
+export function turnCompletedEntry(eventBusName: string, result: TurnResult, requestId: string): PutEventsRequestEntry {
+  const entry = (detail: object): PutEventsRequestEntry => ({ EventBusName: eventBusName, Source: AGENT_EVENT_SOURCE, DetailType: TURN_COMPLETED, Detail: JSON.stringify(detail) });
+  const whole = entry({ ...result, requestId });
+  if (entrySize(whole) <= MAX_ENTRY_BYTES) return whole;
+  const { reply: _reply, toolCalls, ...summary } = result;
+  return entry({ ...summary, toolCalls: toolCalls.map(({ arguments: _arguments, ...call }) => call), requestId, truncated: true });
+}
+
+const entrySize = (entry: PutEventsRequestEntry): number =>
+  Buffer.byteLength(entry.Source ?? '') + Buffer.byteLength(entry.DetailType ?? '') + Buffer.byteLength(entry.Detail ?? '');

@@ -1,0 +1,46 @@
+/**
+ * The AWS event shapes the worker receives, declared structurally with only the fields read here,
+ * so lib/ needs no aws-lambda types.
+ */
+
+/** One SQS message as Lambda's SQS event source delivers it. */
+export interface SqsRecord {
+  messageId: string;
+  body: string;
+  eventSource: string;
+  attributes?: { ApproximateReceiveCount?: string };
+}
+
+export interface SqsEvent {
+  Records: SqsRecord[];
+}
+
+/** With ReportBatchItemFailures on the event source mapping, SQS retries only these messages. */
+export interface SqsBatchResponse {
+  batchItemFailures: Array<{ itemIdentifier: string }>;
+}
+
+/**
+ * An EventBridge event: what a rule hands a Lambda target, and the SQS message body when the
+ * rule's target is a queue (without an input transformer).
+ */
+export interface EventBridgeEvent {
+  'detail-type': string;
+  source?: string;
+  detail: unknown;
+}
+
+export const SQS_EVENT_SOURCE = 'aws:sqs';
+
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Any event with a `Records` array (SQS, but also S3, SNS, DynamoDB streams, Kinesis). */
+export const hasRecords = (event: unknown): event is { Records: unknown[] } =>
+  isObject(event) && Array.isArray(event.Records);
+
+export const isSqsRecord = (record: unknown): record is SqsRecord =>
+  isObject(record) && record.eventSource === SQS_EVENT_SOURCE && typeof record.messageId === 'string';
+
+export const isEventBridgeEvent = (value: unknown): value is EventBridgeEvent =>
+  isObject(value) && typeof value['detail-type'] === 'string' && 'detail' in value;

@@ -1,0 +1,74 @@
+import { InputError } from '../core/errors.ts';
+import { checkConversationId, checkMessage, checkRequestId } from '../agent/validate-input.ts';
+import { TURN_REQUESTED } from './event-names.ts';
+import { isEventBridgeEvent, isObject } from './events.ts';
+
+/** One question for one conversation, sent asynchronously (SQS, EventBridge or a direct invoke). */
+export interface TurnRequest {
+  conversationId: string;
+  message: string;
+  /**
+   * Required here, unlike over HTTP: a queue redelivers, and the same requestId is what makes the
+   * store replay the finished turn instead of running it a second time.
+   */
+  requestId: string;
+  /** Scopes the conversation to its owner, as the HTTP API does under an auth mode. */
+  owner?: string;
+}
+
+const FIELDS = ['conversationId', 'message', 'requestId', 'owner'];
+const MAX_OWNER_CHARS = 512;
+const SHAPE = '{"conversationId": string, "message": string, "requestId": string, "owner"?: string}';
+
+/**
+ * The turn request in an SQS message body, an EventBridge event, or a direct invoke's payload.
+ * An EventBridge envelope (a rule delivering to Lambda or to SQS) is unwrapped to its `detail`.
+ * Throws InputError naming the field to fix.
+ */
+export function readTurnRequest(value: unknown, maxMessageChars: number): TurnRequest {
+  if (!isEventBridgeEvent(value)) return parseTurnRequest(value, maxMessageChars);
+  if (value['detail-type'] !== TURN_REQUESTED) {
+    throw new InputError(400, 'unsupported_event', `Events with detail-type "${value['detail-type']}" are not handled here: send detail-type "${TURN_REQUESTED}" with detail ${SHAPE}.`);
+  }
+  return parseTurnRequest(value.detail, maxMessageChars, 'detail');
+}
+
+/** An SQS message body is JSON text; anything else can never succeed (a poison message). */
+export function parseMessageBody(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new InputError(400, 'invalid_json', `The message body is not JSON: send ${SHAPE}, or an EventBridge "${TURN_REQUESTED}" event.`);
+  }
+}
+
+/** Strict: unknown fields are refused, so a misspelt "ownr" never runs a conversation unscoped. */
+export function parseTurnRequest(value: unknown, maxMessageChars: number, where = 'payload'): TurnRequest {
+  if (!isObject(value)) {
+    throw new InputError(400, 'invalid_payload', `The ${where} must be a JSON object ${SHAPE}, not ${kindOf(value)}.`);
+  }
+  const unknown = Object.keys(value).filter((key) => !FIELDS.includes(key));
+  if (unknown.length > 0) {
+    throw new InputError(400, 'unknown_field', `Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')} in the ${where}: it takes ${SHAPE}.`);
+  }
+  const { conversationId, message, requestId, owner } = value;
+  if (conversationId === undefined) {
+    throw new InputError(400, 'missing_conversation_id', `The ${where} must have a "conversationId": the conversation this question belongs to (1 to 128 letters, digits, "_" or "-").`);
+  }
+  if (typeof conversationId !== 'string') {
+    throw new InputError(400, 'invalid_conversation_id', `"conversationId" must be a string, not ${kindOf(conversationId)}.`);
+  }
+  checkConversationId(conversationId);
+  if (requestId === undefined) {
+    throw new InputError(400, 'missing_request_id', `The ${where} must have a "requestId": a unique id per question, so a redelivered message returns the stored turn instead of running it again.`);
+  }
+  checkRequestId(requestId);
+  checkMessage(message, maxMessageChars);
+  if (owner !== undefined && (typeof owner !== 'string' || owner === '' || owner.length > MAX_OWNER_CHARS)) {
+    throw new InputError(400, 'invalid_owner', `"owner" must be a non-empty string of at most ${MAX_OWNER_CHARS} characters (the caller's identity that scopes the conversation), or left out.`);
+  }
+  return { conversationId, message, requestId, ...(owner === undefined ? {} : { owner }) };
+}
+
+const kindOf = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;

@@ -1,0 +1,72 @@
+import { InputError, errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import type { TurnResult } from '../core/turn.ts';
+import type { AgentConfig } from '../config/load.ts';
+import type { TurnAnnouncer } from './announcer.ts';
+import { processSqsBatch, type BatchOptions } from './batch.ts';
+import { TURN_REQUESTED } from './event-names.ts';
+import { hasRecords, isObject, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse } from './events.ts';
+import { readTurnRequest, type TurnRequest } from './payload.ts';
+import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
+
+/**
+ * Time a record needs at least, besides turn.reserveMs, to be worth starting: enough for one
+ * model round. A record not started is redelivered, which beats a turn that stops at once.
+ */
+export const DEFAULT_START_MARGIN_MS = 10_000;
+
+/** The part of Lambda's context the worker reads. */
+export interface InvocationContext {
+  getRemainingTimeInMillis(): number;
+}
+
+export interface QueueWorkerOptions extends TurnRunner {
+  logger: Logger;
+  config: Pick<AgentConfig, 'http' | 'turn' | 'logging'>;
+  /** Defaults to DEFAULT_START_MARGIN_MS + config.turn.reserveMs. */
+  startMarginMs?: number;
+  now?: () => number;
+}
+
+export type WorkerOutput = SqsBatchResponse | TurnResult;
+
+/**
+ * The asynchronous entry: an SQS batch gets a partial batch response; an EventBridge event or a
+ * direct invoke runs its one turn and returns the turn result, or throws, so Lambda's own retries
+ * and on-failure destination apply.
+ */
+export function createQueueWorker(options: QueueWorkerOptions): (event: unknown, context: InvocationContext) => Promise<WorkerOutput> {
+  const now = options.now ?? Date.now;
+  const batchOptions: BatchOptions = {
+    agent: options.agent,
+    announcer: options.announcer,
+    logger: options.logger,
+    maxMessageChars: options.config.http.maxMessageChars,
+    logPayloads: options.config.logging.logPayloads,
+    startMarginMs: options.startMarginMs ?? DEFAULT_START_MARGIN_MS + options.config.turn.reserveMs,
+    now,
+  };
+
+  return async (event, context) => {
+    const deadlineAt = now() + context.getRemainingTimeInMillis();
+    if (hasRecords(event)) {
+      const foreign = event.Records.find((record) => !isSqsRecord(record));
+      if (foreign !== undefined) throw unsupportedRecords(foreign);
+      return processSqsBatch(event.Records.filter(isSqsRecord), deadlineAt, batchOptions);
+    }
+    let request: TurnRequest;
+    try {
+      request = readTurnRequest(event, batchOptions.maxMessageChars);
+    } catch (error) {
+      options.logger.error('invalid invocation payload', { code: error instanceof InputError ? error.code : 'invalid_payload', error: errorMessage(error) });
+      throw error;
+    }
+    return runAndAnnounce(request, deadlineAt, batchOptions);
+  };
+}
+
+/** S3, SNS, DynamoDB stream or Kinesis records: a wiring mistake in the stack, not a poison message. */
+function unsupportedRecords(record: unknown): InputError {
+  const source = isObject(record) ? record.eventSource ?? record.EventSource : undefined;
+  return new InputError(400, 'unsupported_event', `This function takes SQS records (eventSource "${SQS_EVENT_SOURCE}"), EventBridge "${TURN_REQUESTED}" events and direct invokes with {conversationId, message, requestId}; it got a record from ${JSON.stringify(source ?? 'an unknown source')}.`);
+}

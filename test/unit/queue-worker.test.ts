@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { InputError, ModelError } from '../../lib/core/errors.ts';
+import type { LogFields, Logger } from '../../lib/core/logger.ts';
+import type { TurnResult } from '../../lib/core/turn.ts';
+import { createSkippingAnnouncer, type TurnAnnouncer } from '../../lib/queue/announcer.ts';
+import { createQueueWorker } from '../../lib/queue/worker.ts';
+import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
+import { agentFixture } from '../support/agent-fixture.ts';
+import directInvoke from '../fixtures/events/direct-invoke.json' with { type: 'json' };
+import eventBridgeEvent from '../fixtures/events/eventbridge-turn-requested.json' with { type: 'json' };
+
+const lambdaContext = { getRemainingTimeInMillis: () => 60_000 };
+
+function recordingLogger() {
+  const entries: Array<{ level: string; message: string; fields: LogFields }> = [];
+  const log = (level: string) => (message: string, fields: LogFields = {}) => void entries.push({ level, message, fields });
+  const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+  return { logger, entries };
+}
+
+function worker(script: Parameters<typeof agentFixture>[0], options: { failAnnouncement?: boolean } = {}) {
+  const fixture = agentFixture(script);
+  const announced: Array<{ result: TurnResult; requestId: string }> = [];
+  const announcer: TurnAnnouncer = {
+    async turnCompleted(result, requestId) {
+      if (options.failAnnouncement) throw new Error('PutEvents failed');
+      announced.push({ result, requestId });
+    },
+  };
+  const { logger, entries } = recordingLogger();
+  return { ...fixture, announced, logs: entries, work: createQueueWorker({ agent: fixture.agent, announcer, logger, config: fixture.config }) };
+}
+
+describe('the queue worker with an EventBridge event', () => {
+  it('runs the turn of an AgentTurnRequested event, returns its result and announces it', async () => {
+    const cancel = toolCallsReply([{ id: 'c1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118567'] } }]);
+    const { work, store, announced } = worker([cancel, textReply('已取消')]);
+
+    const result = await work(eventBridgeEvent, lambdaContext);
+
+    expect(result).toMatchObject({ conversationId: 'orders-events', turn: 1, reply: '已取消', stopReason: 'completed', toolCalls: [{ name: 'batchCancelOrdersByOrderNo', ok: true }] });
+    expect((await store.getConversation({ conversationId: 'orders-events' }))[0]?.requestId).toBe('evt-6a7e8feb-b491-4cf7');
+    expect(announced).toEqual([{ result, requestId: 'evt-6a7e8feb-b491-4cf7' }]);
+  });
+
+  it('throws for an event of another detail-type, so it goes to the on-failure destination', async () => {
+    const { work, model } = worker([textReply('never')]);
+
+    await expect(work({ ...eventBridgeEvent, 'detail-type': 'OrderPlaced' }, lambdaContext)).rejects.toThrow(/"OrderPlaced".*AgentTurnRequested/);
+    expect(model!.requests).toHaveLength(0);
+  });
+});
+
+describe('the queue worker with a direct invoke', () => {
+  it('returns the turn result as JSON', async () => {
+    const { work } = worker([textReply('四个工具')]);
+
+    const result = await work(directInvoke, lambdaContext);
+
+    expect(JSON.parse(JSON.stringify(result))).toMatchObject({ conversationId: 'direct-invoke', turn: 1, reply: '四个工具', stopReason: 'completed', rounds: 1 });
+  });
+
+  it('throws an error naming the field to fix for an invalid payload, and logs it', async () => {
+    const { work, model, logs } = worker([textReply('never')]);
+
+    await expect(work({ conversationId: 'c', message: 'hi' }, lambdaContext)).rejects.toSatisfy((error) => error instanceof InputError && /"requestId"/.test(error.message));
+    expect(model!.requests).toHaveLength(0);
+    expect(logs).toMatchObject([{ level: 'error', fields: { code: 'missing_request_id' } }]);
+  });
+
+  it('throws when the turn fails, so Lambda retries it, and announces nothing', async () => {
+    const { work, announced } = worker([new ModelError('model_unavailable', 'HTTP 503')]);
+
+    await expect(work(directInvoke, lambdaContext)).rejects.toBeInstanceOf(ModelError);
+    expect(announced).toEqual([]);
+  });
+
+  it('throws when the announcement fails, although the turn is stored for the retry to replay', async () => {
+    const { work, store } = worker([textReply('stored')], { failAnnouncement: true });
+
+    await expect(work(directInvoke, lambdaContext)).rejects.toThrow('PutEvents failed');
+    expect(await store.getConversation({ conversationId: 'direct-invoke' })).toHaveLength(1);
+  });
+});
+
+describe('the queue worker with records from another event source', () => {
+  it('refuses them, naming the source, instead of treating them as turn requests', async () => {
+    const { work } = worker([]);
+    const s3Event = { Records: [{ eventVersion: '2.1', eventSource: 'aws:s3', awsRegion: 'us-east-1', eventName: 'ObjectCreated:Put' }] };
+
+    await expect(work(s3Event, lambdaContext)).rejects.toThrow(/"aws:s3"/);
+  });
+});
+
+describe('createSkippingAnnouncer', () => {
+  it('says once that turns are not announced without an event bus', async () => {
+    const { logger, entries } = recordingLogger();
+    const announcer = createSkippingAnnouncer(logger);
+    const result: TurnResult = { conversationId: 'c', turn: 1, reply: 'x', stopReason: 'completed', rounds: 1, toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 } };
+
+    await announcer.turnCompleted(result, 'r1');
+    await announcer.turnCompleted(result, 'r2');
+
+    expect(entries).toMatchObject([{ level: 'info', message: expect.stringMatching(/EVENT_BUS_NAME is not set/) }]);
+  });
+});

@@ -1,0 +1,65 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEventBridgeTurnAnnouncer } from '../../lib/adapters/aws/turn-events.ts';
+import { AgentError } from '../../lib/core/errors.ts';
+import type { TurnResult } from '../../lib/core/turn.ts';
+
+const eventBridge = mockClient(EventBridgeClient);
+
+const result: TurnResult = {
+  conversationId: 'orders-events',
+  turn: 3,
+  reply: '订单 ORD20250514118567 已取消。',
+  stopReason: 'completed',
+  rounds: 2,
+  toolCalls: [{ id: 'call_1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118567'] }, ok: true, durationMs: 12 }],
+  usage: { promptTokens: 188, completionTokens: 16 },
+};
+
+const announcer = () => createEventBridgeTurnAnnouncer({ client: new EventBridgeClient({ region: 'us-east-1' }), eventBusName: 'mcp-agent-bus' });
+
+describe('the EventBridge turn announcer', () => {
+  beforeEach(() => eventBridge.reset());
+
+  it('puts one AgentTurnCompleted event from mcp-agent on the bus, with the turn result and requestId as detail', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+
+    await announcer().turnCompleted(result, 'evt-6a7e8feb');
+
+    const calls = eventBridge.commandCalls(PutEventsCommand);
+    expect(calls).toHaveLength(1);
+    const entries = calls[0]!.args[0].input.Entries!;
+    expect(entries).toEqual([{ EventBusName: 'mcp-agent-bus', Source: 'mcp-agent', DetailType: 'AgentTurnCompleted', Detail: expect.any(String) }]);
+    expect(JSON.parse(entries[0]!.Detail!)).toEqual({ ...result, requestId: 'evt-6a7e8feb' });
+  });
+
+  it('throws event_publish_failed naming the reason when EventBridge rejects the entry', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'try again' }] });
+
+    await expect(announcer().turnCompleted(result, 'r1')).rejects.toSatisfy(
+      (error) => error instanceof AgentError && error.code === 'event_publish_failed' && /InternalFailure \(try again\)/.test(error.message) && /mcp-agent-bus/.test(error.message),
+    );
+  });
+
+  it('wraps an SDK failure once, with the SDK error as cause', async () => {
+    const sdkError = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    eventBridge.on(PutEventsCommand).rejects(sdkError);
+
+    await expect(announcer().turnCompleted(result, 'r1')).rejects.toSatisfy(
+      (error) => error instanceof AgentError && error.code === 'event_publish_failed' && error.cause === sdkError && /Rate exceeded/.test(error.message),
+    );
+  });
+
+  it('announces a turn too large for one event without its reply and tool arguments, marked truncated', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+    const huge = { ...result, reply: '长'.repeat(100_000) };
+
+    await announcer().turnCompleted(huge, 'r1');
+
+    const detail = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!.Detail!;
+    expect(Buffer.byteLength(detail)).toBeLessThan(256 * 1024);
+    const { reply: _reply, ...summary } = result;
+    expect(JSON.parse(detail)).toEqual({ ...summary, toolCalls: [{ id: 'call_1', name: 'batchCancelOrdersByOrderNo', ok: true, durationMs: 12 }], requestId: 'r1', truncated: true });
+  });
+});
