@@ -1,0 +1,93 @@
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import {
+  AccessLogFormat, Cors, EndpointType, LambdaIntegration, LogGroupLogDestination, type MethodOptions,
+  ResponseTransferMode, ResponseType, RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/**
+ * A streamed response may run for 15 minutes (API Gateway's limit for streaming; buffered
+ * integrations stop at 29 s). aws-cdk-lib checks only the 50 ms minimum, so the limit is kept here.
+ * While a stream is open, API Gateway also closes it after 5 minutes without a byte (Regional
+ * endpoints): the SSE heartbeat keeps a long turn's stream alive.
+ */
+export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
+
+/** The headers a browser may send: JSON bodies, SSE, and both auth modes (SigV4 and Cognito tokens). */
+export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Api-Key'];
+
+export interface AgentApiProps {
+  /** Serves the conversation routes, streaming. */
+  stream: IFunction;
+  /** Serves GET /health, buffered. */
+  http: IFunction;
+  methodOptions: MethodOptions;
+  corsAllowOrigins: string[];
+  throttleRateLimit: number;
+  throttleBurstLimit: number;
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The HTTP contract on an API Gateway REST API. REST rather than HTTP API: only a REST API streams a
+ * Lambda response, and only streaming lets a turn outlive the 29/30 s integration limits.
+ * Regional: clients reach it directly (an edge-optimized endpoint would cut idle streams at 30 s).
+ */
+export class AgentApi extends Construct {
+  readonly api: RestApi;
+
+  constructor(scope: Construct, id: string, props: AgentApiProps) {
+    super(scope, id);
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: props.removalPolicy });
+    this.api = new RestApi(this, 'RestApi', {
+      restApiName: `${Stack.of(this).stackName}-api`,
+      description: 'MCP agent service: conversations with a model that uses MCP tools',
+      endpointTypes: [EndpointType.REGIONAL],
+      // Access logging needs the region's API Gateway CloudWatch Logs role; the stack sets it (the
+      // role is retained when the stack is deleted, as other APIs of the account may rely on it).
+      cloudWatchRole: true,
+      deployOptions: {
+        throttlingRateLimit: props.throttleRateLimit,
+        throttlingBurstLimit: props.throttleBurstLimit,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+      },
+      defaultCorsPreflightOptions: {
+        allowOrigins: props.corsAllowOrigins.includes('*') ? Cors.ALL_ORIGINS : props.corsAllowOrigins,
+        allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+        allowHeaders: CORS_ALLOW_HEADERS,
+      },
+      defaultMethodOptions: props.methodOptions,
+    });
+    // The stack outputs the URL once, as ApiUrl; RestApi's own copy of it would only duplicate it.
+    this.api.node.tryRemoveChild('Endpoint');
+
+    const streaming = new LambdaIntegration(props.stream, { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_INTEGRATION_TIMEOUT });
+    const conversations = this.api.root.addResource('conversations');
+    conversations.addMethod('POST', streaming);
+    const conversation = conversations.addResource('{conversationId}');
+    conversation.addMethod('GET', streaming);
+    conversation.addMethod('DELETE', streaming);
+    conversation.addResource('messages').addMethod('POST', streaming);
+    // Health is quick and small: buffered, within the default 29 s.
+    this.api.root.addResource('health').addMethod('GET', new LambdaIntegration(props.http));
+
+    this.allowOriginOnGatewayErrors(props.corsAllowOrigins);
+  }
+
+  /**
+   * Errors API Gateway answers itself (403 from a missing signature or token, 429 from throttling)
+   * never reach a function, so they get the CORS header here; otherwise a browser sees only an
+   * opaque network error. A gateway response cannot pick one origin of several, so with a list of
+   * origins, only a single origin (or all) is answered this way.
+   */
+  private allowOriginOnGatewayErrors(origins: string[]): void {
+    const origin = origins.includes('*') ? '*' : origins.length === 1 ? origins[0] : undefined;
+    if (origin === undefined) return;
+    const responseHeaders = { 'Access-Control-Allow-Origin': `'${origin}'` };
+    this.api.addGatewayResponse('ClientErrors', { type: ResponseType.DEFAULT_4XX, responseHeaders });
+    this.api.addGatewayResponse('ServerErrors', { type: ResponseType.DEFAULT_5XX, responseHeaders });
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * The CDK app (cdk.json: `node infra/app.ts`; Node 22 runs the TypeScript directly). One stack,
+ * configured by context keys: see infra/settings.ts, e.g. `npx cdk deploy -c authMode=cognito`.
+ * No account or region is fixed here: the stack deploys wherever the CLI's credentials point.
+ */
+import { App } from 'aws-cdk-lib';
+import { settingsFromContext } from './context.ts';
+import { McpAgentStack } from './stack.ts';
+
+const STACK_ID = 'McpAgent';
+
+const app = new App();
+new McpAgentStack(app, STACK_ID, {
+  description: 'MCP agent service: an OpenAI-compatible model using MCP tools, conversations in DynamoDB',
+  settings: settingsFromContext(app.node),
+});
+app.synth();

@@ -1,0 +1,60 @@
+import { Annotations, type RemovalPolicy } from 'aws-cdk-lib';
+import { AuthorizationType, CognitoUserPoolsAuthorizer, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
+import { AccountRecovery, type IUserPool, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+import type { AuthMode } from './settings.ts';
+
+export interface ApiAuthorizationProps {
+  authMode: AuthMode;
+  /** With cognito: an existing pool; absent, one is created. */
+  userPoolArn?: string;
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The auth switch, as the method options every route gets (CORS preflights stay open: browsers
+ * send them without credentials). The functions read the same mode from AUTH_MODE and scope each
+ * conversation to the identity API Gateway verified.
+ */
+export class ApiAuthorization extends Construct {
+  readonly methodOptions: MethodOptions;
+  /** Set when the stack created the user pool. */
+  readonly userPool?: UserPool;
+  readonly userPoolClient?: UserPoolClient;
+
+  constructor(scope: Construct, id: string, props: ApiAuthorizationProps) {
+    super(scope, id);
+    if (props.authMode === 'none') {
+      Annotations.of(scope).addWarningV2('mcp-agent:openApi', 'authMode=none: anyone who finds the API URL can run the model at your expense and read any conversation whose id they know.');
+      this.methodOptions = { authorizationType: AuthorizationType.NONE };
+      return;
+    }
+    if (props.authMode === 'iam') {
+      this.methodOptions = { authorizationType: AuthorizationType.IAM };
+      return;
+    }
+    let pool: IUserPool;
+    if (props.userPoolArn !== undefined) {
+      pool = UserPool.fromUserPoolArn(this, 'ExistingUserPool', props.userPoolArn);
+    } else {
+      // Users are created by an administrator: open sign-up on an API that spends model tokens
+      // would let anyone in.
+      this.userPool = new UserPool(this, 'UserPool', {
+        selfSignUpEnabled: false,
+        signInAliases: { email: true },
+        accountRecovery: AccountRecovery.EMAIL_ONLY,
+        removalPolicy: props.removalPolicy,
+      });
+      // A public client (no secret) for browsers and the CLI; USER_PASSWORD_AUTH lets a script get
+      // a token with `aws cognito-idp initiate-auth`, SRP serves the Amplify-style clients.
+      this.userPoolClient = this.userPool.addClient('Client', {
+        authFlows: { userSrp: true, userPassword: true },
+        generateSecret: false,
+      });
+      pool = this.userPool;
+    }
+    // API Gateway verifies the ID token in the Authorization header; its `sub` owns the conversation.
+    const authorizer = new CognitoUserPoolsAuthorizer(this, 'Authorizer', { cognitoUserPools: [pool] });
+    this.methodOptions = { authorizationType: AuthorizationType.COGNITO, authorizer };
+  }
+}

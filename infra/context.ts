@@ -1,0 +1,102 @@
+import type { AgentSettings, AuthMode } from './settings.ts';
+
+/** The part of a construct node that reads context (`app.node`). */
+export interface ContextReader {
+  tryGetContext(key: string): unknown;
+}
+
+const AUTH_MODES: readonly AuthMode[] = ['none', 'iam', 'cognito'];
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/;
+const USER_POOL_ARN = /^arn:aws[a-z-]*:cognito-idp:[a-z0-9-]+:\d{12}:userpool\/[\w-]+_[0-9A-Za-z]+$/;
+const PARAMETER_NAME = /^[\w.\-/]{1,2048}$/;
+const ORIGIN = /^https?:\/\/[^/\s]+$/;
+
+/**
+ * Reads the deployment settings from CDK context (cdk.json or `-c key=value`), strictly: a wrong
+ * value stops the synth with a message naming the key and what it expects. Values given with `-c`
+ * arrive as strings, values in cdk.json as JSON; both are accepted.
+ */
+export function settingsFromContext(context: ContextReader): AgentSettings {
+  const authMode = oneOf(context, 'authMode', AUTH_MODES);
+  const userPoolArn = matching(context, 'userPoolArn', USER_POOL_ARN, 'a Cognito user pool ARN (arn:aws:cognito-idp:<region>:<account>:userpool/<pool id>)');
+  if (userPoolArn !== undefined && authMode !== 'cognito') {
+    throw new Error('context userPoolArn is only used with authMode=cognito: set authMode=cognito or remove userPoolArn');
+  }
+  const modelApiKeySecretArn = matching(context, 'modelApiKeySecretArn', SECRET_ARN, "a Secrets Manager secret's complete ARN, with its six-character suffix (aws secretsmanager describe-secret prints it)");
+  const modelApiKeyParameterName = matching(context, 'modelApiKeyParameterName', PARAMETER_NAME, 'an SSM parameter name such as /mcp-agent/model-api-key');
+  if (modelApiKeySecretArn !== undefined && modelApiKeyParameterName !== undefined) {
+    throw new Error('context modelApiKeySecretArn and modelApiKeyParameterName are alternatives: give one of them');
+  }
+  const modelBaseUrl = matching(context, 'modelBaseUrl', /^https?:\/\/\S+$/, 'an http(s) URL such as https://api.openai.com/v1');
+  const removalPolicy = oneOf(context, 'removalPolicy', ['retain', 'destroy'] as const);
+  const settings: AgentSettings = {
+    authMode,
+    userPoolArn,
+    modelApiKeySecretArn,
+    modelApiKeyParameterName,
+    modelBaseUrl,
+    modelName: text(context, 'modelName'),
+    removalPolicy,
+    corsAllowOrigins: origins(context, 'corsAllowOrigins'),
+    throttleRateLimit: number(context, 'throttleRateLimit', { minimum: 1, integer: false }),
+    throttleBurstLimit: number(context, 'throttleBurstLimit', { minimum: 1, integer: true }),
+    maxReceiveCount: number(context, 'maxReceiveCount', { minimum: 1, maximum: 1000, integer: true }),
+    agentConfig: text(context, 'agentConfig'),
+  };
+  // Absent settings stay absent, so the stack's defaults apply.
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as AgentSettings;
+}
+
+function text(context: ContextReader, key: string): string | undefined {
+  const value: unknown = context.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`context ${key} must be a string, not ${JSON.stringify(value)}`);
+  return value.trim();
+}
+
+function oneOf<T extends string>(context: ContextReader, key: string, allowed: readonly T[]): T | undefined {
+  const value = text(context, key);
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`context ${key} must be one of ${allowed.join(', ')}, not "${value}"`);
+  return value as T;
+}
+
+function matching(context: ContextReader, key: string, pattern: RegExp, expected: string): string | undefined {
+  const value = text(context, key);
+  if (value !== undefined && !pattern.test(value)) throw new Error(`context ${key} must be ${expected}, not "${value}"`);
+  return value;
+}
+
+function number(context: ContextReader, key: string, rule: { minimum: number; maximum?: number; integer: boolean }): number | undefined {
+  const raw: unknown = context.tryGetContext(key);
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const value = typeof raw === 'string' ? Number(raw.trim()) : raw;
+  const valid = typeof value === 'number' && Number.isFinite(value) && value >= rule.minimum
+    && (rule.maximum === undefined || value <= rule.maximum) && (!rule.integer || Number.isInteger(value));
+  if (!valid) {
+    const range = rule.maximum === undefined ? `at least ${rule.minimum}` : `from ${rule.minimum} to ${rule.maximum}`;
+    throw new Error(`context ${key} must be ${rule.integer ? 'a whole number' : 'a number'} ${range}, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+/** A JSON array in cdk.json, or a comma-separated list on the command line. */
+function origins(context: ContextReader, key: string): string[] | undefined {
+  const raw: unknown = context.tryGetContext(key);
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const list = typeof raw === 'string' ? (raw.trim().startsWith('[') ? parseJson(raw, key) : raw.split(',')) : raw;
+  if (!Array.isArray(list) || list.length === 0) throw new Error(`context ${key} must be a list of origins, not ${JSON.stringify(raw)}`);
+  return list.map((entry: unknown) => {
+    const origin = typeof entry === 'string' ? entry.trim() : '';
+    if (origin !== '*' && !ORIGIN.test(origin)) throw new Error(`context ${key}: each origin must be * or scheme://host[:port] such as https://app.example.com, not ${JSON.stringify(entry)}`);
+    return origin;
+  });
+}
+
+function parseJson(text: string, key: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`context ${key} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+}

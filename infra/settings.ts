@@ -1,0 +1,56 @@
+/**
+ * What an operator can choose at deploy time. Each setting is also a CDK context key of the same
+ * name (`npx cdk deploy -c authMode=cognito`, or the "context" block of cdk.json); context.ts reads
+ * and validates them. Every setting is optional.
+ */
+export type AuthMode = 'none' | 'iam' | 'cognito';
+
+export interface AgentSettings {
+  /**
+   * Who may call the API, and who owns a conversation.
+   * - `iam` (default): every method requires a SigV4-signed request; a conversation belongs to the
+   *   caller's IAM principal. The safer default for an API that runs a paid model.
+   * - `cognito`: every method requires a Cognito user pool ID token in the Authorization header; a
+   *   conversation belongs to the token's `sub`.
+   * - `none`: open to anyone who knows the URL; conversations are shared by id. Demos only.
+   */
+  authMode?: AuthMode;
+  /** With `cognito`: an existing user pool's ARN. Absent, the stack creates a pool and an app client. */
+  userPoolArn?: string;
+  /**
+   * The model API key's home: a Secrets Manager secret (its complete ARN), or an SSM parameter (its
+   * name; SecureString under the AWS-managed key). Give at most one. With neither, the stack creates
+   * an empty secret (output ModelApiKeySecretArn) to fill in after deploy. The key itself never
+   * appears in the template or in a function's environment: the functions read it at cold start.
+   */
+  modelApiKeySecretArn?: string;
+  modelApiKeyParameterName?: string;
+  /** The OpenAI-compatible endpoint (OPENAI_BASE_URL); agent.yml's `model.baseURL` otherwise. */
+  modelBaseUrl?: string;
+  /** The model name (LLM_MODEL); agent.yml's `model.name` otherwise. */
+  modelName?: string;
+  /** What happens to the table, log groups, secret and user pool when the stack is deleted. Default `retain`. */
+  removalPolicy?: 'retain' | 'destroy';
+  /** Origins allowed by CORS. Default: all origins. */
+  corsAllowOrigins?: string[];
+  /** Stage-wide steady request rate (requests per second) and burst. Defaults 20 and 40. */
+  throttleRateLimit?: number;
+  throttleBurstLimit?: number;
+  /** Receives before an asynchronous turn request moves to the dead-letter queue. Default 3. */
+  maxReceiveCount?: number;
+  /** The agent.yml bundled with the functions, relative to the repository root. Default `agent.yml`. */
+  agentConfig?: string;
+}
+
+/** The defaults, in one place (README text). */
+export const DEFAULT_SETTINGS = {
+  authMode: 'iam',
+  removalPolicy: 'retain',
+  corsAllowOrigins: ['*'],
+  // Every request may start a model loop of several paid calls: a modest stage limit bounds what a
+  // runaway client can spend. Raise it with context when real traffic needs more.
+  throttleRateLimit: 20,
+  throttleBurstLimit: 40,
+  maxReceiveCount: 3,
+  agentConfig: 'agent.yml',
+} as const satisfies AgentSettings;

@@ -1,0 +1,89 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { AgentApi } from './api.ts';
+import { ApiAuthorization } from './auth.ts';
+import { agentConfigPath, functionBundling } from './bundling.ts';
+import { AsyncTurns } from './events.ts';
+import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
+import { ModelApiKey } from './model-api-key.ts';
+import { DEFAULT_SETTINGS, type AgentSettings } from './settings.ts';
+import { CONVERSATION_TABLE_ACTIONS, ConversationTable, TURN_TABLE_ACTIONS } from './storage.ts';
+
+export interface McpAgentStackProps extends StackProps {
+  settings?: AgentSettings;
+}
+
+/**
+ * The MCP agent service: a REST API streaming the conversation routes from one function, a health
+ * function, a worker for asynchronous turns fed by SQS and EventBridge, and the conversation table.
+ * Each function is allowed exactly the actions it performs, written out below.
+ */
+export class McpAgentStack extends Stack {
+  constructor(scope: Construct, id: string, props: McpAgentStackProps = {}) {
+    super(scope, id, props);
+    const settings = { ...DEFAULT_SETTINGS, ...props.settings };
+    const removalPolicy = settings.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+
+    const conversations = new ConversationTable(this, 'Conversations', { removalPolicy });
+    const modelApiKey = new ModelApiKey(this, 'ModelApiKey', {
+      secretArn: settings.modelApiKeySecretArn,
+      parameterName: settings.modelApiKeyParameterName,
+      removalPolicy,
+    });
+    const functions = new AgentFunctions(this, 'Functions', {
+      environment: {
+        AUTH_MODE: settings.authMode,
+        ...modelApiKey.environment,
+        ...(settings.modelBaseUrl === undefined ? {} : { OPENAI_BASE_URL: settings.modelBaseUrl }),
+        ...(settings.modelName === undefined ? {} : { LLM_MODEL: settings.modelName }),
+      },
+      tableName: conversations.table.tableName,
+      bundling: functionBundling(agentConfigPath(settings.agentConfig)),
+      removalPolicy,
+    });
+    const { stream, worker, http } = functions;
+    const asyncTurns = new AsyncTurns(this, 'AsyncTurns', {
+      worker: worker.function,
+      workerTimeout: FUNCTION_SIZING.worker.timeout,
+      maxReceiveCount: settings.maxReceiveCount,
+    });
+    worker.function.addEnvironment('EVENT_BUS_NAME', asyncTurns.bus.eventBusName);
+
+    // Every function loads the runtime, which reads the model API key at cold start.
+    for (const agentFunction of [stream, worker, http]) agentFunction.function.addToRolePolicy(modelApiKey.readStatement);
+    // The conversation routes run turns and delete conversations; the worker only runs turns and
+    // announces them (its SQS actions come from the event source). Health touches no data.
+    stream.function.addToRolePolicy(conversations.allow(CONVERSATION_TABLE_ACTIONS));
+    worker.function.addToRolePolicy(conversations.allow(TURN_TABLE_ACTIONS));
+    worker.function.addToRolePolicy(asyncTurns.allowPublishing());
+
+    const authorization = new ApiAuthorization(this, 'Authorization', {
+      authMode: settings.authMode,
+      userPoolArn: settings.userPoolArn,
+      removalPolicy,
+    });
+    const api = new AgentApi(this, 'Api', {
+      stream: stream.function,
+      http: http.function,
+      methodOptions: authorization.methodOptions,
+      corsAllowOrigins: settings.corsAllowOrigins,
+      throttleRateLimit: settings.throttleRateLimit,
+      throttleBurstLimit: settings.throttleBurstLimit,
+      removalPolicy,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: api.api.url, description: 'The HTTP API (append conversations, health)' });
+    new CfnOutput(this, 'TableName', { value: conversations.table.tableName });
+    new CfnOutput(this, 'QueueUrl', { value: asyncTurns.queue.queueUrl, description: 'Send {conversationId, message, requestId} for an asynchronous turn' });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: asyncTurns.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'EventBusName', { value: asyncTurns.bus.eventBusName, description: 'AgentTurnRequested in, AgentTurnCompleted out' });
+    new CfnOutput(this, 'WorkerFunctionName', { value: worker.function.functionName, description: 'Invoke directly with {conversationId, message, requestId}' });
+    if (modelApiKey.createdSecret !== undefined) {
+      new CfnOutput(this, 'ModelApiKeySecretArn', { value: modelApiKey.createdSecret.secretArn, description: 'Store the model API key here after deploy' });
+    }
+    if (authorization.userPool !== undefined && authorization.userPoolClient !== undefined) {
+      new CfnOutput(this, 'UserPoolId', { value: authorization.userPool.userPoolId });
+      new CfnOutput(this, 'UserPoolClientId', { value: authorization.userPoolClient.userPoolClientId });
+    }
+  }
+}

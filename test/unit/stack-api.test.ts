@@ -1,0 +1,210 @@
+/**
+ * The REST API of the stack: routes, streaming integrations, CORS, throttling, access logs and the
+ * auth switch, read from the synthesized template (asset bundling skipped).
+ */
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { McpAgentStack } from '../../infra/stack.ts';
+import type { AgentSettings } from '../../infra/settings.ts';
+
+const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+const stacks = new Map<string, McpAgentStack>();
+
+function stackFor(settings: AgentSettings = {}): McpAgentStack {
+  const key = JSON.stringify(settings);
+  if (!stacks.has(key)) {
+    const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
+    stacks.set(key, new McpAgentStack(app, 'Agent', { settings }));
+  }
+  return stacks.get(key)!;
+}
+
+const templateFor = (settings: AgentSettings = {}): Template => Template.fromStack(stackFor(settings));
+
+type Properties = Record<string, any>;
+const USER_POOL_ARN = 'arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_AbCdEf123';
+
+function logicalId(template: Template, type: string, prefix: string): string {
+  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
+  expect(ids).toHaveLength(1);
+  return ids[0]!;
+}
+
+/** Every method of the API as "VERB /path", resolved through the Resource tree. */
+function methods(template: Template): Map<string, Properties> {
+  const resources = template.findResources('AWS::ApiGateway::Resource');
+  const pathOf = (reference: Properties): string => {
+    if (!('Ref' in reference)) return '';
+    const { ParentId, PathPart } = resources[reference.Ref]!.Properties;
+    return `${pathOf(ParentId)}/${PathPart}`;
+  };
+  const result = new Map<string, Properties>();
+  for (const method of Object.values(template.findResources('AWS::ApiGateway::Method'))) {
+    const path = pathOf(method.Properties.ResourceId) || '/';
+    result.set(`${method.Properties.HttpMethod} ${path}`, method.Properties);
+  }
+  return result;
+}
+
+const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'GET /health'];
+const routesOf = (template: Template): Map<string, Properties> => new Map([...methods(template)].filter(([route]) => !route.startsWith('OPTIONS')));
+
+describe('McpAgentStack REST API', () => {
+  it('is a Regional REST API', () => {
+    templateFor().hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+  });
+
+  it('serves exactly the HTTP contract routes', () => {
+    expect([...routesOf(templateFor()).keys()].sort()).toEqual([...ROUTES].sort());
+  });
+
+  it.each(ROUTES.filter((route) => route.includes('conversations')))('streams %s from the stream function for up to 15 minutes', (route) => {
+    const template = templateFor();
+    const streamId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsStreamFunction');
+    const integration = routesOf(template).get(route)!.Integration;
+    expect(integration).toMatchObject({ Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST', ResponseTransferMode: 'STREAM', TimeoutInMillis: 900_000 });
+    const uri = JSON.stringify(integration.Uri);
+    expect(uri).toContain(JSON.stringify({ 'Fn::GetAtt': [streamId, 'Arn'] }));
+    expect(uri).toContain('/response-streaming-invocations');
+  });
+
+  it('answers GET /health from the http function, buffered, within the default timeout', () => {
+    const template = templateFor();
+    const httpId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHttpFunction');
+    const integration = routesOf(template).get('GET /health')!.Integration;
+    expect(integration).toMatchObject({ Type: 'AWS_PROXY' });
+    expect(integration).not.toHaveProperty('ResponseTransferMode');
+    expect(integration).not.toHaveProperty('TimeoutInMillis');
+    expect(JSON.stringify(integration.Uri)).toContain(JSON.stringify({ 'Fn::GetAtt': [httpId, 'Arn'] }));
+    expect(JSON.stringify(integration.Uri)).toContain('/invocations');
+  });
+
+  it('lets API Gateway invoke each function only for its own routes', () => {
+    const template = templateFor();
+    const streamId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsStreamFunction');
+    const httpId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHttpFunction');
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).map((permission) => permission.Properties);
+    for (const permission of permissions) expect(permission).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+    const routesFor = (id: string) => permissions.filter((permission) => permission.FunctionName['Fn::GetAtt'][0] === id).map((permission) => JSON.stringify(permission.SourceArn));
+    expect(routesFor(streamId).every((arn) => arn.includes('/conversations'))).toBe(true);
+    expect(routesFor(httpId).every((arn) => arn.includes('/health'))).toBe(true);
+    expect(routesFor(streamId).length + routesFor(httpId).length).toBe(permissions.length);
+  });
+
+  it('throttles the stage at 20 requests per second with bursts of 40 by default', () => {
+    templateFor().hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 })],
+    });
+  });
+
+  it('takes the throttling limits from the settings', () => {
+    templateFor({ throttleRateLimit: 100, throttleBurstLimit: 250 }).hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 250 })],
+    });
+  });
+
+  it('writes JSON access logs to a log group kept for one month', () => {
+    const template = templateFor();
+    const logGroupId = logicalId(template, 'AWS::Logs::LogGroup', 'ApiAccessLogs');
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: { DestinationArn: { 'Fn::GetAtt': [logGroupId, 'Arn'] }, Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"') },
+    });
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+  });
+
+  it('outputs its URL once', () => {
+    const outputs = Object.values(templateFor().toJSON().Outputs as Record<string, { Value: unknown }>);
+    expect(outputs.filter((output) => JSON.stringify(output.Value).includes('execute-api'))).toHaveLength(1);
+  });
+});
+
+describe('McpAgentStack CORS', () => {
+  const preflight = (template: Template, path: string): Properties => methods(template).get(`OPTIONS ${path}`)!;
+
+  it.each(['/', '/conversations', '/conversations/{conversationId}', '/conversations/{conversationId}/messages', '/health'])('answers preflights on %s without credentials, allowing the SigV4, token and SSE headers', (path) => {
+    const method = preflight(templateFor(), path);
+    expect(method.AuthorizationType).toBe('NONE');
+    const headers = method.Integration.IntegrationResponses[0].ResponseParameters;
+    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Content-Type,Accept,Authorization,X-Amz-Date,X-Amz-Security-Token,X-Api-Key'");
+    expect(headers['method.response.header.Access-Control-Allow-Methods']).toBe("'GET,POST,DELETE,OPTIONS'");
+    expect(headers['method.response.header.Access-Control-Allow-Origin']).toBe("'*'");
+  });
+
+  it('allows only the configured origin', () => {
+    const template = templateFor({ corsAllowOrigins: ['https://app.example.com'] });
+    const headers = preflight(template, '/conversations').Integration.IntegrationResponses[0].ResponseParameters;
+    expect(headers['method.response.header.Access-Control-Allow-Origin']).toBe("'https://app.example.com'");
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'DEFAULT_4XX',
+      ResponseParameters: { 'gatewayresponse.header.Access-Control-Allow-Origin': "'https://app.example.com'" },
+    });
+  });
+
+  it.each(['DEFAULT_4XX', 'DEFAULT_5XX'])('puts the CORS origin on the %s responses API Gateway makes itself', (type) => {
+    templateFor().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: type,
+      ResponseParameters: { 'gatewayresponse.header.Access-Control-Allow-Origin': "'*'" },
+    });
+  });
+});
+
+describe('McpAgentStack auth switch', () => {
+  const authModes = (template: Template): string[] =>
+    Object.values(template.findResources('AWS::Lambda::Function')).map((fn) => fn.Properties.Environment.Variables.AUTH_MODE);
+
+  it.each([
+    [{}, 'AWS_IAM', 'iam'],
+    [{ authMode: 'iam' as const }, 'AWS_IAM', 'iam'],
+    [{ authMode: 'none' as const }, 'NONE', 'none'],
+    [{ authMode: 'cognito' as const }, 'COGNITO_USER_POOLS', 'cognito'],
+  ])('with %j, protects every route with %s and tells every function AUTH_MODE=%s', (settings, authorizationType, authMode) => {
+    const template = templateFor(settings);
+    for (const [route, method] of routesOf(template)) expect({ route, type: method.AuthorizationType }).toEqual({ route, type: authorizationType });
+    expect(authModes(template)).toEqual([authMode, authMode, authMode]);
+  });
+
+  it('warns at synth time that authMode none leaves the API open', () => {
+    Annotations.fromStack(stackFor({ authMode: 'none' })).hasWarning('/Agent', Match.stringLikeRegexp('authMode=none'));
+    expect(Annotations.fromStack(stackFor()).findWarning('*', Match.stringLikeRegexp('authMode=none'))).toEqual([]);
+  });
+
+  it('creates a user pool without self sign-up, a public app client, and their outputs when none is given', () => {
+    const template = templateFor({ authMode: 'cognito' });
+    const poolId = logicalId(template, 'AWS::Cognito::UserPool', 'AuthorizationUserPool');
+    const clientId = logicalId(template, 'AWS::Cognito::UserPoolClient', 'AuthorizationUserPoolClient');
+    template.hasResourceProperties('AWS::Cognito::UserPool', { AdminCreateUserConfig: { AllowAdminCreateUserOnly: true } });
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      UserPoolId: { Ref: poolId },
+      GenerateSecret: false,
+      ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_USER_SRP_AUTH']),
+    });
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'COGNITO_USER_POOLS', ProviderARNs: [{ 'Fn::GetAtt': [poolId, 'Arn'] }] });
+    template.hasOutput('UserPoolId', { Value: { Ref: poolId } });
+    template.hasOutput('UserPoolClientId', { Value: { Ref: clientId } });
+    template.hasResource('AWS::Cognito::UserPool', { DeletionPolicy: 'Retain' });
+    templateFor({ authMode: 'cognito', removalPolicy: 'destroy' }).hasResource('AWS::Cognito::UserPool', { DeletionPolicy: 'Delete' });
+  });
+
+  it('attaches the Cognito authorizer to every route', () => {
+    const template = templateFor({ authMode: 'cognito' });
+    const authorizerId = logicalId(template, 'AWS::ApiGateway::Authorizer', 'AuthorizationAuthorizer');
+    for (const method of routesOf(template).values()) expect(method.AuthorizerId).toEqual({ Ref: authorizerId });
+  });
+
+  it('uses an existing user pool when userPoolArn is given, creating none', () => {
+    const template = templateFor({ authMode: 'cognito', userPoolArn: USER_POOL_ARN });
+    template.resourceCountIs('AWS::Cognito::UserPool', 0);
+    template.resourceCountIs('AWS::Cognito::UserPoolClient', 0);
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'COGNITO_USER_POOLS', ProviderARNs: [USER_POOL_ARN] });
+    expect(template.toJSON().Outputs).not.toHaveProperty('UserPoolId');
+  });
+
+  it.each([{}, { authMode: 'none' as const }])('creates no authorizer or user pool with %j', (settings) => {
+    const template = templateFor(settings);
+    template.resourceCountIs('AWS::ApiGateway::Authorizer', 0);
+    template.resourceCountIs('AWS::Cognito::UserPool', 0);
+  });
+});

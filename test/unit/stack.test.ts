@@ -1,0 +1,214 @@
+/**
+ * The stack's resources and settings, read from the synthesized CloudFormation template (asset
+ * bundling skipped; test/integration/synth.test.ts builds the real bundles).
+ */
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { McpAgentStack } from '../../infra/stack.ts';
+import type { AgentSettings } from '../../infra/settings.ts';
+
+const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+const templates = new Map<string, Template>();
+
+/** The template for these settings, with cdk.json's context, as `cdk synth` would build it. */
+function templateFor(settings: AgentSettings = {}): Template {
+  const key = JSON.stringify(settings);
+  if (!templates.has(key)) {
+    const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
+    templates.set(key, Template.fromStack(new McpAgentStack(app, 'Agent', { settings })));
+  }
+  return templates.get(key)!;
+}
+
+type Resource = { Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+/** The one resource of `type` whose logical id starts with `prefix`. */
+function resource(template: Template, type: string, prefix: string): [string, Resource] {
+  const matches = Object.entries(template.findResources(type)).filter(([id]) => id.startsWith(prefix));
+  expect(matches.map(([id]) => id)).toHaveLength(1);
+  return matches[0] as [string, Resource];
+}
+
+const environmentOf = (template: Template, name: string): Record<string, unknown> =>
+  resource(template, 'AWS::Lambda::Function', `Functions${name}Function`)[1].Properties.Environment.Variables;
+
+describe('McpAgentStack conversation table', () => {
+  it('keys turns by conversation (pk, string) and turn number (sk, number), on demand, with TTL and point-in-time recovery', () => {
+    templateFor().hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'N' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('is retained and protected from deletion by default', () => {
+    const [, table] = resource(templateFor(), 'AWS::DynamoDB::Table', 'Conversations');
+    expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
+  });
+
+  it('is deleted with the stack, unprotected, under removalPolicy destroy', () => {
+    const [, table] = resource(templateFor({ removalPolicy: 'destroy' }), 'AWS::DynamoDB::Table', 'Conversations');
+    expect(table).toMatchObject({ DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete', Properties: { DeletionProtectionEnabled: false } });
+  });
+});
+
+describe('McpAgentStack functions', () => {
+  it.each([
+    ['Stream', 1024, 900],
+    ['Worker', 1024, 900],
+    ['Http', 512, 29],
+  ])('runs %s on Node.js 22, ARM64, traced, with %i MB and %i s', (name, memory, timeout) => {
+    const [, fn] = resource(templateFor(), 'AWS::Lambda::Function', `Functions${name}Function`);
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: memory,
+      Timeout: timeout,
+      TracingConfig: { Mode: 'Active' },
+    });
+  });
+
+  it.each(['Stream', 'Worker', 'Http'])('logs %s to its own log group, kept for one month', (name) => {
+    const template = templateFor();
+    const [logGroupId, logGroup] = resource(template, 'AWS::Logs::LogGroup', `Functions${name}Logs`);
+    expect(logGroup).toMatchObject({ DeletionPolicy: 'Retain', Properties: { RetentionInDays: 30 } });
+    const [, fn] = resource(template, 'AWS::Lambda::Function', `Functions${name}Function`);
+    expect(fn.Properties.LoggingConfig).toEqual({ LogGroup: { Ref: logGroupId } });
+  });
+
+  it('deletes the log groups with the stack under removalPolicy destroy', () => {
+    const [, logGroup] = resource(templateFor({ removalPolicy: 'destroy' }), 'AWS::Logs::LogGroup', 'FunctionsStreamLogs');
+    expect(logGroup.DeletionPolicy).toBe('Delete');
+  });
+
+  it.each(['Stream', 'Worker', 'Http'])('points %s at the bundled agent.yml and demo server, with source maps and Powertools names', (name) => {
+    expect(environmentOf(templateFor(), name)).toMatchObject({
+      AGENT_CONFIG: '/var/task/agent.yml',
+      DEMO_MCP_SERVER: 'demo-server.mjs',
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: 'mcp-agent',
+      POWERTOOLS_METRICS_NAMESPACE: 'McpAgent',
+      AUTH_MODE: 'iam',
+    });
+  });
+
+  it('names the table to the functions that use it, and the event bus to the worker only', () => {
+    const template = templateFor();
+    const [tableId] = resource(template, 'AWS::DynamoDB::Table', 'Conversations');
+    const [busId] = resource(template, 'AWS::Events::EventBus', 'AsyncTurnsBus');
+    expect(environmentOf(template, 'Stream').CONVERSATIONS_TABLE).toEqual({ Ref: tableId });
+    expect(environmentOf(template, 'Worker').CONVERSATIONS_TABLE).toEqual({ Ref: tableId });
+    expect(environmentOf(template, 'Worker').EVENT_BUS_NAME).toEqual({ Ref: busId });
+    expect(environmentOf(template, 'Http')).not.toHaveProperty('CONVERSATIONS_TABLE');
+    expect(environmentOf(template, 'Http')).not.toHaveProperty('EVENT_BUS_NAME');
+    expect(environmentOf(template, 'Stream')).not.toHaveProperty('EVENT_BUS_NAME');
+  });
+
+  it('passes the model endpoint and name when given, and leaves agent.yml in charge otherwise', () => {
+    const configured = templateFor({ modelBaseUrl: 'https://api.deepseek.com/v1', modelName: 'deepseek-chat' });
+    for (const name of ['Stream', 'Worker', 'Http']) {
+      expect(environmentOf(configured, name)).toMatchObject({ OPENAI_BASE_URL: 'https://api.deepseek.com/v1', LLM_MODEL: 'deepseek-chat' });
+      expect(environmentOf(templateFor(), name)).not.toHaveProperty('OPENAI_BASE_URL');
+      expect(environmentOf(templateFor(), name)).not.toHaveProperty('LLM_MODEL');
+    }
+  });
+
+  it('stops the synth when the agent.yml to bundle does not exist', () => {
+    expect(() => templateFor({ agentConfig: 'missing/agent.yml' })).toThrow(/agentConfig: .*missing\/agent\.yml does not exist/);
+  });
+});
+
+describe('McpAgentStack asynchronous turns', () => {
+  it('encrypts both queues with SQS-managed keys and denies every request without TLS', () => {
+    const template = templateFor();
+    for (const prefix of ['AsyncTurnsQueue', 'AsyncTurnsDeadLetterQueue']) {
+      const [queueId, queue] = resource(template, 'AWS::SQS::Queue', prefix);
+      expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+      const [, policy] = resource(template, 'AWS::SQS::QueuePolicy', `${prefix}Policy`);
+      expect(policy.Properties.PolicyDocument.Statement).toContainEqual({
+        Action: 'sqs:*', Effect: 'Deny', Principal: { AWS: '*' },
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      });
+    }
+  });
+
+  it('gives a message six worker timeouts plus the batching window before it is redelivered', () => {
+    const [, queue] = resource(templateFor(), 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    expect(queue.Properties.VisibilityTimeout).toBe(6 * 900 + 2);
+  });
+
+  it.each([
+    [{}, 3],
+    [{ maxReceiveCount: 5 }, 5],
+  ])('moves a message to the dead-letter queue after maxReceiveCount receives (%j)', (settings, count) => {
+    const template = templateFor(settings);
+    const [deadLetterId, deadLetterQueue] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsDeadLetterQueue');
+    const [, queue] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] }, maxReceiveCount: count });
+    expect(deadLetterQueue.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+  });
+
+  it('feeds the worker batches of five within two seconds, reporting partial batch failures', () => {
+    const template = templateFor();
+    const [queueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    const [workerId] = resource(template, 'AWS::Lambda::Function', 'FunctionsWorkerFunction');
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: workerId },
+      BatchSize: 5,
+      MaximumBatchingWindowInSeconds: 2,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('routes AgentTurnRequested events on its own named bus to the queue, and undeliverable ones to the dead-letter queue', () => {
+    const template = templateFor();
+    const [busId] = resource(template, 'AWS::Events::EventBus', 'AsyncTurnsBus');
+    const [queueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    const [deadLetterId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsDeadLetterQueue');
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'Agent-events' });
+    template.resourceCountIs('AWS::Events::Rule', 1);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: busId },
+      EventPattern: Match.exact({ 'detail-type': ['AgentTurnRequested'] }),
+      Targets: [{ Arn: { 'Fn::GetAtt': [queueId, 'Arn'] }, DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } }, Id: Match.anyValue() }],
+    });
+  });
+
+  it('lets only that rule send to the queue', () => {
+    const template = templateFor();
+    const [queueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    const [ruleId] = resource(template, 'AWS::Events::Rule', 'AsyncTurnsTurnRequested');
+    const [, policy] = resource(template, 'AWS::SQS::QueuePolicy', 'AsyncTurnsQueuePolicy');
+    const allows = policy.Properties.PolicyDocument.Statement.filter((statement: { Effect: string }) => statement.Effect === 'Allow');
+    expect(allows).toEqual([{
+      Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+      Effect: 'Allow',
+      Principal: { Service: 'events.amazonaws.com' },
+      Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
+      Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
+    }]);
+  });
+});
+
+describe('McpAgentStack outputs', () => {
+  it('outputs the API URL, table, queues, bus and worker, once each', () => {
+    const outputs = templateFor().toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'DeadLetterQueueUrl', 'EventBusName', 'ModelApiKeySecretArn', 'QueueUrl', 'TableName', 'WorkerFunctionName']);
+    expect(JSON.stringify(outputs.ApiUrl!.Value)).toMatch(/execute-api/);
+  });
+
+  it('outputs the secret to fill in only when the stack created it', () => {
+    const [secretId] = resource(templateFor(), 'AWS::SecretsManager::Secret', 'ModelApiKey');
+    templateFor().hasOutput('ModelApiKeySecretArn', { Value: { Ref: secretId } });
+    const given = templateFor({ modelApiKeyParameterName: '/mcp-agent/model-api-key' }).toJSON().Outputs;
+    expect(given).not.toHaveProperty('ModelApiKeySecretArn');
+  });
+});
