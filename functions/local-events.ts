@@ -1,5 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { PRELUDE_CONTENT_TYPE, PRELUDE_DELIMITER } from './awslambda.ts';
 
 /** API Gateway's own payload limit; the handler applies the configured, smaller one. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -73,4 +75,62 @@ export function localContext(turnTimeoutMs: number): Context {
     fail: () => {},
     succeed: () => {},
   };
+}
+
+/** What the streaming handler writes to: a Lambda response stream, with the runtime's setContentType. */
+export type LocalResponseStream = Writable & { setContentType(contentType: string): void };
+
+/**
+ * A Lambda response stream that answers a node:http request, as the Lambda service and API Gateway
+ * do with the real one: the metadata prelude (JSON up to 8 NUL bytes) becomes the status and
+ * headers, every later byte goes to the client as it comes. A client that hangs up destroys the
+ * stream, so the handler sees the disconnect a real one would.
+ */
+export function responseStreamTo(outgoing: ServerResponse): LocalResponseStream {
+  let contentType = 'application/octet-stream';
+  /** The bytes of the prelude received so far; undefined once the status and headers are out. */
+  let head: Buffer | undefined = Buffer.alloc(0);
+
+  /** Returns the part of the chunk that is body, once the status and headers could be sent. */
+  const readHead = (received: Buffer, chunk: Buffer): Buffer | undefined => {
+    if (contentType !== PRELUDE_CONTENT_TYPE) {
+      head = undefined;
+      outgoing.writeHead(200, { 'content-type': contentType });
+      return chunk;
+    }
+    const bytes = Buffer.concat([received, chunk]);
+    const end = bytes.indexOf(PRELUDE_DELIMITER);
+    if (end < 0) {
+      head = bytes;
+      return undefined;
+    }
+    head = undefined;
+    const prelude = JSON.parse(bytes.subarray(0, end).toString('utf8')) as { statusCode?: number; headers?: Record<string, string> };
+    outgoing.writeHead(prelude.statusCode ?? 200, prelude.headers ?? {});
+    // An event stream's client should see the status now, not with the first event.
+    outgoing.flushHeaders();
+    return bytes.subarray(end + PRELUDE_DELIMITER.length);
+  };
+
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      const body = head === undefined ? chunk : readHead(head, chunk);
+      if (body === undefined || body.length === 0 || outgoing.write(body)) return callback();
+      outgoing.once('drain', () => callback());
+    },
+    final(callback) {
+      if (head !== undefined) {
+        // A prelude cut short is a broken integration response (API Gateway answers it with 502);
+        // a plain stream with nothing written is an empty 200.
+        const broken = contentType === PRELUDE_CONTENT_TYPE;
+        outgoing.writeHead(broken ? 502 : 200, broken ? {} : { 'content-type': contentType });
+      }
+      outgoing.end(() => callback());
+    },
+  });
+  outgoing.once('close', () => {
+    // Without an error: nothing may be listening yet, and the handler learns of it by its writes.
+    if (!outgoing.writableFinished) stream.destroy();
+  });
+  return Object.assign(stream, { setContentType: (type: string) => void (contentType = type) });
 }

@@ -1,8 +1,9 @@
 /**
  * `npm start`: the service on http://localhost:3000 (PORT overrides), with an embedded
  * DynamoDB-compatible store (dynalite, data under .data/), the MCP servers of agent.yml, and the
- * model from OPENAI_BASE_URL / OPENAI_API_KEY / LLM_MODEL. Requests go through the Lambda HTTP
- * handler itself, as API Gateway REST proxy events.
+ * model from OPENAI_BASE_URL / OPENAI_API_KEY / LLM_MODEL. Requests go through the streaming Lambda
+ * handler itself (functions/stream.ts), as API Gateway REST proxy events with a response stream:
+ * JSON for every route, Server-Sent Events for a turn whose client accepts `text/event-stream`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { loadConfig } from '../lib/config/load.ts';
 import { MODEL_NOT_CONFIGURED } from '../lib/agent/agent.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
-import { readRequest, toLocalEvent, localContext } from './local-events.ts';
+import { localContext, readRequest, responseStreamTo, toLocalEvent } from './local-events.ts';
 
 const config = loadConfig();
 const port = Number(process.env.PORT ?? 3000);
@@ -26,16 +27,21 @@ process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 await ensureTable(new DynamoDBClient({}), config.conversation.tableName);
 
-// Imported only now: the handler builds its DynamoDB client from the environment set above.
-const { handler, agent } = await import('./http.ts');
+// Imported only now: the handler builds its DynamoDB client from the environment set above (and
+// finds no Lambda runtime, so functions/awslambda.ts stands in for its `awslambda` global).
+const { handler, agent } = await import('./stream.ts');
 const context = localContext(config.turn.timeoutMs);
 
 const server = createServer(async (incoming, outgoing) => {
   try {
     const body = await readRequest(incoming);
-    const result = await handler(toLocalEvent(incoming, body), context);
-    outgoing.writeHead(result.statusCode, result.headers as Record<string, string>).end(result.body);
+    await handler(toLocalEvent(incoming, body), responseStreamTo(outgoing), context);
   } catch (error) {
+    // Once the status is out, all that is left is to close the connection (the client may be gone).
+    if (outgoing.headersSent) {
+      outgoing.destroy();
+      return;
+    }
     const tooLarge = (error as { code?: string }).code === 'body_too_large';
     outgoing.writeHead(tooLarge ? 413 : 500, { 'content-type': 'application/json' }).end(
       JSON.stringify({ error: { code: tooLarge ? 'body_too_large' : 'internal_error', message: (error as Error).message } }),
@@ -54,6 +60,7 @@ server.listen(port, process.env.HOST ?? '127.0.0.1', () => {
       say(`MCP server "${mcp.name}" (${mcp.transport}): ${mcp.status}, ${mcp.toolCount} tools${mcp.error ? ` (${mcp.error})` : ''}`);
     }
     say(`Try: curl -s localhost:${actualPort}/conversations -H 'content-type: application/json' -d '{"message":"What is the weather in Shanghai?"}'`);
+    say(`Or watch the turn as Server-Sent Events: the same with -N -H 'accept: text/event-stream'`);
   });
 });
 

@@ -1,9 +1,7 @@
-import { InputError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { Agent } from '../agent/agent.ts';
-import { checkRequestId } from '../agent/validate-input.ts';
-import { readJsonObject } from './body.ts';
+import { readAskInput } from './ask-input.ts';
 import { errorResponse, failedTurnResponse, json } from './errors.ts';
 import { matchRoute } from './routes.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -14,7 +12,7 @@ export interface HttpHandlerOptions {
   maxBodyBytes: number;
 }
 
-/** The HTTP contract of DESIGN.md, shared by the Lambda handler and the local server. */
+/** The HTTP contract of DESIGN.md, shared by the Lambda handlers and the local server. */
 export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRequest) => Promise<HttpResponse> {
   const { agent, logger, maxBodyBytes } = options;
 
@@ -31,19 +29,7 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
         return { statusCode: 204, headers: {}, body: '' };
       case 'createConversation':
       case 'postMessage': {
-        const body = readJsonObject(request, maxBodyBytes);
-        const unknown = Object.keys(body).filter((key) => key !== 'message' && key !== 'requestId');
-        if (unknown.length > 0) {
-          throw new InputError(400, 'unknown_field', `Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')}: the body takes "message" and optionally "requestId".`);
-        }
-        checkRequestId(body.requestId);
-        const result = await agent.ask({
-          message: body.message as string,
-          ...(match.conversationId === undefined ? {} : { conversationId: match.conversationId }),
-          ...(body.requestId === undefined ? {} : { requestId: body.requestId }),
-          ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
-          ...owner,
-        });
+        const result = await agent.ask(readAskInput(request, match, maxBodyBytes));
         return turnResponse(result, match.route === 'createConversation' ? 201 : 200);
       }
     }
@@ -53,12 +39,17 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
     try {
       return await route(request);
     } catch (error) {
-      const response = errorResponse(error, logger);
-      const allow = (error as { allow?: string }).allow;
-      if (allow) response.headers.allow = allow;
-      return response;
+      return contractErrorResponse(error, logger);
     }
   };
+}
+
+/** errorResponse, plus the `Allow` header a 405 must carry. */
+export function contractErrorResponse(error: unknown, logger: Logger): HttpResponse {
+  const response = errorResponse(error, logger);
+  const allow = (error as { allow?: string } | undefined)?.allow;
+  if (allow) response.headers.allow = allow;
+  return response;
 }
 
 function turnResponse(result: TurnResult, status: number): HttpResponse {

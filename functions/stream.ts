@@ -1,0 +1,72 @@
+/**
+ * Lambda entry for the conversation routes, with response streaming (API Gateway REST proxy events,
+ * `responseTransferMode: STREAM`): Server-Sent Events for a client that accepts
+ * `text/event-stream`, the buffered contract's JSON for everyone else. Streaming is also what lets
+ * a turn run past API Gateway's 29 s, up to the function's 15 minutes.
+ *
+ * middy 7 streams through `executionMode: executionModeStreamifyResponse` (older middy spelt it
+ * `streamifyResponse: true`): the handler returns {statusCode, headers, body}; middy writes the
+ * prelude through awslambda.HttpResponseStream and pipes the body, a string or a stream.
+ */
+import './awslambda.ts';
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { APIGatewayProxyEvent, StreamifyHandler } from 'aws-lambda';
+import { errorResponse } from '../lib/http/errors.ts';
+import { createStreamingHttpHandler, type StreamingHttpResponse } from '../lib/http/handle-stream.ts';
+import { EventStreamBody } from '../lib/http/stream-turn.ts';
+import { fromApiGatewayEvent } from './api-gateway.ts';
+import { agent, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
+
+export { agent };
+const handle = createStreamingHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: config.http.heartbeatMs });
+
+/** The turn behind an event-stream response; nothing to wait for after a buffered one. */
+const turnSettled = (request: Request): Promise<void> | undefined => {
+  const body = (request.response as { body?: unknown } | undefined)?.body;
+  return body instanceof EventStreamBody ? body.settled : undefined;
+};
+
+/**
+ * middy runs `after` when the handler returns, which for an event stream is when the turn has only
+ * begun. Powertools' `after` publishes the metrics, closes the handler's trace segment and resets
+ * the log keys: deferred here to the turn's end, they cover the whole turn, as in functions/http.ts.
+ */
+function afterTurnSettles(middleware: MiddlewareObj): MiddlewareObj {
+  const { after } = middleware;
+  if (!after) return middleware;
+  return {
+    ...middleware,
+    after: (request) => {
+      const settled = turnSettled(request);
+      if (!settled) return after(request);
+      void settled.then(() => after(request)).catch((error: unknown) => logger.error('a middleware failed after the stream', { error: String(error) }));
+    },
+  };
+}
+
+const streaming = middy<APIGatewayProxyEvent, StreamingHttpResponse>({
+  executionMode: executionModeStreamifyResponse,
+  // Runs once the body is written or the client has gone; waiting for the turn here keeps the
+  // invocation alive until it is stored, even when nobody is listening any more.
+  requestEnd: async (request) => {
+    await turnSettled(request);
+  },
+})
+  .use(afterTurnSettles(injectLambdaContext(powertools, { resetKeys: true })))
+  .use(afterTurnSettles(logMetrics(metrics)))
+  // The response is a stream (and a turn's text), not metadata worth storing in the trace.
+  .use(afterTurnSettles(captureLambdaHandler(tracer, { captureResponse: false })))
+  .handler(async (event, context) => {
+    try {
+      return await handle(fromApiGatewayEvent(event, context, authMode));
+    } catch (error) {
+      return errorResponse(error, logger);
+    }
+  });
+
+/** middy's types describe buffered handlers; in streaming mode the runtime calls (event, responseStream, context). */
+export const handler = streaming as unknown as StreamifyHandler<APIGatewayProxyEvent, void>;

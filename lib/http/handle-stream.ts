@@ -1,0 +1,49 @@
+import { readAskInput } from './ask-input.ts';
+import { contractErrorResponse, createHttpHandler, type HttpHandlerOptions } from './handle.ts';
+import { matchRoute, type RouteMatch } from './routes.ts';
+import { acceptsEventStream } from './sse.ts';
+import { streamTurn, type EventStreamResponse } from './stream-turn.ts';
+import type { HttpRequest, HttpResponse } from './types.ts';
+
+export interface StreamingHttpHandlerOptions extends HttpHandlerOptions {
+  /** How often an event stream carries a heartbeat comment while the turn runs. */
+  heartbeatMs: number;
+}
+
+export type StreamingHttpResponse = HttpResponse | EventStreamResponse;
+
+/**
+ * The HTTP contract with Server-Sent Events: a POST to a conversation route from a client that
+ * accepts `text/event-stream` gets the turn as events; every other request gets exactly the
+ * buffered contract's response.
+ */
+export function createStreamingHttpHandler(options: StreamingHttpHandlerOptions): (request: HttpRequest) => Promise<StreamingHttpResponse> {
+  const handleBuffered = createHttpHandler(options);
+  return async (request) => {
+    const match = eventStreamRoute(request);
+    if (!match) return handleBuffered(request);
+    let input;
+    try {
+      input = readAskInput(request, match, options.maxBodyBytes);
+    } catch (error) {
+      return contractErrorResponse(error, options.logger);
+    }
+    return streamTurn(input, options);
+  };
+}
+
+export function isEventStreamResponse(response: StreamingHttpResponse): response is EventStreamResponse {
+  return typeof response.body !== 'string';
+}
+
+/** The turn routes, when the client asked for events; a route error is left to the buffered contract. */
+function eventStreamRoute(request: HttpRequest): RouteMatch | undefined {
+  if (!acceptsEventStream(request.headers.accept)) return undefined;
+  let match: RouteMatch;
+  try {
+    match = matchRoute(request.method, request.path);
+  } catch {
+    return undefined;
+  }
+  return match.route === 'createConversation' || match.route === 'postMessage' ? match : undefined;
+}

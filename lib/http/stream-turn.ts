@@ -1,0 +1,101 @@
+import { PassThrough } from 'node:stream';
+import type { Logger } from '../core/logger.ts';
+import type { Agent, AskInput } from '../agent/agent.ts';
+import type { LoopEvent } from '../agent/events.ts';
+import { contractErrorResponse } from './handle.ts';
+import { EVENT_STREAM_HEADERS, encodeComment, encodeJsonEvent } from './sse.ts';
+import { finalEventData, loopEventData } from './turn-events.ts';
+import type { HttpResponse } from './types.ts';
+
+/**
+ * The body of an event-stream response: SSE text as the turn runs. `settled` resolves once the
+ * turn has ended (stored, or failed) and the last event is written: a Lambda must not return
+ * before then, or a client that went away would take the turn down with it.
+ */
+export class EventStreamBody extends PassThrough {
+  settled: Promise<void> = Promise.resolve();
+}
+
+export interface EventStreamResponse {
+  statusCode: 200;
+  headers: Record<string, string>;
+  body: EventStreamBody;
+}
+
+export interface StreamTurnOptions {
+  agent: Agent;
+  logger: Logger;
+  heartbeatMs: number;
+}
+
+/**
+ * Runs one turn for a client that asked for Server-Sent Events. Nothing is promised before the turn
+ * really starts, so a busy conversation (409) or a missing model (503) gets its usual JSON answer:
+ *
+ *   turn fails before any loop event   -> the JSON error response, status and all
+ *   first loop event (round-start),
+ *   or the result (a replayed turn)    -> 200 event stream: loop events as they happen, a heartbeat
+ *                                         comment every heartbeatMs, then `turn-end` or `error`
+ */
+export function streamTurn(input: AskInput, options: StreamTurnOptions): Promise<HttpResponse | EventStreamResponse> {
+  const { agent, logger, heartbeatMs } = options;
+  const body = new EventStreamBody();
+  let nextId = 1;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let ended = false;
+
+  // A client that disconnects mid-turn costs only its own events; the turn runs on and is stored.
+  body.on('close', () => {
+    if (!ended) logger.warn('event stream closed by the client before the turn ended; the turn continues', { conversationId: input.conversationId, requestId: input.requestId });
+  });
+  const write = (text: string) => {
+    if (!ended && !body.destroyed) body.write(text);
+  };
+  const send = (name: string, data: unknown) => write(encodeJsonEvent(name, nextId++, data));
+
+  return new Promise((respond) => {
+    let committed = false;
+    const commit = () => {
+      if (committed) return;
+      committed = true;
+      heartbeat = setInterval(() => write(encodeComment('heartbeat')), heartbeatMs);
+      respond({ statusCode: 200, headers: { ...EVENT_STREAM_HEADERS }, body });
+    };
+    // Called inside the loop: whatever goes wrong with the stream must not break the turn.
+    const onEvent = (event: LoopEvent) => {
+      try {
+        commit();
+        const { name, data } = loopEventData(event);
+        send(name, data);
+      } catch (error) {
+        logger.error('could not stream a loop event', { event: event.type, error: String(error) });
+      }
+    };
+
+    body.settled = agent
+      .ask({ ...input, onEvent })
+      .then(
+        (result) => {
+          commit();
+          const final = finalEventData({ result });
+          send(final.name, final.data);
+        },
+        (error: unknown) => {
+          const failure = contractErrorResponse(error, logger);
+          if (!committed) {
+            committed = true;
+            respond(failure);
+            return;
+          }
+          const final = finalEventData({ failure });
+          send(final.name, final.data);
+        },
+      )
+      .catch((error: unknown) => logger.error('could not write the last event of a stream', { error: String(error) }))
+      .finally(() => {
+        clearInterval(heartbeat);
+        ended = true;
+        if (!body.destroyed) body.end();
+      });
+  });
+}

@@ -1,0 +1,42 @@
+import type { LoopEvent } from '../agent/events.ts';
+import type { TurnResult } from '../core/turn.ts';
+import { failedTurnResponse } from './errors.ts';
+import type { HttpResponse } from './types.ts';
+
+/** What a streaming client receives for each loop event: the event's name and its JSON data. */
+export function loopEventData(event: LoopEvent): { name: LoopEvent['type']; data: Record<string, unknown> } {
+  switch (event.type) {
+    case 'round-start':
+      return { name: event.type, data: { round: event.round } };
+    case 'tool-call':
+      return { name: event.type, data: { round: event.round, id: event.call.id, name: event.call.name, arguments: parsedArguments(event.call.arguments) } };
+    case 'tool-result': {
+      const { id, name, ok, durationMs } = event.result;
+      return { name: event.type, data: { round: event.round, id, name, ok, durationMs } };
+    }
+  }
+}
+
+/**
+ * The last event of a stream: `turn-end` with the turn result (the JSON API's body), or `error`
+ * with the JSON API's error body and the status it would have answered with.
+ */
+export function finalEventData(outcome: { result: TurnResult } | { failure: HttpResponse }): { name: 'turn-end' | 'error'; data: unknown } {
+  if ('failure' in outcome) return errorEventData(outcome.failure);
+  const { result } = outcome;
+  if (result.error) return errorEventData(failedTurnResponse({ ...result, error: result.error }));
+  return { name: 'turn-end', data: result };
+}
+
+function errorEventData(response: HttpResponse): { name: 'error'; data: unknown } {
+  return { name: 'error', data: { ...(JSON.parse(response.body) as Record<string, unknown>), status: response.statusCode } };
+}
+
+/** As in the turn result's tool calls: parsed when the model's arguments are JSON, else the raw text. */
+function parsedArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

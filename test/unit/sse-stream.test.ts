@@ -1,0 +1,157 @@
+import { once } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ModelError } from '../../lib/core/errors.ts';
+import { silentLogger } from '../../lib/core/logger.ts';
+import { createHttpHandler } from '../../lib/http/handle.ts';
+import { createStreamingHttpHandler, isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
+import type { HttpRequest } from '../../lib/http/types.ts';
+import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
+import { agentFixture } from '../support/agent-fixture.ts';
+import { eventNames, eventStreamReader } from '../support/sse-client.ts';
+
+const HEARTBEAT_MS = 20;
+
+function streaming(script: ScriptedStep[] | null) {
+  const fixture = agentFixture(script);
+  const warnings: string[] = [];
+  const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+  const options = { agent: fixture.agent, logger, maxBodyBytes: fixture.config.http.maxBodyBytes, heartbeatMs: HEARTBEAT_MS };
+  const handle = createStreamingHttpHandler(options);
+  const buffered = createHttpHandler(options);
+  const request = (method: string, path: string, body?: unknown, accept = 'text/event-stream'): HttpRequest => ({
+    method,
+    path,
+    headers: { 'content-type': 'application/json', accept },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { ...fixture, handle, buffered, request, warnings };
+}
+
+/** Reads an event-stream response to its end. */
+async function readEvents(response: StreamingHttpResponse) {
+  if (!isEventStreamResponse(response)) throw new Error(`expected an event stream, got ${response.statusCode} ${response.body}`);
+  const reader = eventStreamReader();
+  for await (const chunk of response.body) reader.feed(String(chunk));
+  await response.body.settled;
+  return reader;
+}
+
+/** A model step that answers only when the test says so. */
+function heldReply() {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const step: ScriptedStep = async () => {
+    await released;
+    return textReply('held');
+  };
+  return { step, release };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the streaming HTTP contract', () => {
+  it.each([
+    ['a question without Accept: text/event-stream', 'POST', '/conversations/plain/messages', { message: 'hi' }, 'application/json'],
+    ['a read, even from an event-stream client', 'GET', '/conversations/none', undefined, 'text/event-stream'],
+    ['health, even from an event-stream client', 'GET', '/health', undefined, 'text/event-stream'],
+    ['a wrong method, even from an event-stream client', 'PUT', '/conversations', { message: 'hi' }, 'text/event-stream'],
+    ['an unknown route, even from an event-stream client', 'POST', '/nope', { message: 'hi' }, 'text/event-stream'],
+    ['a generic */* client', 'POST', '/conversations/star/messages', { message: 'hi' }, '*/*'],
+  ])('answers %s exactly as the buffered contract does', async (_, method, path, body, accept) => {
+    const streamed = streaming([textReply('same')]);
+    const buffered = streaming([textReply('same')]);
+
+    const response = await streamed.handle(streamed.request(method, path, body, accept));
+    const expected = await buffered.buffered(buffered.request(method, path, body, accept));
+
+    expect(response).toEqual(expected);
+  });
+
+  it('streams round-start, tool-call and tool-result events with increasing ids, then turn-end', async () => {
+    const { handle, request } = streaming([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('晴')]);
+
+    const response = await handle(request('POST', '/conversations', { message: '天气' }));
+    const stream = await readEvents(response);
+
+    expect(response.statusCode).toBe(200);
+    expect(eventNames(stream)).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'turn-end']);
+    expect(stream.events.map((event) => event.id)).toEqual(['1', '2', '3', '4', '5']);
+    expect(stream.events[4]!.data).toMatchObject({ turn: 1, reply: '晴', stopReason: 'completed', toolCalls: [{ id: 'c1', ok: true }] });
+  });
+
+  it('sends a heartbeat comment every heartbeatMs while the turn runs, and clears the timer when it ends', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const held = heldReply();
+    const { handle, request } = streaming([held.step]);
+
+    const response = await handle(request('POST', '/conversations/slow/messages', { message: 'hi' }));
+    vi.advanceTimersByTime(HEARTBEAT_MS * 3);
+    held.release();
+    const stream = await readEvents(response);
+
+    expect(stream.received.map((item) => (item.kind === 'event' ? item.event : `: ${item.text}`))).toEqual(['round-start', ': heartbeat', ': heartbeat', ': heartbeat', 'turn-end']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('ends with an error event carrying the JSON error and its status when the model fails mid-stream', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const { handle, request } = streaming([new ModelError('model_timeout', 'no answer within 60 s', { timeout: true })]);
+
+    const stream = await readEvents(await handle(request('POST', '/conversations/late/messages', { message: 'hi' })));
+
+    expect(eventNames(stream)).toEqual(['round-start', 'error']);
+    expect(stream.events[1]!.data).toEqual({ error: { code: 'model_timeout', message: expect.stringMatching(/no answer within 60 s/) }, status: 504 });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('answers a busy conversation with the 409 JSON response before committing to a stream', async () => {
+    const held = heldReply();
+    const { handle, request } = streaming([held.step]);
+    const first = await handle(request('POST', '/conversations/busy/messages', { message: 'one' }));
+
+    const second = await handle(request('POST', '/conversations/busy/messages', { message: 'two' }));
+
+    expect(second).toMatchObject({ statusCode: 409, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(JSON.parse(second.body as string)).toMatchObject({ error: { code: 'conversation_busy' } });
+    held.release();
+    expect(eventNames(await readEvents(first))).toEqual(['round-start', 'turn-end']);
+  });
+
+  it('answers 503 JSON when no model is configured', async () => {
+    const { handle, request } = streaming(null);
+    const response = await handle(request('POST', '/conversations', { message: 'hi' }));
+    expect(response).toMatchObject({ statusCode: 503, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(JSON.parse(response.body as string)).toMatchObject({ error: { code: 'model_not_configured' } });
+  });
+
+  it('streams a replayed turn (same requestId) as a single turn-end event', async () => {
+    const { handle, request, model } = streaming([textReply('once')]);
+    await readEvents(await handle(request('POST', '/conversations/again/messages', { message: 'hi', requestId: 'r-1' })));
+
+    const replay = await readEvents(await handle(request('POST', '/conversations/again/messages', { message: 'hi', requestId: 'r-1' })));
+
+    expect(eventNames(replay)).toEqual(['turn-end']);
+    expect(replay.events[0]!.data).toMatchObject({ conversationId: 'again', turn: 1, reply: 'once' });
+    expect(model!.requests).toHaveLength(1);
+  });
+
+  it('finishes and stores the turn of a client that disconnects, and stops its heartbeat', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const held = heldReply();
+    const { handle, request, agent, warnings } = streaming([held.step]);
+    const response = await handle(request('POST', '/conversations/gone/messages', { message: 'hi' }));
+    if (!isEventStreamResponse(response)) throw new Error('expected an event stream');
+
+    response.body.destroy();
+    await once(response.body, 'close');
+    vi.advanceTimersByTime(HEARTBEAT_MS * 2);
+    held.release();
+    await response.body.settled;
+
+    expect(warnings).toEqual([expect.stringMatching(/closed by the client before the turn ended/)]);
+    expect((await agent.getConversation({ conversationId: 'gone' })).turns).toEqual([expect.objectContaining({ turn: 1, stopReason: 'completed' })]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
