@@ -8,10 +8,11 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { corsHeaders } from '../lib/http/cors.ts';
 import { errorResponse } from '../lib/http/errors.ts';
 import { createHttpHandler } from '../lib/http/handle.ts';
 import { fromApiGatewayEvent, toApiGatewayResult } from './api-gateway.ts';
-import { agent, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
+import { agent, allowedOrigins, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
 export { agent };
 const handle = createHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes });
@@ -27,5 +28,6 @@ export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     } catch (error) {
       response = errorResponse(error, logger);
     }
+    Object.assign(response.headers, corsHeaders(event.headers?.origin ?? event.headers?.Origin, allowedOrigins));
     return toApiGatewayResult(response);
   });

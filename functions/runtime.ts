@@ -10,6 +10,7 @@
  *   OPENAI_API_KEY_PARAMETER_NAME     an SSM parameter with it
  *   AUTH_MODE                         none | iam | cognito: who owns a conversation
  *   EVENT_BUS_NAME                    where finished asynchronous turns are announced
+ *   CORS_ALLOW_ORIGINS                `*` or comma-separated origins allowed to read API responses
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -22,12 +23,18 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
 import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
 import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
+import { parseAllowedOrigins } from '../lib/http/cors.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
 
 const SERVICE = process.env.POWERTOOLS_SERVICE_NAME ?? 'mcp-agent';
 
 export const tracer = new Tracer({ serviceName: SERVICE });
-export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'McpAgent', serviceName: SERVICE });
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'McpAgent',
+  serviceName: SERVICE,
+  // Health checks and rejected requests record no metrics by design; Powertools would warn on each.
+  logger: { ...console, warn: (...parts: unknown[]) => String(parts[0]).startsWith('No application metrics to publish') || console.warn(...parts) },
+});
 
 const apiKey = await readModelApiKey({
   ...(process.env.OPENAI_API_KEY_SECRET_ARN ? { secretId: process.env.OPENAI_API_KEY_SECRET_ARN } : {}),
@@ -54,3 +61,6 @@ function parseAuthMode(value: string | undefined): 'none' | 'iam' | 'cognito' {
   if (value === 'iam' || value === 'cognito') return value;
   throw new Error(`AUTH_MODE must be none, iam or cognito, not "${value}"`);
 }
+
+/** Origins whose browsers may read the API's responses (the stack passes its CORS setting). */
+export const allowedOrigins = parseAllowedOrigins(process.env.CORS_ALLOW_ORIGINS);

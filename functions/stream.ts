@@ -15,11 +15,12 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, StreamifyHandler } from 'aws-lambda';
+import { corsHeaders } from '../lib/http/cors.ts';
 import { errorResponse } from '../lib/http/errors.ts';
 import { createStreamingHttpHandler, type StreamingHttpResponse } from '../lib/http/handle-stream.ts';
 import { EventStreamBody } from '../lib/http/stream-turn.ts';
 import { fromApiGatewayEvent } from './api-gateway.ts';
-import { agent, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
+import { agent, allowedOrigins, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
 export { agent };
 const handle = createStreamingHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: config.http.heartbeatMs });
@@ -61,11 +62,14 @@ const streaming = middy<APIGatewayProxyEvent, StreamingHttpResponse>({
   // The response is a stream (and a turn's text), not metadata worth storing in the trace.
   .use(afterTurnSettles(captureLambdaHandler(tracer, { captureResponse: false })))
   .handler(async (event, context) => {
+    let response: StreamingHttpResponse;
     try {
-      return await handle(fromApiGatewayEvent(event, context, authMode));
+      response = await handle(fromApiGatewayEvent(event, context, authMode));
     } catch (error) {
-      return errorResponse(error, logger);
+      response = errorResponse(error, logger);
     }
+    Object.assign(response.headers, corsHeaders(event.headers?.origin ?? event.headers?.Origin, allowedOrigins));
+    return response;
   });
 
 /** middy's types describe buffered handlers; in streaming mode the runtime calls (event, responseStream, context). */

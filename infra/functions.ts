@@ -31,6 +31,8 @@ export const POWERTOOLS_ENVIRONMENT = {
 export interface AgentFunctionsProps {
   /** Set on every function (auth mode, model settings, where the model API key lives). */
   environment: Record<string, string>;
+  /** Origins allowed to read API responses: the API functions answer with Access-Control-Allow-Origin. */
+  corsAllowOrigins: string[];
   tableName: string;
   bundling: BundlingOptions;
   removalPolicy: RemovalPolicy;
@@ -60,7 +62,7 @@ export class AgentFunctions extends Construct {
       ...FUNCTION_SIZING.stream,
       entry: FUNCTION_ENTRIES.stream,
       description: 'MCP agent: the conversation routes, streamed (SSE or JSON)',
-      environment: { ...environment, CONVERSATIONS_TABLE: props.tableName },
+      environment: { ...environment, CONVERSATIONS_TABLE: props.tableName, CORS_ALLOW_ORIGINS: props.corsAllowOrigins.join(',') },
     });
     this.worker = new AgentFunction(this, 'Worker', {
       ...shared,
@@ -74,7 +76,7 @@ export class AgentFunctions extends Construct {
       ...FUNCTION_SIZING.http,
       entry: FUNCTION_ENTRIES.http,
       description: 'MCP agent: GET /health',
-      environment,
+      environment: { ...environment, CORS_ALLOW_ORIGINS: props.corsAllowOrigins.join(',') },
     });
   }
 }

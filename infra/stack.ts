@@ -38,6 +38,7 @@ export class McpAgentStack extends Stack {
         ...(settings.modelName === undefined ? {} : { LLM_MODEL: settings.modelName }),
       },
       tableName: conversations.table.tableName,
+      corsAllowOrigins: settings.corsAllowOrigins,
       bundling: functionBundling(agentConfigPath(settings.agentConfig)),
       removalPolicy,
     });

@@ -73,6 +73,8 @@ describe('functions/http.ts under IAM auth', () => {
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toMatchObject({ conversationId: 'shared-id', turn: 1, reply: '上海多云', stopReason: 'completed' });
 
+    expect(response.headers).toMatchObject({ 'access-control-allow-origin': '*' });
+
     const owner = await handler(get('/conversations/shared-id', baseEvent.requestContext.identity.userArn!), contextWith(10_000));
     expect(owner.statusCode).toBe(200);
     const stranger = await handler(get('/conversations/shared-id', 'arn:aws:iam::123456789012:user/mallory'), contextWith(10_000));

@@ -19,6 +19,8 @@ const DEMO_SERVER = fileURLToPath(new URL('../../lib/demo/server.ts', import.met
 const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
 const EVENT_STREAM = 'text/event-stream';
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** Without CORS_ALLOW_ORIGINS every origin may read responses (the stack narrows it). */
+const CORS = { 'access-control-allow-origin': '*' };
 const modelFailure = { status: 500, body: { error: { message: 'upstream exploded', type: 'server_error' } }, headers: { 'x-should-retry': 'false' } };
 
 /** A REST proxy event for a conversation route, as API Gateway sends it (header names as the client wrote them). */
@@ -145,7 +147,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
 
     // The runtime's wire format: the prelude carries the status and headers.
     expect(response.contentType).toBe('application/vnd.awslambda.http-integration-response');
-    expect(response.prelude).toEqual({ statusCode: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
+    expect(response.prelude).toEqual({ statusCode: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...CORS } });
     expect(eventNames(response)).toEqual(['round-start', 'tool-call', 'tool-call', 'tool-result', 'tool-result', 'round-start', 'turn-end']);
     expect(response.events.map((event) => event.id)).toEqual(['1', '2', '3', '4', '5', '6', '7']);
     expect(response.events.map((event) => event.data)).toEqual([
@@ -180,7 +182,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
 
   it('gives a client that does not ask for events exactly the buffered JSON response', async () => {
     const streamed = await invoke(ask('json-client', { message: '你好', requestId: 'req-json-1' }, 'application/json'));
-    expect(streamed.prelude).toEqual({ statusCode: 200, headers: { 'content-type': JSON_TYPE } });
+    expect(streamed.prelude).toEqual({ statusCode: 200, headers: { 'content-type': JSON_TYPE, ...CORS } });
     expect(JSON.parse(streamed.body)).toMatchObject({ conversationId: 'json-client', turn: 1, reply: 'JSON 的回答', stopReason: 'completed' });
 
     // The buffered entry replays the same stored turn (same requestId): same status, headers and body.
@@ -201,7 +203,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
   ])('answers %s with its 4xx JSON response, not a stream, even to an event-stream client', async (_, body, status, code) => {
     const requestsBefore = model.requests.length;
     const response = await invoke(ask('bad-input', body));
-    expect(response.prelude).toEqual({ statusCode: status, headers: { 'content-type': JSON_TYPE } });
+    expect(response.prelude).toEqual({ statusCode: status, headers: { 'content-type': JSON_TYPE, ...CORS } });
     expect(JSON.parse(response.body)).toMatchObject({ error: { code } });
     expect(model.requests).toHaveLength(requestsBefore);
   });
@@ -216,7 +218,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     expect(streamed.events[1]!.data).toEqual({ error: { code: 'model_unavailable', message: expect.stringMatching(/HTTP 500: upstream exploded.*history is unchanged/) }, status: 502 });
 
     const json = await invoke(ask('model-down', { message: '你好' }, 'application/json'));
-    expect(json.prelude).toEqual({ statusCode: 502, headers: { 'content-type': JSON_TYPE } });
+    expect(json.prelude).toEqual({ statusCode: 502, headers: { 'content-type': JSON_TYPE, ...CORS } });
     const { status, ...errorBody } = streamed.events[1]!.data as { status: number };
     expect({ status: json.prelude.statusCode, ...JSON.parse(json.body) }).toEqual({ status, ...errorBody });
     expect((await invoke(restEvent('GET', 'model-down'))).prelude.statusCode).toBe(404);
@@ -244,7 +246,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     const second = await invoke(ask('busy', { message: '第二个问题' }));
 
     // Assess
-    expect(second.prelude).toEqual({ statusCode: 409, headers: { 'content-type': JSON_TYPE } });
+    expect(second.prelude).toEqual({ statusCode: 409, headers: { 'content-type': JSON_TYPE, ...CORS } });
     expect(JSON.parse(second.body)).toMatchObject({ error: { code: 'conversation_busy' } });
     expect(eventNames(await first)).toEqual(['round-start', 'turn-end']);
   });

@@ -143,6 +143,16 @@ describe('McpAgentStack CORS', () => {
     });
   });
 
+  it('tells the API functions which origins may read their responses, and not the worker', () => {
+    const template = templateFor({ corsAllowOrigins: ['https://app.example.com', 'https://admin.example.com'] });
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as Properties[];
+    const originsOf = (description: string) =>
+      functions.find((resource) => resource.Properties.Description.includes(description))!.Properties.Environment.Variables.CORS_ALLOW_ORIGINS;
+    expect(originsOf('conversation routes')).toBe('https://app.example.com,https://admin.example.com');
+    expect(originsOf('GET /health')).toBe('https://app.example.com,https://admin.example.com');
+    expect(originsOf('asynchronous turns')).toBeUndefined();
+  });
+
   it.each(['DEFAULT_4XX', 'DEFAULT_5XX'])('puts the CORS origin on the %s responses API Gateway makes itself', (type) => {
     templateFor().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: type,

@@ -1,0 +1,17 @@
+/**
+ * CORS headers for a response. API Gateway answers the preflight (OPTIONS) itself, but the actual
+ * response comes from the function, and a browser reads it only when it carries
+ * Access-Control-Allow-Origin. `*` allows every origin; otherwise an allowed origin is echoed back
+ * (with `Vary: Origin`, so caches keep one answer per origin) and any other gets no header.
+ */
+export function corsHeaders(origin: string | undefined, allowedOrigins: readonly string[]): Record<string, string> {
+  if (allowedOrigins.includes('*')) return { 'access-control-allow-origin': '*' };
+  if (origin !== undefined && allowedOrigins.includes(origin)) return { 'access-control-allow-origin': origin, vary: 'Origin' };
+  return {};
+}
+
+/** `CORS_ALLOW_ORIGINS` as the stack sets it: `*`, or origins separated by commas. */
+export function parseAllowedOrigins(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return ['*'];
+  return value.split(',').map((origin) => origin.trim()).filter(Boolean);
+}

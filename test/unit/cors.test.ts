@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { corsHeaders, parseAllowedOrigins } from '../../lib/http/cors.ts';
+
+describe('corsHeaders', () => {
+  it('allows every origin with *', () => {
+    expect(corsHeaders('https://app.example.com', ['*'])).toEqual({ 'access-control-allow-origin': '*' });
+  });
+
+  it('echoes an allowed origin and varies on it', () => {
+    expect(corsHeaders('https://app.example.com', ['https://admin.example.com', 'https://app.example.com'])).toEqual({
+      'access-control-allow-origin': 'https://app.example.com',
+      vary: 'Origin',
+    });
+  });
+
+  it.each([['another origin', 'https://evil.example.com'], ['no origin', undefined]])('adds nothing for %s', (_, origin) => {
+    expect(corsHeaders(origin, ['https://app.example.com'])).toEqual({});
+  });
+});
+
+describe('parseAllowedOrigins', () => {
+  it.each([
+    [undefined, ['*']],
+    ['', ['*']],
+    ['*', ['*']],
+    ['https://a.example.com, https://b.example.com', ['https://a.example.com', 'https://b.example.com']],
+  ])('reads %j', (value, expected) => {
+    expect(parseAllowedOrigins(value)).toEqual(expected);
+  });
+});
