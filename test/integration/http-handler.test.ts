@@ -2,16 +2,13 @@
  * The real Lambda entry functions/http.ts, invoked locally with API Gateway REST proxy events, on
  * dynalite, the demo MCP server and the scripted model server, under IAM auth.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
+import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 
-const DEMO_SERVER = fileURLToPath(new URL('../../lib/demo/server.ts', import.meta.url));
 const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
 
 function contextWith(remainingMs: number): Context {
@@ -32,6 +29,7 @@ describe('functions/http.ts under IAM auth', () => {
   let model: ScriptedOpenAIServer;
   let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
   let close: () => Promise<void>;
+  let environment: { restore(): void };
 
   beforeAll(async () => {
     table = await startLocalTable();
@@ -42,21 +40,7 @@ describe('functions/http.ts under IAM auth', () => {
       toolCallsReply([{ id: 'call_2', name: 'getWeather', arguments: { city: '北京' } }]),
       { status: 200, body: textReply('too late'), delayMs: 10_000 },
     ]);
-    const folder = mkdtempSync(join(tmpdir(), 'http-handler-'));
-    writeFileSync(join(folder, 'agent.yml'), `turn: { reserveSeconds: 1 }\nmcpServers:\n  demo: { command: node, args: ["${DEMO_SERVER}"] }\n`);
-    Object.assign(process.env, {
-      AGENT_CONFIG: join(folder, 'agent.yml'),
-      AUTH_MODE: 'iam',
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'sk-test',
-      CONVERSATIONS_TABLE: table.tableName,
-      AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
-      AWS_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-    });
+    environment = stubLambdaEnvironment({ agentYml: ['turn: { reserveSeconds: 1 }'], modelBaseURL: model.baseURL, table, variables: { AUTH_MODE: 'iam' } });
     const entry = await import('../../functions/http.ts');
     handler = entry.handler as unknown as typeof handler;
     close = () => entry.agent.close();
@@ -66,6 +50,7 @@ describe('functions/http.ts under IAM auth', () => {
     await close?.();
     await model?.close();
     await table?.close();
+    environment?.restore();
   });
 
   it('answers a question and keeps the conversation for its owner only', async () => {

@@ -4,18 +4,15 @@
  * the bytes, which are read back as the runtime's wire format (metadata prelude, 8 NUL bytes, body)
  * and the body as Server-Sent Events. On dynalite, the demo MCP server and the scripted model server.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, StreamifyHandler } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
+import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import { eventNames, eventStreamReader, splitLambdaStream } from '../support/sse-client.ts';
 
-const DEMO_SERVER = fileURLToPath(new URL('../../lib/demo/server.ts', import.meta.url));
 const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
 const EVENT_STREAM = 'text/event-stream';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -66,7 +63,7 @@ function responseStream(onText?: (text: string, stream: Writable) => void) {
 describe('functions/stream.ts, the streaming Lambda entry', () => {
   let table: LocalTable;
   let model: ScriptedOpenAIServer;
-  let folder: string;
+  let environment: { restore(): void } | undefined;
   let handler: StreamifyHandler<APIGatewayProxyEvent, void>;
   let bufferedHandler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
   let close: () => Promise<void>;
@@ -100,25 +97,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
       toolCallsReply([{ id: 'call_gone', name: 'getWeather', arguments: { city: '广州' } }]),
       { status: 200, body: textReply('广州有雨'), delayMs: 300 },
     ]);
-    folder = mkdtempSync(join(tmpdir(), 'stream-handler-'));
-    writeFileSync(join(folder, 'agent.yml'), [
-      'model: { maxRetries: 0 }',
-      'http: { heartbeatSeconds: 0.05 }',
-      'mcpServers:',
-      `  demo: { command: node, args: [${JSON.stringify(DEMO_SERVER)}] }`,
-    ].join('\n'));
-    Object.assign(process.env, {
-      AGENT_CONFIG: join(folder, 'agent.yml'),
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'sk-test',
-      CONVERSATIONS_TABLE: table.tableName,
-      AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
-      AWS_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-    });
+    environment = stubLambdaEnvironment({ agentYml: ['model: { maxRetries: 0 }', 'http: { heartbeatSeconds: 0.05 }'], modelBaseURL: model.baseURL, table });
     const entry = await import('../../functions/stream.ts');
     handler = entry.handler;
     bufferedHandler = (await import('../../functions/http.ts')).handler as unknown as typeof bufferedHandler;
@@ -130,7 +109,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     await close?.();
     await model?.close();
     await table?.close();
-    rmSync(folder, { recursive: true, force: true });
+    environment?.restore();
   });
 
   it('streams round-start, each tool call and result, the next round, then turn-end with the full turn result', async () => {

@@ -5,22 +5,18 @@
  * EventBridge mocked at the SDK seam.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
+import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import directInvoke from '../fixtures/events/direct-invoke.json' with { type: 'json' };
 import eventBridgeEvent from '../fixtures/events/eventbridge-turn-requested.json' with { type: 'json' };
 import sqsBatch from '../fixtures/events/sqs-batch.json' with { type: 'json' };
 import sqsEventBridgeRecord from '../fixtures/events/sqs-eventbridge-record.json' with { type: 'json' };
 
-const DEMO_SERVER = fileURLToPath(new URL('../../lib/demo/server.ts', import.meta.url));
 const EVENT_BUS = 'mcp-agent-bus';
 
 // Before the worker module is imported, so the client it builds at module scope is the mocked one.
@@ -56,7 +52,7 @@ function announcedDetails(): Array<Record<string, unknown>> {
 describe('the worker Lambda handler, invoked locally', () => {
   let table: LocalTable;
   let model: ScriptedOpenAIServer;
-  let configDir: string;
+  let environment: { restore(): void } | undefined;
   let worker: Worker;
 
   beforeAll(async () => {
@@ -76,38 +72,12 @@ describe('the worker Lambda handler, invoked locally', () => {
       // The direct invoke.
       textReply('我可以调用 foo、getWeather、getNews 和 batchCancelOrdersByOrderNo。'),
     ]);
-    configDir = mkdtempSync(join(tmpdir(), 'worker-test-'));
-    const configFile = join(configDir, 'agent.yml');
-    writeFileSync(configFile, [
-      'maxRounds: 4',
-      'conversation:',
-      '  tableName: ${CONVERSATIONS_TABLE}',
-      'mcpServers:',
-      '  demo:',
-      '    command: node',
-      `    args: [${JSON.stringify(DEMO_SERVER)}]`,
-    ].join('\n'));
-
-    const environment: Record<string, string> = {
-      AGENT_CONFIG: configFile,
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_API_KEY_SECRET_ARN: '',
-      OPENAI_API_KEY_PARAMETER_NAME: '',
-      LLM_MODEL: 'gpt-4-turbo',
-      AUTH_MODE: '',
-      CONVERSATIONS_TABLE: table.tableName,
-      EVENT_BUS_NAME: EVENT_BUS,
-      AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      POWERTOOLS_SERVICE_NAME: 'mcp-agent',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_TRACE_ENABLED: 'false',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-    };
-    for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
+    environment = stubLambdaEnvironment({
+      agentYml: ['maxRounds: 4'],
+      modelBaseURL: model.baseURL,
+      table,
+      variables: { LLM_MODEL: 'gpt-4-turbo', EVENT_BUS_NAME: EVENT_BUS, POWERTOOLS_SERVICE_NAME: 'mcp-agent', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    });
     worker = await import('../../functions/worker.ts');
   });
 
@@ -115,8 +85,7 @@ describe('the worker Lambda handler, invoked locally', () => {
     await worker?.agent.close();
     await model?.close();
     await table?.close();
-    if (configDir) rmSync(configDir, { recursive: true, force: true });
-    vi.unstubAllEnvs();
+    environment?.restore();
     eventBridge.restore();
   });
 
