@@ -100,6 +100,11 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       messages.push(...unexecuted(calls, toolText.notExecuted(input.maxRounds)));
       return { kind: 'stop', reason: 'max_rounds' };
     }
+    // A reply that arrives with no time left must not start tools it could never wait for.
+    if (timeLeft() <= 0) {
+      messages.push(...unexecuted(calls, toolText.outOfTime()));
+      return { kind: 'stop', reason: 'deadline' };
+    }
     for (const call of calls) input.onEvent?.({ type: 'tool-call', round, call });
     const executed = await executeToolCalls(calls, {
       gateway: input.gateway,

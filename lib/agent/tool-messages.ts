@@ -18,6 +18,7 @@ export const toolText = {
   toolError: (text: string) => `Error: ${text}`,
   notExecuted: (maxRounds: number) =>
     `Not executed: the turn reached its limit of ${maxRounds} model replies before this call could run.`,
+  outOfTime: () => 'Not executed: the turn ran out of time before this call could run.',
   cancelledAtDeadline: (name: string) =>
     `Error: the turn ran out of time while "${name}" was running, so the call was cancelled; its effect is unknown.`,
 } as const;

@@ -25,7 +25,15 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
       const allowed = Object.keys(methods).join(', ');
       throw Object.assign(new InputError(405, 'method_not_allowed', `${method} is not supported on ${path}; use ${allowed}.`), { allow: allowed });
     }
-    return found[1] === undefined ? { route } : { route, conversationId: decodeURIComponent(found[1]) };
+    return found[1] === undefined ? { route } : { route, conversationId: decodePathSegment(found[1]) };
   }
   throw new InputError(404, 'route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, GET and DELETE /conversations/{conversationId}, and GET /health.`);
+}
+
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new InputError(400, 'invalid_conversation_id', `"${segment}" is not a valid URL-encoded conversation id: use 1 to 128 letters, digits, "_" or "-".`);
+  }
 }

@@ -64,6 +64,7 @@ describe('HTTP contract', () => {
     ['an over-long message', 'POST', '/conversations', { message: 'x'.repeat(101) }, undefined, 400, 'message_too_long', /limit is 100/],
     ['a non-string requestId', 'POST', '/conversations', { message: 'hi', requestId: 7 }, undefined, 400, 'invalid_request_id', /requestId/],
     ['a bad conversation id', 'POST', '/conversations/bad%20id/messages', { message: 'hi' }, undefined, 400, 'invalid_conversation_id', /conversationId/],
+    ['a conversation id that is not valid URL encoding', 'GET', '/conversations/%E0', undefined, undefined, 400, 'invalid_conversation_id', /not a valid URL-encoded conversation id/],
     ['an unknown conversation', 'GET', '/conversations/unknown', undefined, undefined, 404, 'conversation_not_found', /POST \/conversations/],
     ['an unknown route', 'GET', '/nope', undefined, undefined, 404, 'route_not_found', /The API has/],
     ['a wrong method', 'PUT', '/conversations', { message: 'hi' }, undefined, 405, 'method_not_allowed', /use POST/],

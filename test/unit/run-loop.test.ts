@@ -184,6 +184,21 @@ describe('runLoop', () => {
     expect(historyViolations(outcome.messages)).toEqual([]);
   });
 
+  it('does not start the tools of a reply that arrives after the deadline', async () => {
+    let clock = Date.now();
+    const gateway = createFakeGateway([weatherTool]);
+    const { run } = setup(
+      [async () => { clock += 10_000; return toolCallsReply([{ id: 'late', name: 'getWeather', arguments: { city: '上海' } }]); }],
+      { tools: [getWeather], deadlineAt: clock + 5_000, now: () => clock },
+      gateway,
+    );
+    const outcome = await run();
+    expect(outcome).toMatchObject({ stopReason: 'deadline', rounds: 1 });
+    expect(gateway.calls).toEqual([]);
+    expect(outcome.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'late', content: expect.stringMatching(/Not executed: the turn ran out of time/) });
+    expect(historyViolations(outcome.messages)).toEqual([]);
+  });
+
   it('stops with error when the model fails after tools ran, keeping their results', async () => {
     const { run } = setup([
       toolCallsReply([{ id: 'c1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } }]),
