@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { LEASE_MARGIN_MS } from '../core/defaults.ts';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import type { HistoryMessage } from '../core/messages.ts';
@@ -65,7 +65,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     const model = dependencies.model;
     if (!model) throw new ModelNotConfiguredError(MODEL_NOT_CONFIGURED);
 
-    const key: ConversationKey = { conversationId: input.conversationId ?? randomUUID(), ...(input.owner ? { owner: input.owner } : {}) };
+    const key: ConversationKey = { conversationId: input.conversationId ?? newConversationId(input.requestId, input.owner), ...(input.owner ? { owner: input.owner } : {}) };
     const requestId = input.requestId ?? randomUUID();
     const deadlineAt = input.deadlineAt ?? now() + config.turn.timeoutMs;
     // Listing tools (slow only on a cold start) and claiming the turn run side by side.
@@ -144,3 +144,14 @@ const notFound = (key: ConversationKey) =>
 
 export const MODEL_NOT_CONFIGURED =
   'No language model is configured. Set OPENAI_API_KEY for OpenAI (and optionally LLM_MODEL), or point OPENAI_BASE_URL at any OpenAI-compatible endpoint, e.g. OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=qwen2.5 for Ollama or OPENAI_BASE_URL=http://localhost:8000/v1 for vLLM, then restart the service.';
+
+/**
+ * A new conversation's id. With a requestId it is derived from it (and the owner), so a retried
+ * "start a conversation" request lands on the same conversation and gets the stored turn instead of
+ * running the tools a second time.
+ */
+function newConversationId(requestId: string | undefined, owner: string | undefined): string {
+  if (requestId === undefined) return randomUUID();
+  const hex = createHash('sha256').update(`${owner ?? ''}\n${requestId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}

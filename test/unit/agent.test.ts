@@ -35,6 +35,16 @@ describe('agent.ask', () => {
     expect(model!.requests).toHaveLength(1);
   });
 
+  it('starts one conversation for a retried first question with the same requestId', async () => {
+    const { agent, model } = agentFixture([weatherCall('c1'), textReply('晴天')]);
+    const first = await agent.ask({ message: '上海天气?', requestId: 'start-1' });
+    const retry = await agent.ask({ message: '上海天气?', requestId: 'start-1' });
+    expect(retry).toEqual(first);
+    expect(model!.requests).toHaveLength(2);
+    const other = agentFixture([textReply('x')]);
+    await expect(other.agent.ask({ message: 'hi', requestId: 'start-1', owner: 'someone-else' })).resolves.not.toMatchObject({ conversationId: first.conversationId });
+  });
+
   it('refuses a second question while a turn is running on the conversation', async () => {
     let finish!: () => void;
     const slow = new Promise<void>((resolve) => (finish = resolve));

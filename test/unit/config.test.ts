@@ -85,6 +85,12 @@ mcpServers:
     expect(config.systemPrompt).toBe('Hi Ada, price $5, fallback');
   });
 
+  it('reads numbers and booleans from the environment', () => {
+    const config = parse('maxRounds: ${MAX_ROUNDS:-8}\nmodel: { temperature: "${TEMPERATURE}" }\nlogging:\n  logPayloads: ${LOG_PAYLOADS:-false}', { MAX_ROUNDS: '3', TEMPERATURE: '0.2', LOG_PAYLOADS: 'true' });
+    expect(config).toMatchObject({ maxRounds: 3, model: { temperature: 0.2 }, logging: { logPayloads: true } });
+    expect(failure('maxRounds: ${MAX_ROUNDS}', { MAX_ROUNDS: 'many' })).toMatch(/maxRounds: .*expected number/);
+  });
+
   it.each([
     ['an unknown top-level key, with a hint', 'maxRound: 3', /maxRound: unknown key, did you mean "maxRounds"\?/],
     ['an unknown nested key', 'model: { temprature: 0.2 }', /model\.temprature: unknown key, did you mean "temperature"\?/],

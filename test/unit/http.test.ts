@@ -27,6 +27,15 @@ describe('HTTP contract', () => {
     expect(next).toMatchObject({ status: 200, body: { conversationId: created.body.conversationId, turn: 2, reply: 'second' } });
   });
 
+  it('answers a retried POST /conversations with the same requestId from the stored turn', async () => {
+    const { send, model } = http([textReply('once')]);
+    const first = await send('POST', '/conversations', { message: 'hi', requestId: 'create-1' });
+    const retry = await send('POST', '/conversations', { message: 'hi', requestId: 'create-1' });
+    expect(retry).toEqual(first);
+    expect(first.status).toBe(201);
+    expect(model!.requests).toHaveLength(1);
+  });
+
   it('lets callers bring their own conversation id', async () => {
     const { send } = http([textReply('hello')]);
     const response = await send('POST', '/conversations/my-own-id/messages', { message: 'hi' });
