@@ -46,6 +46,11 @@ export const config = loadConfig({ environment: apiKey ? { ...process.env, OPENA
 
 export const powertools = new Logger({ serviceName: SERVICE, logLevel: (process.env.POWERTOOLS_LOG_LEVEL ?? config.logging.level.toUpperCase()) as LogLevel });
 export const logger = powertoolsLogger(powertools);
+if (!apiKey && (process.env.OPENAI_API_KEY_SECRET_ARN || process.env.OPENAI_API_KEY_PARAMETER_NAME)) {
+  logger.warn('the model API key is not stored yet: questions get 503 until it is', {
+    source: process.env.OPENAI_API_KEY_SECRET_ARN || process.env.OPENAI_API_KEY_PARAMETER_NAME,
+  });
+}
 
 export const agent = buildAgent(config, {
   logger,

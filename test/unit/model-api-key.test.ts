@@ -39,7 +39,14 @@ describe('readModelApiKey', () => {
   });
 
   it.each([
-    ['an empty secret', () => secretsManager.on(GetSecretValueCommand).resolves({ SecretString: '' }), /secret .* is empty/],
+    ['an empty secret', ''],
+    ['the placeholder the stack creates', '{"apiKey":""}'],
+  ])('treats %s as no key yet, so the service runs and says how to configure one', async (_, secretString) => {
+    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: secretString });
+    await expect(readModelApiKey({ ...clients, secretId: secretArn })).resolves.toBeUndefined();
+  });
+
+  it.each([
     ['JSON without a key field', () => secretsManager.on(GetSecretValueCommand).resolves({ SecretString: '{"token": "x"}' }), /without an "apiKey"/],
     ['a secret it may not read', () => secretsManager.on(GetSecretValueCommand).rejects(Object.assign(new Error('User is not authorized to perform secretsmanager:GetSecretValue'), { name: 'AccessDeniedException' })), /cannot read the model API key from Secrets Manager secret .*not authorized/],
   ])('fails the cold start with a ConfigError for %s', async (_, arrange, message) => {
@@ -49,8 +56,13 @@ describe('readModelApiKey', () => {
     await expect(readModelApiKey({ ...clients, secretId: secretArn })).rejects.toThrow(message);
   });
 
-  it('fails for an empty parameter', async () => {
+  it('treats an empty parameter as no key yet', async () => {
     ssm.on(GetParameterCommand).resolves({ Parameter: { Value: ' ' } });
-    await expect(readModelApiKey({ ...clients, parameterName: '/empty' })).rejects.toThrow(/SSM parameter \/empty is empty/);
+    await expect(readModelApiKey({ ...clients, parameterName: '/empty' })).resolves.toBeUndefined();
+  });
+
+  it('fails the cold start when the parameter cannot be read', async () => {
+    ssm.on(GetParameterCommand).rejects(Object.assign(new Error('Parameter /missing not found.'), { name: 'ParameterNotFound' }));
+    await expect(readModelApiKey({ ...clients, parameterName: '/missing' })).rejects.toThrow(/cannot read the model API key from SSM parameter \/missing: Parameter \/missing not found/);
   });
 });

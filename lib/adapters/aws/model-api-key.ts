@@ -13,7 +13,10 @@ export interface ModelApiKeySources {
 
 /**
  * Reads the model's API key once, at cold start, so it never sits in the function's environment
- * (and so in the template) as plain text. Returns undefined when no source is configured.
+ * (and so in the template) as plain text. Returns undefined when no source is configured, or when
+ * the source is still empty (the stack creates the secret as `{"apiKey": ""}` for the operator to
+ * fill): the service then runs without a model and says how to configure one, health included.
+ * A source that cannot be read at all is a deployment error and fails the cold start.
  */
 export async function readModelApiKey(sources: ModelApiKeySources): Promise<string | undefined> {
   if (sources.secretId) {
@@ -28,9 +31,7 @@ export async function readModelApiKey(sources: ModelApiKeySources): Promise<stri
   if (sources.parameterName) {
     try {
       const parameter = await sources.ssm().send(new GetParameterCommand({ Name: sources.parameterName, WithDecryption: true }));
-      const value = parameter.Parameter?.Value?.trim();
-      if (!value) throw new ConfigError(`SSM parameter ${sources.parameterName} is empty: store the model API key in it`);
-      return value;
+      return parameter.Parameter?.Value?.trim() || undefined;
     } catch (error) {
       if (error instanceof ConfigError) throw error;
       throw new ConfigError(`cannot read the model API key from SSM parameter ${sources.parameterName}: ${errorMessage(error)}`, { cause: error });
@@ -39,19 +40,17 @@ export async function readModelApiKey(sources: ModelApiKeySources): Promise<stri
   return undefined;
 }
 
-function keyFromSecret(text: string, secretId: string): string {
+function keyFromSecret(text: string, secretId: string): string | undefined {
   const trimmed = text.trim();
-  if (trimmed.startsWith('{')) {
-    try {
-      const fields = JSON.parse(trimmed) as Record<string, unknown>;
-      const value = fields.apiKey ?? fields.OPENAI_API_KEY;
-      if (typeof value === 'string' && value.trim() !== '') return value.trim();
-    } catch {
-      // Not JSON after all: a key that happens to start with "{" is used as it is.
-      return trimmed;
-    }
-    throw new ConfigError(`secret ${secretId} is JSON without an "apiKey" (or "OPENAI_API_KEY") field holding the model API key`);
+  if (!trimmed.startsWith('{')) return trimmed || undefined;
+  let fields: Record<string, unknown>;
+  try {
+    fields = JSON.parse(trimmed) as Record<string, unknown>;
+  } catch {
+    // Not JSON after all: a key that happens to start with "{" is used as it is.
+    return trimmed;
   }
-  if (trimmed === '') throw new ConfigError(`secret ${secretId} is empty: store the model API key in it`);
-  return trimmed;
+  const value = fields.apiKey ?? fields.OPENAI_API_KEY;
+  if (typeof value === 'string') return value.trim() || undefined;
+  throw new ConfigError(`secret ${secretId} is JSON without an "apiKey" (or "OPENAI_API_KEY") field holding the model API key`);
 }
