@@ -17,12 +17,14 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, StreamifyHandler } from 'aws-lambda';
 import { corsHeaders } from '../lib/http/cors.ts';
 import { errorResponse } from '../lib/http/errors.ts';
-import { createStreamingHttpHandler, type StreamingHttpResponse } from '../lib/http/handle-stream.ts';
+import { createStreamingHttpHandler, withIdleLimit, type StreamingHttpResponse } from '../lib/http/handle-stream.ts';
 import { EventStreamBody } from '../lib/http/stream-turn.ts';
 import { fromApiGatewayEvent } from './api-gateway.ts';
 import { agent, allowedOrigins, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
 export { agent };
+/** API Gateway closes a Regional stream after 5 idle minutes; a JSON turn ends (and is stored) before that. */
+const JSON_RESPONSE_LIMIT_MS = 4.5 * 60_000;
 const handle = createStreamingHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: config.http.heartbeatMs });
 
 /** The turn behind an event-stream response; nothing to wait for after a buffered one. */
@@ -64,7 +66,7 @@ const streaming = middy<APIGatewayProxyEvent, StreamingHttpResponse>({
   .handler(async (event, context) => {
     let response: StreamingHttpResponse;
     try {
-      response = await handle(fromApiGatewayEvent(event, context, authMode));
+      response = await handle(withIdleLimit(fromApiGatewayEvent(event, context, authMode), Date.now(), JSON_RESPONSE_LIMIT_MS));
     } catch (error) {
       response = errorResponse(error, logger);
     }

@@ -47,3 +47,14 @@ function eventStreamRoute(request: HttpRequest): RouteMatch | undefined {
   }
   return match.route === 'createConversation' || match.route === 'postMessage' ? match : undefined;
 }
+
+/**
+ * A JSON client of a streamed integration receives nothing until the turn ends, and API Gateway
+ * closes a Regional stream after 5 minutes without a byte. Its turn therefore gets at most
+ * `idleLimitMs` (and stops with `deadline`, stored, inside it); an event-stream client is kept alive
+ * by its events and heartbeats and may use the invocation's whole time.
+ */
+export function withIdleLimit(request: HttpRequest, now: number, idleLimitMs: number): HttpRequest {
+  if (acceptsEventStream(request.headers.accept)) return request;
+  return { ...request, deadlineAt: Math.min(request.deadlineAt ?? Number.POSITIVE_INFINITY, now + idleLimitMs) };
+}

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { createHttpHandler } from '../../lib/http/handle.ts';
-import { createStreamingHttpHandler, isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
+import { createStreamingHttpHandler, isEventStreamResponse, withIdleLimit, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
@@ -153,5 +153,22 @@ describe('the streaming HTTP contract', () => {
     expect(warnings).toEqual([expect.stringMatching(/closed by the client before the turn ended/)]);
     expect((await agent.getConversation({ conversationId: 'gone' })).turns).toEqual([expect.objectContaining({ turn: 1, stopReason: 'completed' })]);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('withIdleLimit', () => {
+  const request = (accept: string, deadlineAt?: number): HttpRequest => ({ method: 'POST', path: '/conversations', headers: { accept }, body: '{}', ...(deadlineAt === undefined ? {} : { deadlineAt }) });
+
+  it('gives a JSON client at most the idle limit, since it receives nothing until the turn ends', () => {
+    expect(withIdleLimit(request('application/json', 1_000_000), 0, 270_000).deadlineAt).toBe(270_000);
+    expect(withIdleLimit(request('application/json'), 5, 270_000).deadlineAt).toBe(270_005);
+  });
+
+  it('keeps an earlier deadline', () => {
+    expect(withIdleLimit(request('application/json', 60_000), 0, 270_000).deadlineAt).toBe(60_000);
+  });
+
+  it('leaves an event-stream client the whole invocation, its heartbeats keep the stream alive', () => {
+    expect(withIdleLimit(request('text/event-stream', 900_000), 0, 270_000).deadlineAt).toBe(900_000);
   });
 });
