@@ -65,29 +65,39 @@ export class AgentApi extends Construct {
     this.api.node.tryRemoveChild('Endpoint');
 
     const streaming = new LambdaIntegration(props.stream, { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_INTEGRATION_TIMEOUT });
+    // Health is quick and small: buffered, within the default 29 s.
+    const buffered = new LambdaIntegration(props.http);
     const conversations = this.api.root.addResource('conversations');
     conversations.addMethod('POST', streaming);
     const conversation = conversations.addResource('{conversationId}');
     conversation.addMethod('GET', streaming);
     conversation.addMethod('DELETE', streaming);
-    conversation.addResource('messages').addMethod('POST', streaming);
-    // Health is quick and small: buffered, within the default 29 s.
-    this.api.root.addResource('health').addMethod('GET', new LambdaIntegration(props.http));
+    const messages = conversation.addResource('messages');
+    messages.addMethod('POST', streaming);
+    const health = this.api.root.addResource('health');
+    health.addMethod('GET', buffered);
 
-    this.allowOriginOnGatewayErrors(props.corsAllowOrigins);
+    // Every other method and path reaches the contract too, which answers 405 with an Allow header
+    // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token".
+    // A specific method wins over ANY; OPTIONS stays with the CORS preflight.
+    for (const resource of [this.api.root, conversations, conversation, messages, health]) resource.addMethod('ANY', buffered);
+    this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
+
+    this.contractShapedGatewayErrors(props.corsAllowOrigins);
   }
 
   /**
    * Errors API Gateway answers itself (403 from a missing signature or token, 429 from throttling)
-   * never reach a function, so they get the CORS header here; otherwise a browser sees only an
-   * opaque network error. A gateway response cannot pick one origin of several, so with a list of
-   * origins, only a single origin (or all) is answered this way.
+   * never reach a function: they get the contract's `{"error": {"code", "message"}}` body here, and
+   * the CORS header, or a browser sees only an opaque network error. A gateway response cannot pick
+   * one origin of several, so with a list of origins only a single origin (or all) gets the header.
    */
-  private allowOriginOnGatewayErrors(origins: string[]): void {
+  private contractShapedGatewayErrors(origins: string[]): void {
     const origin = origins.includes('*') ? '*' : origins.length === 1 ? origins[0] : undefined;
-    if (origin === undefined) return;
-    const responseHeaders = { 'Access-Control-Allow-Origin': `'${origin}'` };
-    this.api.addGatewayResponse('ClientErrors', { type: ResponseType.DEFAULT_4XX, responseHeaders });
-    this.api.addGatewayResponse('ServerErrors', { type: ResponseType.DEFAULT_5XX, responseHeaders });
+    const responseHeaders: Record<string, string> = origin === undefined ? {} : { 'Access-Control-Allow-Origin': `'${origin}'` };
+    // $context.error.messageString is already a quoted JSON string.
+    const templates = { 'application/json': '{"error": {"code": "$context.error.responseType", "message": $context.error.messageString}}' };
+    this.api.addGatewayResponse('ClientErrors', { type: ResponseType.DEFAULT_4XX, responseHeaders, templates });
+    this.api.addGatewayResponse('ServerErrors', { type: ResponseType.DEFAULT_5XX, responseHeaders, templates });
   }
 }

@@ -75,7 +75,7 @@ export class AgentFunctions extends Construct {
       ...shared,
       ...FUNCTION_SIZING.http,
       entry: FUNCTION_ENTRIES.http,
-      description: 'MCP agent: GET /health',
+      description: 'MCP agent: GET /health, and 404/405 for every other route and method',
       environment: { ...environment, CORS_ALLOW_ORIGINS: props.corsAllowOrigins.join(',') },
     });
   }

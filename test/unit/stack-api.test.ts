@@ -49,6 +49,8 @@ function methods(template: Template): Map<string, Properties> {
 }
 
 const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'GET /health'];
+/** Every other method and path goes to the http function, so the contract answers 404/405 itself. */
+const FALLBACKS = ['ANY /', 'ANY /conversations', 'ANY /conversations/{conversationId}', 'ANY /conversations/{conversationId}/messages', 'ANY /health', 'ANY /{proxy+}'];
 const routesOf = (template: Template): Map<string, Properties> => new Map([...methods(template)].filter(([route]) => !route.startsWith('OPTIONS')));
 
 describe('McpAgentStack REST API', () => {
@@ -56,8 +58,25 @@ describe('McpAgentStack REST API', () => {
     templateFor().hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
   });
 
-  it('serves exactly the HTTP contract routes', () => {
-    expect([...routesOf(templateFor()).keys()].sort()).toEqual([...ROUTES].sort());
+  it('serves exactly the HTTP contract routes, and sends every other method and path to the contract', () => {
+    expect([...routesOf(templateFor()).keys()].sort()).toEqual([...ROUTES, ...FALLBACKS].sort());
+  });
+
+  it.each(FALLBACKS)('answers %s from the http function (the contract\'s 404 and 405), buffered', (route) => {
+    const template = templateFor();
+    const httpId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHttpFunction');
+    const integration = routesOf(template).get(route)!.Integration;
+    expect(integration).not.toHaveProperty('ResponseTransferMode');
+    expect(JSON.stringify(integration.Uri)).toContain(JSON.stringify({ 'Fn::GetAtt': [httpId, 'Arn'] }));
+  });
+
+  it('answers the errors API Gateway makes itself with the contract\'s error body', () => {
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+      templateFor().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        ResponseTemplates: { 'application/json': '{"error": {"code": "$context.error.responseType", "message": $context.error.messageString}}' },
+      });
+    }
   });
 
   it.each(ROUTES.filter((route) => route.includes('conversations')))('streams %s from the stream function for up to 15 minutes', (route) => {
@@ -88,8 +107,11 @@ describe('McpAgentStack REST API', () => {
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).map((permission) => permission.Properties);
     for (const permission of permissions) expect(permission).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
     const routesFor = (id: string) => permissions.filter((permission) => permission.FunctionName['Fn::GetAtt'][0] === id).map((permission) => JSON.stringify(permission.SourceArn));
-    expect(routesFor(streamId).every((arn) => arn.includes('/conversations'))).toBe(true);
-    expect(routesFor(httpId).every((arn) => arn.includes('/health'))).toBe(true);
+    // The stream function only for its own methods on the conversation routes; never for ANY.
+    expect(routesFor(streamId).length).toBeGreaterThan(0);
+    expect(routesFor(streamId).every((arn) => /\/(POST|GET|DELETE)\/conversations/.test(arn))).toBe(true);
+    expect(routesFor(httpId).some((arn) => arn.includes('/GET/health'))).toBe(true);
+    expect(routesFor(httpId).every((arn) => arn.includes('/GET/health') || arn.includes('/*/'))).toBe(true);
     expect(routesFor(streamId).length + routesFor(httpId).length).toBe(permissions.length);
   });
 
