@@ -21,6 +21,7 @@ import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
+import { contextualLogger } from '../lib/core/log-context.ts';
 import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
 import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
 import { parseAllowedOrigins } from '../lib/http/cors.ts';
@@ -45,7 +46,7 @@ const apiKey = await readModelApiKey({
 export const config = loadConfig({ environment: apiKey ? { ...process.env, OPENAI_API_KEY: apiKey } : process.env });
 
 export const powertools = new Logger({ serviceName: SERVICE, logLevel: (process.env.POWERTOOLS_LOG_LEVEL ?? config.logging.level.toUpperCase()) as LogLevel });
-export const logger = powertoolsLogger(powertools);
+export const logger = contextualLogger(powertoolsLogger(powertools));
 if (!apiKey && (process.env.OPENAI_API_KEY_SECRET_ARN || process.env.OPENAI_API_KEY_PARAMETER_NAME)) {
   logger.warn('the model API key is not stored yet: questions get 503 until it is', {
     source: process.env.OPENAI_API_KEY_SECRET_ARN || process.env.OPENAI_API_KEY_PARAMETER_NAME,

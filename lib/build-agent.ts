@@ -6,6 +6,7 @@ import { createOpenAIClient } from './adapters/openai/client.ts';
 import { createOpenAIModel } from './adapters/openai/model.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
 import type { AgentConfig } from './config/load.ts';
+import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
 
@@ -26,7 +27,8 @@ export interface BuildAgentOptions {
  * until the first question (or health check): MCP servers start lazily and are then kept warm.
  */
 export function buildAgent(config: AgentConfig, options: BuildAgentOptions = {}): Agent {
-  const logger = options.logger ?? createJsonLogger(config.logging.level);
+  // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
+  const logger = contextualLogger(options.logger ?? createJsonLogger(config.logging.level));
   const model = options.model ?? (config.model.configured ? defaultModel(config, logger) : undefined);
   const gateway = options.gateway ?? createMcpGateway({
     servers: config.mcpServers,

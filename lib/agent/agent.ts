@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { LEASE_MARGIN_MS } from '../core/defaults.ts';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
+import { withLogContext } from '../core/log-context.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ConversationKey, ConversationStore, ModelClient, ToolGateway, ToolServerStatus, TurnMetrics } from '../core/ports.ts';
@@ -68,6 +69,11 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     const key: ConversationKey = { conversationId: input.conversationId ?? newConversationId(input.requestId, input.owner), ...(input.owner ? { owner: input.owner } : {}) };
     const requestId = input.requestId ?? randomUUID();
     const deadlineAt = input.deadlineAt ?? now() + config.turn.timeoutMs;
+    // Every log line of the turn, from the model, MCP and store adapters too, carries its ids.
+    return withLogContext({ conversationId: key.conversationId, requestId }, () => runTurn(input, model, key, requestId, deadlineAt));
+  }
+
+  async function runTurn(input: AskInput, model: ModelClient, key: ConversationKey, requestId: string, deadlineAt: number): Promise<TurnResult> {
     // Listing tools (slow only on a cold start) and claiming the turn run side by side.
     const [listed, begin] = await Promise.allSettled([
       gateway.listTools(),

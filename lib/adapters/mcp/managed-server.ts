@@ -10,6 +10,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
+import { withoutLogContext } from '../../core/log-context.ts';
 import type { ToolServerStatus } from '../../core/ports.ts';
 import { connectServer, type ServerConnection } from './connect.ts';
 import { startDeadline, type Deadline } from './deadline.ts';
@@ -90,12 +91,13 @@ export class ManagedServer {
     const deadline = this.startDeadline();
     let connection: ServerConnection | undefined;
     try {
-      connection = await connectServer(this.spec, {
+      // The server process outlives this turn: its stderr lines must not carry this turn's ids.
+      connection = await withoutLogContext(() => connectServer(this.spec, {
         signal: deadline.signal,
         logger: this.settings.logger,
         onToolsChanged: () => this.invalidate(),
         onClosed: () => this.handleClosed(connection),
-      });
+      }));
       this.transport = connection.transport;
       await this.list(connection, deadline.signal);
       if (this.settings.shutdown.aborted) throw new Error('the tool gateway was closed');
