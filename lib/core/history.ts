@@ -1,21 +1,41 @@
-import type { Message } from './messages.ts';
+import type { HistoryMessage, Message } from './messages.ts';
 
 /**
- * A rough token estimate (about four characters a token, plus a little per message). The history
+ * A rough token estimate: about four characters a token for Latin text, one a token for CJK and
+ * other wide scripts (which tokenizers split far finer), plus a little per message. The history
  * budget only needs to be in the right range, and no tokenizer fits every provider.
  */
 export function estimateTokens(messages: readonly Message[]): number {
-  let characters = 0;
+  let quarterTokens = 0;
   for (const message of messages) {
-    characters += 16;
+    quarterTokens += 16;
     if (message.role === 'assistant') {
-      characters += message.content?.length ?? 0;
-      for (const call of message.toolCalls) characters += call.name.length + call.arguments.length + 16;
+      quarterTokens += textWeight(message.content ?? '');
+      for (const call of message.toolCalls) quarterTokens += textWeight(call.name) + textWeight(call.arguments) + 16;
     } else {
-      characters += message.content.length;
+      quarterTokens += textWeight(message.content);
     }
   }
-  return Math.ceil(characters / 4);
+  return Math.ceil(quarterTokens / 4);
+}
+
+/** Quarter-tokens of a text: 1 per character below U+2E80 (Latin, Cyrillic, ...), 4 for wider scripts. */
+function textWeight(text: string): number {
+  let weight = 0;
+  for (let index = 0; index < text.length; index++) weight += text.charCodeAt(index) < 0x2e80 ? 1 : 4;
+  return weight;
+}
+
+/**
+ * A turn too large for the history budget, reduced to its question and final answer. It still
+ * satisfies the history invariant (no tool call is kept, so none lacks its result), and it keeps
+ * the conversation's thread when one huge tool output would otherwise push every turn out.
+ */
+export function condenseTurn(messages: readonly HistoryMessage[]): HistoryMessage[] {
+  const question = messages.find((message) => message.role === 'user');
+  const last = messages.at(-1);
+  const answer = last?.role === 'assistant' && last.toolCalls.length === 0 && last.content ? [{ ...last }] : [];
+  return question ? [question, ...answer] : [];
 }
 
 /**

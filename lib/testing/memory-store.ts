@@ -4,7 +4,7 @@ import type { HistoryMessage } from '../core/messages.ts';
 import type { BeginTurnOutcome, ConversationKey, ConversationStore, StoredTurn, TurnClaim } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import { conversationPartitionKey } from '../adapters/dynamodb/keys.ts';
-import { startTurnScan, type TurnSummary } from '../adapters/dynamodb/turn-scan.ts';
+import { historyMessages, startTurnScan, type TurnSummary } from '../adapters/dynamodb/turn-scan.ts';
 
 interface MemoryTurn extends TurnSummary {
   createdAt: string;
@@ -53,7 +53,7 @@ export function createMemoryConversationStore(options: { now?: () => number } = 
         tokens: 0,
         createdAt: claim.createdAt,
       });
-      return { kind: 'claimed', claim, history: structuredClone(outcome.history.flatMap((turn) => turn.messages ?? [])) };
+      return { kind: 'claimed', claim, history: structuredClone(historyMessages(outcome, (turn) => turn.messages ?? [])) };
     },
 
     async completeTurn(claim, messages, result) {

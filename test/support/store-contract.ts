@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, StoreError } from '../../lib/core/errors.ts';
-import { estimateTokens, historyViolations } from '../../lib/core/history.ts';
+import { condenseTurn, estimateTokens, historyViolations } from '../../lib/core/history.ts';
 import type { HistoryMessage } from '../../lib/core/messages.ts';
 import type { BeginTurnOutcome, ConversationKey, ConversationStore, TurnClaim } from '../../lib/core/ports.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
@@ -170,14 +170,34 @@ export function conversationStoreContract(createStore: StoreFactory): void {
           used += tokensOf(turn);
           expectedTurns.unshift(turn);
         }
+        // ...preceded by the next older turn's question and answer, when those still fit.
+        const next = 60 - expectedTurns.length;
+        const condensed = next >= 1 ? condenseTurn(sampleTurnMessages(next)) : [];
+        const prefix = next >= 1 && estimateTokens(condensed) <= budget - used ? condensed : [];
         // Act
         const outcome = await claim(store, key, `reader-${budget}`, budget);
         await store.releaseTurn(outcome.claim);
         // Assess
         expect(outcome.claim.turn).toBe(61);
-        expect(outcome.history).toEqual(expectedTurns.flatMap(sampleTurnMessages));
+        expect(outcome.history).toEqual([...prefix, ...expectedTurns.flatMap(sampleTurnMessages)]);
         expect(historyViolations(outcome.history)).toEqual([]);
       }
+    });
+
+    it('keeps the question and answer of a turn too large to load whole', async () => {
+      const key = newConversation();
+      await storeTurn(store, key);
+      const huge: HistoryMessage[] = [
+        { role: 'user', content: '读取日志' },
+        { role: 'assistant', content: null, toolCalls: [{ id: 'big', name: 'read_text_file', arguments: '{}' }] },
+        { role: 'tool', toolCallId: 'big', name: 'read_text_file', content: '日志'.repeat(5_000) },
+        { role: 'assistant', content: '日志里有两个错误。', toolCalls: [] },
+      ];
+      const { claim: second } = await claim(store, key, 'huge-turn');
+      await store.completeTurn(second, huge, sampleResult(key, 2, 'huge-turn'));
+      const outcome = await claim(store, key, 'after-huge', 1_000);
+      expect(outcome.history).toEqual([huge[0], huge[3]]);
+      expect(historyViolations(outcome.history)).toEqual([]);
     });
   });
 

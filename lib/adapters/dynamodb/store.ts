@@ -10,7 +10,7 @@ import { completedTurnItem, decodeMessages, decodeStoredTurn, expiresAtSeconds, 
 import { itemSizeBytes } from './item-size.ts';
 import { conversationPartitionKey } from './keys.ts';
 import { queryConversationPages } from './query.ts';
-import { startTurnScan } from './turn-scan.ts';
+import { historyMessages, startTurnScan } from './turn-scan.ts';
 import { claimTurnInput, completeTurnInput, releaseTurnInput } from './writes.ts';
 
 export interface DynamoConversationStoreOptions {
@@ -45,7 +45,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
     if (outcome.kind === 'replay') return { kind: 'replay', turn: decodeStoredTurn(outcome.turn.item) };
 
     // Decoded before claiming, so an unreadable item cannot leave a claim behind.
-    const history: HistoryMessage[] = outcome.history.flatMap((turn) => decodeMessages(turn.item));
+    const history: HistoryMessage[] = historyMessages(outcome, (turn) => decodeMessages(turn.item));
     const claim: TurnClaim = {
       key: input.key,
       turn: outcome.nextTurn,

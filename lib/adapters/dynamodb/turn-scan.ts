@@ -1,5 +1,6 @@
 import { ConflictError } from '../../core/errors.ts';
-import { selectTurnsWithinBudget } from '../../core/history.ts';
+import { condenseTurn, estimateTokens, selectTurnsWithinBudget } from '../../core/history.ts';
+import type { HistoryMessage } from '../../core/messages.ts';
 
 /**
  * The decision behind `beginTurn`, kept apart from any database so the DynamoDB store and the
@@ -19,8 +20,11 @@ export interface TurnSummary {
 
 export type TurnScanResult<T> =
   | { kind: 'replay'; turn: T }
-  /** `history` holds whole complete turns within the budget, oldest first. */
-  | { kind: 'claim'; nextTurn: number; history: T[] };
+  /**
+   * `history` holds whole complete turns within the budget, oldest first; `condensable` is the next
+   * older turn, which did not fit whole, with the budget left for its condensed form.
+   */
+  | { kind: 'claim'; nextTurn: number; history: T[]; condensable?: { turn: T; budget: number } };
 
 export interface TurnScan<T> {
   /**
@@ -66,10 +70,14 @@ export function startTurnScan<T extends TurnSummary>(input: TurnScanInput): Turn
     wantsMore: () => replay === undefined && !budgetExhausted(),
     result() {
       if (replay) return { kind: 'replay', turn: replay };
+      const history = selectTurnsWithinBudget(completeNewestFirst, input.historyTokenBudget);
+      const overflow = completeNewestFirst[history.length];
+      const used = history.reduce((sum, turn) => sum + turn.tokens, 0);
       return {
         kind: 'claim',
         nextTurn: (newestTurn ?? 0) + 1,
-        history: selectTurnsWithinBudget(completeNewestFirst, input.historyTokenBudget),
+        history,
+        ...(overflow ? { condensable: { turn: overflow, budget: input.historyTokenBudget - used } } : {}),
       };
     },
   };
@@ -86,4 +94,15 @@ function busy(turn: TurnSummary, requestId: string): ConflictError {
     'conversation_busy',
     `Another request is running turn ${turn.turn} of this conversation; retry when it has finished.`,
   );
+}
+
+/**
+ * The history messages of a claim: a condensed form of the turn that did not fit (its question and
+ * final answer) when that still fits the budget left, then the whole turns, oldest first.
+ */
+export function historyMessages<T>(outcome: Extract<TurnScanResult<T>, { kind: 'claim' }>, messagesOf: (turn: T) => HistoryMessage[]): HistoryMessage[] {
+  const whole = outcome.history.flatMap(messagesOf);
+  if (!outcome.condensable) return whole;
+  const condensed = condenseTurn(messagesOf(outcome.condensable.turn));
+  return estimateTokens(condensed) <= outcome.condensable.budget ? [...condensed, ...whole] : whole;
 }
