@@ -36,7 +36,11 @@ export interface AgentSettings {
   /** Stage-wide steady request rate (requests per second) and burst. Defaults 20 and 40. */
   throttleRateLimit?: number;
   throttleBurstLimit?: number;
-  /** Receives before an asynchronous turn request moves to the dead-letter queue. Default 3. */
+  /**
+   * Receives before an asynchronous turn request moves to the dead-letter queue. Default 5: with
+   * the worker's doubling backoff (60 s, 120 s, 240 s, 480 s) a request waits out about 15 minutes
+   * of a busy conversation before it is given up.
+   */
   maxReceiveCount?: number;
   /** The agent.yml bundled with the functions, relative to the repository root. Default `agent.yml`. */
   agentConfig?: string;
@@ -51,6 +55,6 @@ export const DEFAULT_SETTINGS = {
   // runaway client can spend. Raise it with context when real traffic needs more.
   throttleRateLimit: 20,
   throttleBurstLimit: 40,
-  maxReceiveCount: 3,
+  maxReceiveCount: 5,
   agentConfig: 'agent.yml',
 } as const satisfies AgentSettings;

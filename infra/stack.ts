@@ -49,6 +49,8 @@ export class McpAgentStack extends Stack {
       maxReceiveCount: settings.maxReceiveCount,
     });
     worker.function.addEnvironment('EVENT_BUS_NAME', asyncTurns.bus.eventBusName);
+    // Failed records are made visible again after a short backoff (lib/queue/redelivery.ts).
+    worker.function.addEnvironment('QUEUE_URL', asyncTurns.queue.queueUrl);
 
     // Every function loads the runtime, which reads the model API key at cold start.
     for (const agentFunction of [stream, worker, http]) agentFunction.function.addToRolePolicy(modelApiKey.readStatement);

@@ -2,6 +2,7 @@ import { AgentError, ConflictError, errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { SqsBatchResponse, SqsRecord } from './events.ts';
 import { parseMessageBody, readTurnRequest, type TurnRequest } from './payload.ts';
+import type { RedeliveryScheduler } from './redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
 
 export interface BatchOptions extends TurnRunner {
@@ -11,6 +12,8 @@ export interface BatchOptions extends TurnRunner {
   logPayloads: boolean;
   /** No record is started with less time than this left before the deadline. */
   startMarginMs: number;
+  /** Brings failed records back after a short backoff instead of the whole visibility timeout. */
+  redelivery?: RedeliveryScheduler;
   now: () => number;
 }
 
@@ -46,6 +49,7 @@ export async function processSqsBatch(records: SqsRecord[], deadlineAt: number, 
   await Promise.all([...lanes.values()].map((lane) => runLane(lane, deadlineAt, options, failed)));
   // In batch order, each message once (SQS may deliver a message twice in one batch).
   const failedInOrder = new Set(records.map((record) => record.messageId).filter((messageId) => failed.has(messageId)));
+  await options.redelivery?.scheduleRetry(records.filter((record) => failed.has(record.messageId)));
   return { batchItemFailures: [...failedInOrder].map((messageId) => ({ itemIdentifier: messageId })) };
 }
 

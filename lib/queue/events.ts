@@ -6,6 +6,8 @@
 /** One SQS message as Lambda's SQS event source delivers it. */
 export interface SqsRecord {
   messageId: string;
+  /** Needed to change the record's visibility (its retry delay). */
+  receiptHandle?: string;
   body: string;
   eventSource: string;
   attributes?: { ApproximateReceiveCount?: string };

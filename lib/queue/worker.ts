@@ -7,6 +7,7 @@ import { processSqsBatch, type BatchOptions } from './batch.ts';
 import { TURN_REQUESTED } from './event-names.ts';
 import { hasRecords, isObject, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse } from './events.ts';
 import { readTurnRequest, type TurnRequest } from './payload.ts';
+import type { RedeliveryScheduler } from './redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
 
 /**
@@ -25,6 +26,7 @@ export interface QueueWorkerOptions extends TurnRunner {
   config: Pick<AgentConfig, 'http' | 'turn' | 'logging'>;
   /** Defaults to DEFAULT_START_MARGIN_MS + config.turn.reserveMs. */
   startMarginMs?: number;
+  redelivery?: RedeliveryScheduler;
   now?: () => number;
 }
 
@@ -44,6 +46,7 @@ export function createQueueWorker(options: QueueWorkerOptions): (event: unknown,
     maxMessageChars: options.config.http.maxMessageChars,
     logPayloads: options.config.logging.logPayloads,
     startMarginMs: options.startMarginMs ?? DEFAULT_START_MARGIN_MS + options.config.turn.reserveMs,
+    ...(options.redelivery ? { redelivery: options.redelivery } : {}),
     now,
   };
 

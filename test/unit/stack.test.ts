@@ -109,6 +109,14 @@ describe('McpAgentStack functions', () => {
     expect(environmentOf(template, 'Stream')).not.toHaveProperty('EVENT_BUS_NAME');
   });
 
+  it('names the queue to the worker, which shortens the wait of the records it failed', () => {
+    const template = templateFor();
+    const [queueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    expect(environmentOf(template, 'Worker').QUEUE_URL).toEqual({ Ref: queueId });
+    expect(environmentOf(template, 'Stream')).not.toHaveProperty('QUEUE_URL');
+    expect(environmentOf(template, 'Http')).not.toHaveProperty('QUEUE_URL');
+  });
+
   it('passes the model endpoint and name when given, and leaves agent.yml in charge otherwise', () => {
     const configured = templateFor({ modelBaseUrl: 'https://api.deepseek.com/v1', modelName: 'deepseek-chat' });
     for (const name of ['Stream', 'Worker', 'Http']) {
@@ -144,8 +152,8 @@ describe('McpAgentStack asynchronous turns', () => {
   });
 
   it.each([
-    [{}, 3],
-    [{ maxReceiveCount: 5 }, 5],
+    [{}, 5],
+    [{ maxReceiveCount: 3 }, 3],
   ])('moves a message to the dead-letter queue after maxReceiveCount receives (%j)', (settings, count) => {
     const template = templateFor(settings);
     const [deadLetterId, deadLetterQueue] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsDeadLetterQueue');
