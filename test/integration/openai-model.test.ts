@@ -152,6 +152,25 @@ describe('createOpenAIModel reply', () => {
     expect(reply.toolCalls).toEqual([{ id: 'call_00_a', name: 'getWeather', arguments: '{"city":"上海"}' }]);
   });
 
+  it('turns a tool call a server wrote as text (vLLM without a tool parser) into a call', async () => {
+    const { model } = await modelAgainst([
+      {
+        choices: [
+          {
+            message: { role: 'assistant', content: '<think>\nweather\n</think>\n\n<tool_call>\n{"name": "getWeather", "arguments": {"city": "上海"}}\n</tool_call>', tool_calls: [] },
+            finish_reason: 'stop',
+          },
+        ],
+      },
+    ]);
+
+    const reply = await model.complete(request());
+
+    expect(reply.content).toBeNull();
+    expect(reply.reasoning).toEqual({ field: 'reasoning_content', text: 'weather' });
+    expect(reply.toolCalls).toEqual([{ id: expect.stringMatching(/^call_[A-Za-z0-9]{24}$/), name: 'getWeather', arguments: '{"city":"上海"}' }]);
+  });
+
   it.each([
     ['a body that is not JSON', { status: 200, body: '<html>502 Bad Gateway</html>' }],
     ['an error envelope with status 200', { status: 200, body: { error: { message: 'upstream overloaded' } } }],

@@ -10,7 +10,8 @@ import { ModelError, errorMessage } from '../../core/errors.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import type { ModelClient, ModelReply, ModelRequest } from '../../core/ports.ts';
 import { isQuotaExhausted } from './client.ts';
-import { normalizeCompletion } from './normalize.ts';
+import { generateToolCallId, normalizeCompletion } from './normalize.ts';
+import { extractTextToolCalls } from './text-tool-calls.ts';
 import { toWireMessages, toWireTools } from './wire.ts';
 
 export interface OpenAIModelOptions {
@@ -37,7 +38,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
         });
         // The SDK hands back the parsed JSON untouched, so fields its types omit (reasoning_content,
         // object arguments) still reach the normalizer.
-        const reply = normalizeCompletion(body);
+        const reply = withTextToolCalls(normalizeCompletion(body), request.tools);
         logger.debug('model-call-completed', {
           model: options.model,
           durationMs: Date.now() - startedAt,
@@ -158,3 +159,10 @@ function redactKey(error: ModelError, apiKey: string | null): ModelError {
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** A reply without tool calls whose text holds calls to offered tools (quirks §2.6) gets them as calls. */
+function withTextToolCalls(reply: ModelReply, tools: ModelRequest['tools']): ModelReply {
+  if (reply.toolCalls.length > 0 || reply.content === null || tools.length === 0) return reply;
+  const found = extractTextToolCalls(reply.content, new Set(tools.map((tool) => tool.name)), generateToolCallId);
+  return found ? { ...reply, content: found.content, toolCalls: found.calls } : reply;
+}
