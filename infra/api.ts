@@ -16,7 +16,8 @@ import { Construct } from 'constructs';
 export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
 
 /** The headers a browser may send: JSON bodies, SSE, and both auth modes (SigV4 and Cognito tokens). */
-export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Api-Key'];
+// X-Amz-Content-Sha256 and X-Amz-User-Agent: the AWS SDK's SigV4 signer sends them from browsers.
+export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key'];
 
 export interface AgentApiProps {
   /** Serves the conversation routes, streaming. */
@@ -87,17 +88,32 @@ export class AgentApi extends Construct {
   }
 
   /**
-   * Errors API Gateway answers itself (403 from a missing signature or token, 429 from throttling)
-   * never reach a function: they get the contract's `{"error": {"code", "message"}}` body here, and
-   * the CORS header, or a browser sees only an opaque network error. A gateway response cannot pick
-   * one origin of several, so with a list of origins only a single origin (or all) gets the header.
+   * Errors API Gateway answers itself (a missing signature or token, a denied caller, throttling)
+   * never reach a function: they get the contract's `{"error": {"code", "message"}}` body here, with
+   * the contract's lower_snake codes for the ones a client must handle, and the CORS header, or a
+   * browser sees only an opaque network error. A gateway response cannot pick one origin of
+   * several, so with a list of origins only a single origin (or all) gets the header.
    */
   private contractShapedGatewayErrors(origins: string[]): void {
     const origin = origins.includes('*') ? '*' : origins.length === 1 ? origins[0] : undefined;
     const responseHeaders: Record<string, string> = origin === undefined ? {} : { 'Access-Control-Allow-Origin': `'${origin}'` };
     // $context.error.messageString is already a quoted JSON string.
-    const templates = { 'application/json': '{"error": {"code": "$context.error.responseType", "message": $context.error.messageString}}' };
-    this.api.addGatewayResponse('ClientErrors', { type: ResponseType.DEFAULT_4XX, responseHeaders, templates });
-    this.api.addGatewayResponse('ServerErrors', { type: ResponseType.DEFAULT_5XX, responseHeaders, templates });
+    const body = (code: string) => ({ 'application/json': `{"error": {"code": "${code}", "message": $context.error.messageString}}` });
+    for (const [name, type, code, statusCode] of GATEWAY_ERRORS) {
+      this.api.addGatewayResponse(name, { type, responseHeaders, templates: body(code), ...(statusCode ? { statusCode } : {}) });
+    }
   }
 }
+
+/** [construct id, API Gateway response type, contract code, status (when not the type's own)]. */
+const GATEWAY_ERRORS: Array<[string, ResponseType, string, string?]> = [
+  // An unsigned request (iam) or a missing token: with every route defined, nothing else gives these.
+  ['MissingAuthentication', ResponseType.MISSING_AUTHENTICATION_TOKEN, 'unauthenticated', '401'],
+  ['Unauthorized', ResponseType.UNAUTHORIZED, 'unauthenticated'],
+  ['AccessDenied', ResponseType.ACCESS_DENIED, 'forbidden'],
+  ['InvalidSignature', ResponseType.INVALID_SIGNATURE, 'invalid_signature'],
+  ['ExpiredToken', ResponseType.EXPIRED_TOKEN, 'expired_token'],
+  ['Throttled', ResponseType.THROTTLED, 'throttled'],
+  ['ClientErrors', ResponseType.DEFAULT_4XX, '$context.error.responseType'],
+  ['ServerErrors', ResponseType.DEFAULT_5XX, '$context.error.responseType'],
+];

@@ -50,6 +50,9 @@ export class ApiAuthorization extends Construct {
       this.userPoolClient = this.userPool.addClient('Client', {
         authFlows: { userSrp: true, userPassword: true },
         generateSecret: false,
+        // No hosted-UI OAuth flows (CDK would default to implicit and code grants with an
+        // example.com callback): tokens come only from the two auth flows above.
+        disableOAuth: true,
       });
       pool = this.userPool;
     }

@@ -41,6 +41,7 @@ export function settingsFromContext(context: ContextReader): AgentSettings {
     throttleRateLimit: number(context, 'throttleRateLimit', { minimum: 1, integer: false }),
     throttleBurstLimit: number(context, 'throttleBurstLimit', { minimum: 1, integer: true }),
     maxReceiveCount: number(context, 'maxReceiveCount', { minimum: 1, maximum: 1000, integer: true }),
+    workerMaxConcurrency: number(context, 'workerMaxConcurrency', { minimum: 2, maximum: 1000, integer: true }),
     agentConfig: text(context, 'agentConfig'),
   };
   // Absent settings stay absent, so the stack's defaults apply.

@@ -24,6 +24,8 @@ export interface AsyncTurnsProps {
   worker: IFunction;
   workerTimeout: Duration;
   maxReceiveCount: number;
+  /** Concurrent worker invocations the queue may start (2 to 1000). */
+  maxConcurrency: number;
 }
 
 /**
@@ -60,6 +62,10 @@ export class AsyncTurns extends Construct {
       batchSize: WORKER_BATCH_SIZE,
       maxBatchingWindow: WORKER_BATCHING_WINDOW,
       reportBatchItemFailures: true,
+      // Each invocation runs paid model loops for up to 15 minutes: a burst of queued turns must not
+      // scale to SQS's 1,250 pollers and starve the API's functions. Unlike reserved concurrency,
+      // this does not throttle received messages (which would count towards maxReceiveCount).
+      maxConcurrency: props.maxConcurrency,
     }));
 
     this.bus = new EventBus(this, 'Bus', { eventBusName: `${Stack.of(this).stackName}-events` });

@@ -42,6 +42,8 @@ export interface AgentSettings {
    * of a busy conversation before it is given up.
    */
   maxReceiveCount?: number;
+  /** Worker invocations the queue may run at once (each up to 5 turns). Default 10. */
+  workerMaxConcurrency?: number;
   /** The agent.yml bundled with the functions, relative to the repository root. Default `agent.yml`. */
   agentConfig?: string;
 }
@@ -56,5 +58,6 @@ export const DEFAULT_SETTINGS = {
   throttleRateLimit: 20,
   throttleBurstLimit: 40,
   maxReceiveCount: 5,
+  workerMaxConcurrency: 10,
   agentConfig: 'agent.yml',
 } as const satisfies AgentSettings;

@@ -47,6 +47,7 @@ export class McpAgentStack extends Stack {
       worker: worker.function,
       workerTimeout: FUNCTION_SIZING.worker.timeout,
       maxReceiveCount: settings.maxReceiveCount,
+      maxConcurrency: settings.workerMaxConcurrency,
     });
     worker.function.addEnvironment('EVENT_BUS_NAME', asyncTurns.bus.eventBusName);
     // Failed records are made visible again after a short backoff (lib/queue/redelivery.ts).

@@ -70,6 +70,21 @@ describe('McpAgentStack REST API', () => {
     expect(JSON.stringify(integration.Uri)).toContain(JSON.stringify({ 'Fn::GetAtt': [httpId, 'Arn'] }));
   });
 
+  it.each([
+    ['MISSING_AUTHENTICATION_TOKEN', 'unauthenticated', '401'],
+    ['UNAUTHORIZED', 'unauthenticated', undefined],
+    ['ACCESS_DENIED', 'forbidden', undefined],
+    ['INVALID_SIGNATURE', 'invalid_signature', undefined],
+    ['EXPIRED_TOKEN', 'expired_token', undefined],
+    ['THROTTLED', 'throttled', undefined],
+  ])('answers API Gateway\'s %s with the contract code %s', (type, code, status) => {
+    templateFor().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: type,
+      ResponseTemplates: { 'application/json': `{"error": {"code": "${code}", "message": $context.error.messageString}}` },
+      ...(status ? { StatusCode: status } : {}),
+    });
+  });
+
   it('answers the errors API Gateway makes itself with the contract\'s error body', () => {
     for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
       templateFor().hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
@@ -150,7 +165,7 @@ describe('McpAgentStack CORS', () => {
     const method = preflight(templateFor(), path);
     expect(method.AuthorizationType).toBe('NONE');
     const headers = method.Integration.IntegrationResponses[0].ResponseParameters;
-    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Content-Type,Accept,Authorization,X-Amz-Date,X-Amz-Security-Token,X-Api-Key'");
+    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Content-Type,Accept,Authorization,X-Amz-Date,X-Amz-Security-Token,X-Amz-Content-Sha256,X-Amz-User-Agent,X-Api-Key'");
     expect(headers['method.response.header.Access-Control-Allow-Methods']).toBe("'GET,POST,DELETE,OPTIONS'");
     expect(headers['method.response.header.Access-Control-Allow-Origin']).toBe("'*'");
   });
@@ -212,7 +227,9 @@ describe('McpAgentStack auth switch', () => {
       UserPoolId: { Ref: poolId },
       GenerateSecret: false,
       ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_USER_SRP_AUTH']),
+      AllowedOAuthFlowsUserPoolClient: false,
     });
+    expect(Object.values(template.findResources('AWS::Cognito::UserPoolClient'))[0]!.Properties).not.toHaveProperty('CallbackURLs');
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', { Type: 'COGNITO_USER_POOLS', ProviderARNs: [{ 'Fn::GetAtt': [poolId, 'Arn'] }] });
     template.hasOutput('UserPoolId', { Value: { Ref: poolId } });
     template.hasOutput('UserPoolClientId', { Value: { Ref: clientId } });

@@ -65,10 +65,17 @@ describe('settingsFromContext', () => {
     [{ throttleRateLimit: '0' }, /context throttleRateLimit must be a number at least 1, not "0"/],
     [{ throttleBurstLimit: '2.5' }, /context throttleBurstLimit must be a whole number at least 1/],
     [{ maxReceiveCount: 'three' }, /context maxReceiveCount must be a whole number from 1 to 1000, not "three"/],
+    [{ workerMaxConcurrency: '1' }, /context workerMaxConcurrency must be a whole number from 2 to 1000, not "1"/],
     [{ corsAllowOrigins: 'app.example.com' }, /each origin must be \* or scheme:\/\/host\[:port\]/],
     [{ corsAllowOrigins: '[not json' }, /context corsAllowOrigins is not valid JSON/],
     [{ modelName: 42 }, /context modelName must be a string, not 42/],
   ])('stops the synth on %j with a message naming the key', (values, message) => {
     expect(() => settingsFromContext(context(values))).toThrow(message);
+  });
+});
+
+describe('workerMaxConcurrency', () => {
+  it('is read from a -c string', () => {
+    expect(settingsFromContext(context({ workerMaxConcurrency: '25' }))).toEqual({ workerMaxConcurrency: 25 });
   });
 });

@@ -173,7 +173,12 @@ describe('McpAgentStack asynchronous turns', () => {
       BatchSize: 5,
       MaximumBatchingWindowInSeconds: 2,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
     });
+  });
+
+  it('caps the worker\'s concurrency from the settings', () => {
+    templateFor({ workerMaxConcurrency: 3 }).hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } });
   });
 
   it('routes AgentTurnRequested events on its own named bus to the queue, and undeliverable ones to the dead-letter queue', () => {
