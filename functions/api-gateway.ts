@@ -1,5 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { InputError } from '../lib/core/errors.ts';
+import type { Logger } from '../lib/core/logger.ts';
+import { corsHeaders } from '../lib/http/cors.ts';
+import { errorResponse } from '../lib/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../lib/http/types.ts';
 
 export type AuthMode = 'none' | 'iam' | 'cognito';
@@ -40,4 +43,23 @@ export function ownerOf(event: APIGatewayProxyEvent, authMode: AuthMode): string
 
 export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyResult {
   return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+}
+
+/**
+ * Runs a request through the contract and finishes the response both API entries send: any error
+ * that escaped becomes its contract response, and the CORS header is added for allowed origins.
+ */
+export async function answer<Response extends HttpResponse | { headers: Record<string, string> }>(
+  event: APIGatewayProxyEvent,
+  produce: () => Promise<Response>,
+  options: { logger: Logger; allowedOrigins: readonly string[] },
+): Promise<Response | HttpResponse> {
+  let response: Response | HttpResponse;
+  try {
+    response = await produce();
+  } catch (error) {
+    response = errorResponse(error, options.logger);
+  }
+  Object.assign(response.headers, corsHeaders(event.headers?.origin ?? event.headers?.Origin, options.allowedOrigins));
+  return response;
 }

@@ -8,10 +8,8 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { corsHeaders } from '../lib/http/cors.ts';
-import { errorResponse } from '../lib/http/errors.ts';
 import { createHttpHandler } from '../lib/http/handle.ts';
-import { fromApiGatewayEvent, toApiGatewayResult } from './api-gateway.ts';
+import { answer, fromApiGatewayEvent, toApiGatewayResult } from './api-gateway.ts';
 import { agent, allowedOrigins, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
 export { agent };
@@ -21,13 +19,6 @@ export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(injectLambdaContext(powertools, { resetKeys: true }))
   .use(logMetrics(metrics))
   .use(captureLambdaHandler(tracer))
-  .handler(async (event, context) => {
-    let response;
-    try {
-      response = await handle(fromApiGatewayEvent(event, context, authMode));
-    } catch (error) {
-      response = errorResponse(error, logger);
-    }
-    Object.assign(response.headers, corsHeaders(event.headers?.origin ?? event.headers?.Origin, allowedOrigins));
-    return toApiGatewayResult(response);
-  });
+  .handler(async (event, context) =>
+    toApiGatewayResult(await answer(event, () => handle(fromApiGatewayEvent(event, context, authMode)), { logger, allowedOrigins })),
+  );

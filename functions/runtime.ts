@@ -3,14 +3,16 @@
  * model API key from Secrets Manager or SSM, Powertools logger, metrics and tracer, the SDK clients
  * (traced), and the agent. A configuration or secret error fails the cold start, loudly.
  *
- * Environment (set by the CDK stack):
+ * Environment (set by the CDK stack; loadConfig reads the model and table overrides):
  *   AGENT_CONFIG                      the bundled agent.yml
- *   CONVERSATIONS_TABLE               the DynamoDB table (read by agent.yml)
+ *   DEMO_MCP_SERVER                   the bundled demo MCP server, named in agent.yml
+ *   CONVERSATIONS_TABLE               the DynamoDB table
+ *   OPENAI_BASE_URL, LLM_MODEL        the model endpoint and name, when the stack sets them
  *   OPENAI_API_KEY_SECRET_ARN         a Secrets Manager secret with the model API key, or
  *   OPENAI_API_KEY_PARAMETER_NAME     an SSM parameter with it
  *   AUTH_MODE                         none | iam | cognito: who owns a conversation
- *   EVENT_BUS_NAME                    where finished asynchronous turns are announced
  *   CORS_ALLOW_ORIGINS                `*` or comma-separated origins allowed to read API responses
+ * The worker also reads EVENT_BUS_NAME and QUEUE_URL (functions/worker.ts).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -26,6 +28,7 @@ import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
 import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
 import { parseAllowedOrigins } from '../lib/http/cors.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
+import type { AuthMode } from './api-gateway.ts';
 
 const SERVICE = process.env.POWERTOOLS_SERVICE_NAME ?? 'mcp-agent';
 
@@ -62,7 +65,7 @@ export const agent = buildAgent(config, {
 /** The caller's identity under the configured auth mode; conversations are scoped to it. */
 export const authMode = parseAuthMode(process.env.AUTH_MODE);
 
-function parseAuthMode(value: string | undefined): 'none' | 'iam' | 'cognito' {
+function parseAuthMode(value: string | undefined): AuthMode {
   if (value === undefined || value === '' || value === 'none') return 'none';
   if (value === 'iam' || value === 'cognito') return value;
   throw new Error(`AUTH_MODE must be none, iam or cognito, not "${value}"`);

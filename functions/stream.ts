@@ -15,11 +15,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, StreamifyHandler } from 'aws-lambda';
-import { corsHeaders } from '../lib/http/cors.ts';
-import { errorResponse } from '../lib/http/errors.ts';
 import { createStreamingHttpHandler, withIdleLimit, type StreamingHttpResponse } from '../lib/http/handle-stream.ts';
 import { EventStreamBody } from '../lib/http/stream-turn.ts';
-import { fromApiGatewayEvent } from './api-gateway.ts';
+import { answer, fromApiGatewayEvent } from './api-gateway.ts';
 import { agent, allowedOrigins, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
 export { agent };
@@ -63,16 +61,9 @@ const streaming = middy<APIGatewayProxyEvent, StreamingHttpResponse>({
   .use(afterTurnSettles(logMetrics(metrics)))
   // The response is a stream (and a turn's text), not metadata worth storing in the trace.
   .use(afterTurnSettles(captureLambdaHandler(tracer, { captureResponse: false })))
-  .handler(async (event, context) => {
-    let response: StreamingHttpResponse;
-    try {
-      response = await handle(withIdleLimit(fromApiGatewayEvent(event, context, authMode), Date.now(), JSON_RESPONSE_LIMIT_MS));
-    } catch (error) {
-      response = errorResponse(error, logger);
-    }
-    Object.assign(response.headers, corsHeaders(event.headers?.origin ?? event.headers?.Origin, allowedOrigins));
-    return response;
-  });
+  .handler((event, context) =>
+    answer(event, () => handle(withIdleLimit(fromApiGatewayEvent(event, context, authMode), Date.now(), JSON_RESPONSE_LIMIT_MS)), { logger, allowedOrigins }),
+  );
 
 /** middy's types describe buffered handlers; in streaming mode the runtime calls (event, responseStream, context). */
 export const handler = streaming as unknown as StreamifyHandler<APIGatewayProxyEvent, void>;

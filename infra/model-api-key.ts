@@ -34,8 +34,8 @@ export class ModelApiKey extends Construct {
     let secretArn = props.secretArn;
     if (secretArn === undefined) {
       // CloudFormation cannot create a secret without a value, and a generated one would look like a
-      // key: the placeholder is JSON with an empty apiKey, which the functions reject at cold start
-      // with a message saying to store the key. It holds nothing secret.
+      // key: the placeholder is JSON with an empty apiKey, which the functions read as "no key yet"
+      // (questions get 503 saying to store it, health says degraded). It holds nothing secret.
       this.createdSecret = new Secret(this, 'Secret', {
         description: 'The model API key of the MCP agent service: replace the value with the key (plain text, or JSON {"apiKey": "..."}).',
         secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ apiKey: '' })),

@@ -1,5 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
 import { createMcpGateway } from './adapters/mcp/gateway.ts';
 import { createOpenAIClient } from './adapters/openai/client.ts';
@@ -10,11 +9,8 @@ import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
 
-export interface BuildAgentOptions {
-  /** The DynamoDB client; by default one from the AWS SDK's default chain (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`). */
-  documentClient?: DynamoDBDocumentClient;
-  /** Replace a part, e.g. an in-memory store in tests. */
-  store?: ConversationStore;
+interface CommonOptions {
+  /** Replace a part, e.g. a scripted model in tests. */
   model?: ModelClient;
   gateway?: ToolGateway;
   logger?: Logger;
@@ -22,11 +18,20 @@ export interface BuildAgentOptions {
 }
 
 /**
- * Builds an agent from a configuration with the real adapters: the OpenAI-compatible model, the MCP
- * servers of `mcpServers`, and the DynamoDB table of `conversation.tableName`. Nothing connects
- * until the first question (or health check): MCP servers start lazily and are then kept warm.
+ * The conversation store: the DynamoDB table of `conversation.tableName` through the document
+ * client you built (region, credentials, endpoint are yours to choose), or a store of your own.
  */
-export function buildAgent(config: AgentConfig, options: BuildAgentOptions = {}): Agent {
+export type BuildAgentOptions = CommonOptions & (
+  | { documentClient: DynamoDBDocumentClient; store?: undefined }
+  | { store: ConversationStore; documentClient?: undefined }
+);
+
+/**
+ * Builds an agent from a configuration with the real adapters: the OpenAI-compatible model, the MCP
+ * servers of `mcpServers`, and the conversation store. Nothing connects until the first question
+ * (or health check): MCP servers start lazily and are then kept warm.
+ */
+export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Agent {
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
   const logger = contextualLogger(options.logger ?? createJsonLogger(config.logging.level));
   const model = options.model ?? (config.model.configured ? defaultModel(config, logger) : undefined);
@@ -38,7 +43,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions = {})
     logger,
   });
   const store = options.store ?? createDynamoConversationStore({
-    client: options.documentClient ?? DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
+    client: options.documentClient,
     tableName: config.conversation.tableName,
     ttlDays: config.conversation.ttlDays,
   });

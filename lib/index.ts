@@ -1,8 +1,11 @@
 /**
  * Embedding the agent in other Node code:
  *
+ *   import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+ *   import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  *   import { buildAgent, loadConfig } from './lib/index.ts';
- *   const agent = buildAgent(loadConfig({ path: 'agent.yml' }));
+ *   const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+ *   const agent = buildAgent(loadConfig({ path: 'agent.yml' }), { documentClient });
  *   const turn = await agent.ask({ message: 'What is the weather in Shanghai?' });
  *   const next = await agent.ask({ conversationId: turn.conversationId, message: 'And tomorrow?' });
  *   await agent.close();

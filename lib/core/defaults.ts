@@ -34,3 +34,16 @@ export const DEFAULTS = {
 
 /** A claim outlives its turn's deadline by this much before another request may take over. */
 export const LEASE_MARGIN_MS = 60_000;
+
+/**
+ * The queue worker starts no record with less than this (plus turn.reserveSeconds) left: enough for
+ * one model round. A record not started is redelivered, which beats a turn that stops at once.
+ */
+export const WORKER_START_MARGIN_MS = 10_000;
+
+/**
+ * A failed queue record comes back after REDELIVERY_BASE_SECONDS, doubling with each receive, at
+ * most REDELIVERY_MAX_SECONDS (lib/queue/redelivery.ts).
+ */
+export const REDELIVERY_BASE_SECONDS = 60;
+export const REDELIVERY_MAX_SECONDS = 900;

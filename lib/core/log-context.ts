@@ -17,16 +17,21 @@ export function withoutLogContext<T>(work: () => T): T {
   return storage.exit(work);
 }
 
-/** A logger whose lines also carry the current context's fields. */
+const contextual = new WeakSet<Logger>();
+
+/** A logger whose lines also carry the current context's fields (wrapping one twice is a no-op). */
 export function contextualLogger(logger: Logger): Logger {
+  if (contextual.has(logger)) return logger;
   const withContext = (fields?: LogFields): LogFields | undefined => {
     const context = storage.getStore();
     return context ? { ...context, ...fields } : fields;
   };
-  return {
+  const wrapped: Logger = {
     debug: (message, fields) => logger.debug(message, withContext(fields)),
     info: (message, fields) => logger.info(message, withContext(fields)),
     warn: (message, fields) => logger.warn(message, withContext(fields)),
     error: (message, fields) => logger.error(message, withContext(fields)),
   };
+  contextual.add(wrapped);
+  return wrapped;
 }

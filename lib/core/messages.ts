@@ -53,4 +53,3 @@ export interface TokenUsage {
   completionTokens: number;
 }
 
-export const userMessage = (content: string): UserMessage => ({ role: 'user', content });

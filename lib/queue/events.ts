@@ -13,10 +13,6 @@ export interface SqsRecord {
   attributes?: { ApproximateReceiveCount?: string };
 }
 
-export interface SqsEvent {
-  Records: SqsRecord[];
-}
-
 /** With ReportBatchItemFailures on the event source mapping, SQS retries only these messages. */
 export interface SqsBatchResponse {
   batchItemFailures: Array<{ itemIdentifier: string }>;

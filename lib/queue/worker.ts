@@ -1,3 +1,4 @@
+import { WORKER_START_MARGIN_MS } from '../core/defaults.ts';
 import { InputError, errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
@@ -10,11 +11,6 @@ import { readTurnRequest, type TurnRequest } from './payload.ts';
 import type { RedeliveryScheduler } from './redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
 
-/**
- * Time a record needs at least, besides turn.reserveMs, to be worth starting: enough for one
- * model round. A record not started is redelivered, which beats a turn that stops at once.
- */
-export const DEFAULT_START_MARGIN_MS = 10_000;
 
 /** The part of Lambda's context the worker reads. */
 export interface InvocationContext {
@@ -24,7 +20,7 @@ export interface InvocationContext {
 export interface QueueWorkerOptions extends TurnRunner {
   logger: Logger;
   config: Pick<AgentConfig, 'http' | 'turn' | 'logging'>;
-  /** Defaults to DEFAULT_START_MARGIN_MS + config.turn.reserveMs. */
+  /** Defaults to WORKER_START_MARGIN_MS + config.turn.reserveMs. */
   startMarginMs?: number;
   redelivery?: RedeliveryScheduler;
   now?: () => number;
@@ -33,9 +29,9 @@ export interface QueueWorkerOptions extends TurnRunner {
 export type WorkerOutput = SqsBatchResponse | TurnResult;
 
 /**
- * The asynchronous entry: an SQS batch gets a partial batch response; an EventBridge event or a
- * direct invoke runs its one turn and returns the turn result, or throws, so Lambda's own retries
- * and on-failure destination apply.
+ * The asynchronous entry: an SQS batch gets a partial batch response; an EventBridge event (when a
+ * rule targets the function directly) or a direct invoke runs its one turn and returns the turn
+ * result, or throws, so the caller's retry policy applies.
  */
 export function createQueueWorker(options: QueueWorkerOptions): (event: unknown, context: InvocationContext) => Promise<WorkerOutput> {
   const now = options.now ?? Date.now;
@@ -45,7 +41,7 @@ export function createQueueWorker(options: QueueWorkerOptions): (event: unknown,
     logger: options.logger,
     maxMessageChars: options.config.http.maxMessageChars,
     logPayloads: options.config.logging.logPayloads,
-    startMarginMs: options.startMarginMs ?? DEFAULT_START_MARGIN_MS + options.config.turn.reserveMs,
+    startMarginMs: options.startMarginMs ?? WORKER_START_MARGIN_MS + options.config.turn.reserveMs,
     ...(options.redelivery ? { redelivery: options.redelivery } : {}),
     now,
   };

@@ -6,7 +6,8 @@ import type { ModelRequest } from '../../lib/core/ports.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 import type { TurnAnnouncer } from '../../lib/queue/announcer.ts';
 import type { SqsRecord } from '../../lib/queue/events.ts';
-import { createQueueWorker, DEFAULT_START_MARGIN_MS, type QueueWorkerOptions } from '../../lib/queue/worker.ts';
+import { WORKER_START_MARGIN_MS } from '../../lib/core/defaults.ts';
+import { createQueueWorker, type QueueWorkerOptions } from '../../lib/queue/worker.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 
@@ -261,7 +262,7 @@ describe('the queue worker near the Lambda deadline', () => {
   it('starts no record when less than the default margin (10 s + turn.reserveSeconds) is left', async () => {
     const { work, model } = realWorker([echo, echo, echo]);
 
-    const response = await work(records(), lambdaContext(DEFAULT_START_MARGIN_MS + 3_000 - 1));
+    const response = await work(records(), lambdaContext(WORKER_START_MARGIN_MS + 3_000 - 1));
 
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }, { itemIdentifier: 'm3' }] });
     expect(model!.requests).toHaveLength(0);
