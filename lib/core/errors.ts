@@ -35,6 +35,16 @@ export class NotFoundError extends InputError {
   }
 }
 
+/** A route exists, but not for this method; `allow` lists the methods it takes. */
+export class MethodNotAllowedError extends InputError {
+  readonly allow: string;
+
+  constructor(message: string, allow: string) {
+    super(405, 'method_not_allowed', message);
+    this.allow = allow;
+  }
+}
+
 /** Another turn is running on the conversation, or this request's turn is still in progress. */
 export class ConflictError extends InputError {
   constructor(code: 'conversation_busy' | 'turn_in_progress', message: string, options?: { cause?: unknown }) {

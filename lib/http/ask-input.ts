@@ -1,9 +1,10 @@
 import { InputError } from '../core/errors.ts';
 import type { AskInput } from '../agent/agent.ts';
-import { checkRequestId } from '../agent/validate-input.ts';
+import { checkMessage, checkRequestId } from '../agent/validate-input.ts';
 import { readJsonObject } from './body.ts';
 import type { RouteMatch } from './routes.ts';
 import type { HttpRequest } from './types.ts';
+import { unknownFieldsText } from '../core/json.ts';
 
 /**
  * The question a POST conversation route carries, read and checked before any turn starts: the
@@ -14,11 +15,13 @@ export function readAskInput(request: HttpRequest, match: RouteMatch, maxBodyByt
   const body = readJsonObject(request, maxBodyBytes);
   const unknown = Object.keys(body).filter((key) => key !== 'message' && key !== 'requestId');
   if (unknown.length > 0) {
-    throw new InputError(400, 'unknown_field', `Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')}: the body takes "message" and optionally "requestId".`);
+    throw new InputError(400, 'unknown_field', `${unknownFieldsText(unknown)}: the body takes "message" and optionally "requestId".`);
   }
   checkRequestId(body.requestId);
+  // Presence and type here; the length limit is the agent's own check (agent.ask).
+  checkMessage(body.message, Number.POSITIVE_INFINITY);
   return {
-    message: body.message as string,
+    message: body.message,
     ...(match.conversationId === undefined ? {} : { conversationId: match.conversationId }),
     ...(body.requestId === undefined ? {} : { requestId: body.requestId }),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),

@@ -1,4 +1,4 @@
-import { AgentError, ConfigError, InputError, ModelError, ModelNotConfiguredError, StoreError } from '../core/errors.ts';
+import { AgentError, ConfigError, InputError, MethodNotAllowedError, ModelError, ModelNotConfiguredError, StoreError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { TurnError, TurnResult } from '../core/turn.ts';
 import type { HttpResponse } from './types.ts';
@@ -8,6 +8,7 @@ import type { HttpResponse } from './types.ts';
  * anything else gets a generic message with its code, and the details go to the log.
  */
 export function errorResponse(error: unknown, logger: Logger): HttpResponse {
+  if (error instanceof MethodNotAllowedError) return json(405, errorBody(error.code, error.message), { allow: error.allow });
   if (error instanceof InputError) return json(error.status, errorBody(error.code, error.message));
   if (error instanceof ModelNotConfiguredError) return json(503, errorBody(error.code, error.message));
   if (error instanceof ModelError) {

@@ -1,5 +1,6 @@
 import { readAskInput } from './ask-input.ts';
-import { contractErrorResponse, createHttpHandler, type HttpHandlerOptions } from './handle.ts';
+import { errorResponse } from './errors.ts';
+import { createHttpHandler, type HttpHandlerOptions } from './handle.ts';
 import { matchRoute, type RouteMatch } from './routes.ts';
 import { acceptsEventStream } from './sse.ts';
 import { streamTurn, type EventStreamResponse } from './stream-turn.ts';
@@ -26,7 +27,7 @@ export function createStreamingHttpHandler(options: StreamingHttpHandlerOptions)
     try {
       input = readAskInput(request, match, options.maxBodyBytes);
     } catch (error) {
-      return contractErrorResponse(error, options.logger);
+      return errorResponse(error, options.logger);
     }
     return streamTurn(input, options);
   };

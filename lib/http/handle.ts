@@ -39,17 +39,9 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
     try {
       return await route(request);
     } catch (error) {
-      return contractErrorResponse(error, logger);
+      return errorResponse(error, logger);
     }
   };
-}
-
-/** errorResponse, plus the `Allow` header a 405 must carry. */
-export function contractErrorResponse(error: unknown, logger: Logger): HttpResponse {
-  const response = errorResponse(error, logger);
-  const allow = (error as { allow?: string } | undefined)?.allow;
-  if (allow) response.headers.allow = allow;
-  return response;
 }
 
 function turnResponse(result: TurnResult, status: number): HttpResponse {

@@ -1,4 +1,4 @@
-import { InputError } from '../core/errors.ts';
+import { InputError, MethodNotAllowedError } from '../core/errors.ts';
 
 export type RouteName = 'createConversation' | 'postMessage' | 'getConversation' | 'deleteConversation' | 'health';
 
@@ -23,7 +23,7 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
     const route = methods[method.toUpperCase()];
     if (!route) {
       const allowed = Object.keys(methods).join(', ');
-      throw Object.assign(new InputError(405, 'method_not_allowed', `${method} is not supported on ${path}; use ${allowed}.`), { allow: allowed });
+      throw new MethodNotAllowedError(`${method} is not supported on ${path}; use ${allowed}.`, allowed);
     }
     return found[1] === undefined ? { route } : { route, conversationId: decodePathSegment(found[1]) };
   }

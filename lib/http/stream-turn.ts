@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { Logger } from '../core/logger.ts';
 import type { Agent, AskInput } from '../agent/agent.ts';
 import type { LoopEvent } from '../agent/events.ts';
-import { contractErrorResponse } from './handle.ts';
+import { errorResponse } from './errors.ts';
 import { EVENT_STREAM_HEADERS, encodeComment, encodeJsonEvent } from './sse.ts';
 import { finalEventData, loopEventData } from './turn-events.ts';
 import type { HttpResponse } from './types.ts';
@@ -81,7 +81,7 @@ export function streamTurn(input: AskInput, options: StreamTurnOptions): Promise
           send(final.name, final.data);
         },
         (error: unknown) => {
-          const failure = contractErrorResponse(error, logger);
+          const failure = errorResponse(error, logger);
           if (!committed) {
             committed = true;
             respond(failure);

@@ -1,3 +1,5 @@
+import { isJsonObject } from '../core/json.ts';
+
 /**
  * The AWS event shapes the worker receives, declared structurally with only the fields read here,
  * so lib/ needs no aws-lambda types.
@@ -30,15 +32,13 @@ export interface EventBridgeEvent {
 
 export const SQS_EVENT_SOURCE = 'aws:sqs';
 
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Any event with a `Records` array (SQS, but also S3, SNS, DynamoDB streams, Kinesis). */
 export const hasRecords = (event: unknown): event is { Records: unknown[] } =>
-  isObject(event) && Array.isArray(event.Records);
+  isJsonObject(event) && Array.isArray(event.Records);
 
 export const isSqsRecord = (record: unknown): record is SqsRecord =>
-  isObject(record) && record.eventSource === SQS_EVENT_SOURCE && typeof record.messageId === 'string';
+  isJsonObject(record) && record.eventSource === SQS_EVENT_SOURCE && typeof record.messageId === 'string';
 
 export const isEventBridgeEvent = (value: unknown): value is EventBridgeEvent =>
-  isObject(value) && typeof value['detail-type'] === 'string' && 'detail' in value;
+  isJsonObject(value) && typeof value['detail-type'] === 'string' && 'detail' in value;

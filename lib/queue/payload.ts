@@ -1,7 +1,9 @@
 import { InputError } from '../core/errors.ts';
 import { checkConversationId, checkMessage, checkRequestId } from '../agent/validate-input.ts';
 import { TURN_REQUESTED } from './event-names.ts';
-import { isEventBridgeEvent, isObject } from './events.ts';
+import { isEventBridgeEvent } from './events.ts';
+import { isJsonObject } from '../core/json.ts';
+import { unknownFieldsText } from '../core/json.ts';
 
 /** One question for one conversation, sent asynchronously (SQS, EventBridge or a direct invoke). */
 export interface TurnRequest {
@@ -44,12 +46,12 @@ export function parseMessageBody(body: string): unknown {
 
 /** Strict: unknown fields are refused, so a misspelt "ownr" never runs a conversation unscoped. */
 export function parseTurnRequest(value: unknown, maxMessageChars: number, where = 'payload'): TurnRequest {
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     throw new InputError(400, 'invalid_payload', `The ${where} must be a JSON object ${SHAPE}, not ${kindOf(value)}.`);
   }
   const unknown = Object.keys(value).filter((key) => !FIELDS.includes(key));
   if (unknown.length > 0) {
-    throw new InputError(400, 'unknown_field', `Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')} in the ${where}: it takes ${SHAPE}.`);
+    throw new InputError(400, 'unknown_field', `${unknownFieldsText(unknown)} in the ${where}: it takes ${SHAPE}.`);
   }
   const { conversationId, message, requestId, owner } = value;
   if (conversationId === undefined) {

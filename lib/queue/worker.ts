@@ -6,7 +6,8 @@ import type { AgentConfig } from '../config/load.ts';
 import type { TurnAnnouncer } from './announcer.ts';
 import { processSqsBatch, type BatchOptions } from './batch.ts';
 import { TURN_REQUESTED } from './event-names.ts';
-import { hasRecords, isObject, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse } from './events.ts';
+import { hasRecords, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse } from './events.ts';
+import { isJsonObject } from '../core/json.ts';
 import { readTurnRequest, type TurnRequest } from './payload.ts';
 import type { RedeliveryScheduler } from './redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
@@ -66,6 +67,6 @@ export function createQueueWorker(options: QueueWorkerOptions): (event: unknown,
 
 /** S3, SNS, DynamoDB stream or Kinesis records: a wiring mistake in the stack, not a poison message. */
 function unsupportedRecords(record: unknown): InputError {
-  const source = isObject(record) ? record.eventSource ?? record.EventSource : undefined;
+  const source = isJsonObject(record) ? record.eventSource ?? record.EventSource : undefined;
   return new InputError(400, 'unsupported_event', `This function takes SQS records (eventSource "${SQS_EVENT_SOURCE}"), EventBridge "${TURN_REQUESTED}" events and direct invokes with {conversationId, message, requestId}; it got a record from ${JSON.stringify(source ?? 'an unknown source')}.`);
 }

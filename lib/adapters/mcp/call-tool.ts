@@ -27,11 +27,13 @@ export async function callServerTool(
   const forward = () => controller.abort(options.signal.reason);
   options.signal.addEventListener('abort', forward, { once: true });
   try {
-    const result = (await connection.client.callTool({ name: target.originalName, arguments: args }, undefined, {
+    const result = await connection.client.callTool({ name: target.originalName, arguments: args }, undefined, {
       signal: controller.signal,
       timeout: options.timeoutMs,
-    })) as CallToolResult;
-    return { ok: result.isError !== true, text: renderToolResult(result) };
+    });
+    // Servers of protocol 2024-10-07 and older answer { toolResult } instead of content blocks.
+    if (!('content' in result) && 'toolResult' in result) return { ok: true, text: JSON.stringify(result.toolResult) };
+    return { ok: result.isError !== true, text: renderToolResult(result as CallToolResult) };
   } catch (error) {
     if (controller.signal.aborted) throw aborted(target, error, controller.signal.reason);
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {

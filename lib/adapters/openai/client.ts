@@ -5,6 +5,7 @@
  * each retry only delays the error the operator has to see.
  */
 import OpenAI from 'openai';
+import { isJsonObject } from '../../core/json.ts';
 
 export interface OpenAIClientOptions {
   baseURL: string;
@@ -26,15 +27,13 @@ const QUOTA_ERROR_CODES = new Set(['insufficient_quota', 'credit_balance_exhaust
  * response body (`{"error": {...}}`) or the inner error object, as the SDK exposes it on `APIError.error`.
  */
 export function isQuotaExhausted(errorBody: unknown): boolean {
-  const envelope = isRecord(errorBody) && isRecord(errorBody['error']) ? errorBody['error'] : errorBody;
-  if (!isRecord(envelope)) return false;
+  const envelope = isJsonObject(errorBody) && isJsonObject(errorBody['error']) ? errorBody['error'] : errorBody;
+  if (!isJsonObject(envelope)) return false;
   return [envelope['code'], envelope['type']].some(
     (value) => typeof value === 'string' && (QUOTA_ERROR_CODES.has(value) || value.endsWith('_spend_limit_exceeded')),
   );
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The SDK's hook deciding whether a failed response is retried. */
 interface RetryDecision {

@@ -13,6 +13,7 @@ import { isQuotaExhausted } from './client.ts';
 import { generateToolCallId, normalizeCompletion } from './normalize.ts';
 import { extractTextToolCalls } from './text-tool-calls.ts';
 import { toWireMessages, toWireTools } from './wire.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 export interface OpenAIModelOptions {
   client: OpenAI;
@@ -121,9 +122,9 @@ function statusError(error: APIError, status: number): ModelError {
 /** The provider's own words: `{error: {message}}`, vLLM's top-level `{message}`, Gemini's `[{error}]`, or text. */
 function providerMessage(error: APIError): string {
   const detail: unknown = Array.isArray(error.error) ? error.error[0] : error.error;
-  const inner: unknown = isRecord(detail) && isRecord(detail['error']) ? detail['error'] : detail;
+  const inner: unknown = isJsonObject(detail) && isJsonObject(detail['error']) ? detail['error'] : detail;
   const text =
-    isRecord(inner) && typeof inner['message'] === 'string'
+    isJsonObject(inner) && typeof inner['message'] === 'string'
       ? inner['message']
       : typeof inner === 'string'
         ? inner
@@ -135,7 +136,7 @@ function providerMessage(error: APIError): string {
 /** The first `code` (ECONNREFUSED, ENOTFOUND…) in the fetch error's cause chain, or its message. */
 function connectionDetail(error: APIConnectionError): string {
   let cause: unknown = error.cause;
-  for (let depth = 0; depth < 5 && isRecord(cause); depth += 1, cause = cause['cause']) {
+  for (let depth = 0; depth < 5 && isJsonObject(cause); depth += 1, cause = cause['cause']) {
     if (typeof cause['code'] === 'string') return cause['code'];
   }
   return error.message;
@@ -158,7 +159,6 @@ function redactKey(error: ModelError, apiKey: string | null): ModelError {
   });
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /** A reply without tool calls whose text holds calls to offered tools (quirks §2.6) gets them as calls. */
 function withTextToolCalls(reply: ModelReply, tools: ModelRequest['tools']): ModelReply {

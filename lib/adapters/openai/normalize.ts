@@ -9,6 +9,7 @@ import { randomInt } from 'node:crypto';
 import { ModelError } from '../../core/errors.ts';
 import type { Reasoning, TokenUsage, ToolCall } from '../../core/messages.ts';
 import type { ModelReply } from '../../core/ports.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 type Json = Record<string, unknown>;
 
@@ -27,8 +28,7 @@ const LEADING_THINK_BLOCK = /^\s*<think>([\s\S]*?)<\/think>\s*/;
 /** The field a `<think>` block is echoed back under: the name most OpenAI-compatible servers read. */
 const INLINE_THINK_FIELD = 'reasoning_content';
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json => isJsonObject(value);
 
 export function normalizeCompletion(body: unknown, makeId: () => string = generateToolCallId): ModelReply {
   const message = firstMessage(body);

@@ -1,4 +1,5 @@
 import type { ToolCall } from '../../core/messages.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 /**
  * Tool calls a server wrote into `content` instead of `tool_calls` (vLLM or llama.cpp without a
@@ -75,5 +76,4 @@ function jsonOrText(text: string): unknown {
   }
 }
 
-const asObject = (value: unknown): Record<string, unknown> | undefined =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+const asObject = (value: unknown): Record<string, unknown> | undefined => (isJsonObject(value) ? value : undefined);
