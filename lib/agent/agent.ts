@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { LEASE_MARGIN_MS } from '../core/defaults.ts';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { withLogContext } from '../core/log-context.ts';
@@ -9,6 +9,7 @@ import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
 import type { LoopEvent } from './events.ts';
 import { executeClaimedTurn, releaseClaim } from './execute-turn.ts';
+import { MODEL_NOT_CONFIGURED, newConversationId } from './new-conversation.ts';
 import { checkConversationId, checkMessage, checkRequestId } from './validate-input.ts';
 
 export interface AskInput {
@@ -148,16 +149,4 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
 const notFound = (key: ConversationKey) =>
   new NotFoundError('conversation_not_found', `There is no conversation "${key.conversationId}". Start one with POST /conversations.`);
 
-export const MODEL_NOT_CONFIGURED =
-  'No language model is configured. Set OPENAI_API_KEY for OpenAI (and optionally LLM_MODEL), or point OPENAI_BASE_URL at any OpenAI-compatible endpoint, e.g. OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=qwen2.5 for Ollama or OPENAI_BASE_URL=http://localhost:8000/v1 for vLLM, then restart the service. Deployed on AWS: store the key in the model API key secret of the stack (output ModelApiKeySecretArn), or set modelBaseUrl for an endpoint that needs none.';
-
-/**
- * A new conversation's id. With a requestId it is derived from it (and the owner), so a retried
- * "start a conversation" request lands on the same conversation and gets the stored turn instead of
- * running the tools a second time.
- */
-function newConversationId(requestId: string | undefined, owner: string | undefined): string {
-  if (requestId === undefined) return randomUUID();
-  const hex = createHash('sha256').update(`${owner ?? ''}\n${requestId}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
+export { MODEL_NOT_CONFIGURED };

@@ -2,35 +2,13 @@
  * The REST API of the stack: routes, streaming integrations, CORS, throttling, access logs and the
  * auth switch, read from the synthesized template (asset bundling skipped).
  */
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { McpAgentStack } from '../../infra/stack.ts';
 import type { AgentSettings } from '../../infra/settings.ts';
-
-const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
-const stacks = new Map<string, McpAgentStack>();
-
-function stackFor(settings: AgentSettings = {}): McpAgentStack {
-  const key = JSON.stringify(settings);
-  if (!stacks.has(key)) {
-    const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
-    stacks.set(key, new McpAgentStack(app, 'Agent', { settings }));
-  }
-  return stacks.get(key)!;
-}
-
-const templateFor = (settings: AgentSettings = {}): Template => Template.fromStack(stackFor(settings));
+import { templateFor, stackFor, logicalId } from '../support/stack-template.ts';
 
 type Properties = Record<string, any>;
 const USER_POOL_ARN = 'arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_AbCdEf123';
-
-function logicalId(template: Template, type: string, prefix: string): string {
-  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
-  expect(ids).toHaveLength(1);
-  return ids[0]!;
-}
 
 /** Every method of the API as "VERB /path", resolved through the Resource tree. */
 function methods(template: Template): Map<string, Properties> {

@@ -3,30 +3,11 @@
  * actions it performs, on exactly its resources, for each source of the model API key; and the key
  * itself never reaches the template.
  */
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpAgentStack } from '../../infra/stack.ts';
 import type { AgentSettings } from '../../infra/settings.ts';
+import { buildStack, logicalId, templateFor } from '../support/stack-template.ts';
 
-const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
-const templates = new Map<string, Template>();
-
-function templateFor(settings: AgentSettings = {}): Template {
-  const key = JSON.stringify(settings);
-  if (!templates.has(key)) {
-    const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
-    templates.set(key, Template.fromStack(new McpAgentStack(app, 'Agent', { settings })));
-  }
-  return templates.get(key)!;
-}
-
-function logicalId(template: Template, type: string, prefix: string): string {
-  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
-  expect(ids).toHaveLength(1);
-  return ids[0]!;
-}
 
 /** The statements of the one inline policy on a function's role. */
 function statementsOf(template: Template, name: string): unknown[] {
@@ -152,8 +133,7 @@ describe('McpAgentStack with a model API key in the shell that synthesizes it', 
 
   it('keeps the key out of the template', () => {
     process.env.OPENAI_API_KEY = 'sk-live-must-never-reach-the-template';
-    const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
-    const template = Template.fromStack(new McpAgentStack(app, 'Shell', {}));
+    const template = Template.fromStack(buildStack());
     expect(JSON.stringify(template.toJSON())).not.toContain('sk-live-must-never-reach-the-template');
   });
 });

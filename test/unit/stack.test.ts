@@ -2,25 +2,11 @@
  * The stack's resources and settings, read from the synthesized CloudFormation template (asset
  * bundling skipped; test/integration/synth.test.ts builds the real bundles).
  */
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { McpAgentStack } from '../../infra/stack.ts';
 import type { AgentSettings } from '../../infra/settings.ts';
+import { templateFor } from '../support/stack-template.ts';
 
-const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
-const templates = new Map<string, Template>();
-
-/** The template for these settings, with cdk.json's context, as `cdk synth` would build it. */
-function templateFor(settings: AgentSettings = {}): Template {
-  const key = JSON.stringify(settings);
-  if (!templates.has(key)) {
-    const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
-    templates.set(key, Template.fromStack(new McpAgentStack(app, 'Agent', { settings })));
-  }
-  return templates.get(key)!;
-}
 
 type Resource = { Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 

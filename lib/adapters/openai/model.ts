@@ -10,8 +10,8 @@ import { ModelError, errorMessage } from '../../core/errors.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import type { ModelClient, ModelReply, ModelRequest } from '../../core/ports.ts';
 import { isQuotaExhausted } from './client.ts';
-import { generateToolCallId, normalizeCompletion } from './normalize.ts';
-import { extractTextToolCalls } from './text-tool-calls.ts';
+import { normalizeCompletion } from './normalize.ts';
+import { withTextToolCalls } from './text-tool-calls.ts';
 import { toWireMessages, toWireTools } from './wire.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -157,12 +157,4 @@ function redactKey(error: ModelError, apiKey: string | null): ModelError {
     cause: error.cause,
     timeout: error.timeout,
   });
-}
-
-
-/** A reply without tool calls whose text holds calls to offered tools (quirks §2.6) gets them as calls. */
-function withTextToolCalls(reply: ModelReply, tools: ModelRequest['tools']): ModelReply {
-  if (reply.toolCalls.length > 0 || reply.content === null || tools.length === 0) return reply;
-  const found = extractTextToolCalls(reply.content, new Set(tools.map((tool) => tool.name)), generateToolCallId);
-  return found ? { ...reply, content: found.content, toolCalls: found.calls } : reply;
 }

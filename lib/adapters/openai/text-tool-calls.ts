@@ -1,4 +1,6 @@
 import type { ToolCall } from '../../core/messages.ts';
+import type { ModelReply, ModelRequest } from '../../core/ports.ts';
+import { generateToolCallId } from './normalize.ts';
 import { isJsonObject } from '../../core/json.ts';
 
 /**
@@ -77,3 +79,10 @@ function jsonOrText(text: string): unknown {
 }
 
 const asObject = (value: unknown): Record<string, unknown> | undefined => (isJsonObject(value) ? value : undefined);
+
+/** A reply without tool calls whose text holds calls to offered tools (quirks §2.6) gets them as calls. */
+export function withTextToolCalls(reply: ModelReply, tools: ModelRequest['tools']): ModelReply {
+  if (reply.toolCalls.length > 0 || reply.content === null || tools.length === 0) return reply;
+  const found = extractTextToolCalls(reply.content, new Set(tools.map((tool) => tool.name)), generateToolCallId);
+  return found ? { ...reply, content: found.content, toolCalls: found.calls } : reply;
+}
