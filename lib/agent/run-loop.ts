@@ -92,6 +92,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     usage.completionTokens += reply.usage.completionTokens;
     const assistant: AssistantMessage = { role: 'assistant', content: reply.content, toolCalls: withFreshIds(reply.toolCalls, seenIds) };
     if (reply.reasoning) assistant.reasoning = reply.reasoning;
+    if (reply.extraContent) assistant.extraContent = reply.extraContent;
     messages.push(assistant);
     const calls = assistant.toolCalls;
     if (calls.length === 0) return { kind: 'final', reply: reply.content ?? '' };

@@ -10,6 +10,8 @@ export interface ToolCall {
   name: string;
   /** The arguments exactly as the model produced them, as JSON text (possibly not valid JSON). */
   arguments: string;
+  /** Provider data that must come back with the call (Gemini 3's thought signature); opaque. */
+  extraContent?: Record<string, unknown>;
 }
 
 export interface SystemMessage {
@@ -34,6 +36,8 @@ export interface AssistantMessage {
   content: string | null;
   toolCalls: ToolCall[];
   reasoning?: Reasoning;
+  /** Provider data that must come back with the message (Gemini's thought signature); opaque. */
+  extraContent?: Record<string, unknown>;
 }
 
 export interface ToolMessage {

@@ -27,6 +27,8 @@ export interface ModelReply {
   content: string | null;
   toolCalls: ToolCall[];
   reasoning?: Reasoning;
+  /** Sent back with the assistant message, as the provider requires (Gemini's `extra_content`). */
+  extraContent?: Record<string, unknown>;
   usage: TokenUsage;
 }
 

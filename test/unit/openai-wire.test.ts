@@ -150,3 +150,25 @@ describe('toWireTools', () => {
     ]);
   });
 });
+
+describe('Gemini thought signatures (extra_content)', () => {
+  it('come back exactly where Gemini sent them: on the message and on each call', () => {
+    const body = recording('gemini/nonstream-tool_calls-empty-id.json').response;
+    const signature = body.choices[0].message.extra_content;
+    const withCallSignature = structuredClone(body);
+    withCallSignature.choices[0].message.tool_calls[0].extra_content = { google: { thought_signature: 'CALL-SIG' } };
+
+    const reply = normalizeCompletion(withCallSignature, () => 'call_generated');
+    const [wire] = toWireMessages([assistant({ content: reply.content, toolCalls: reply.toolCalls, ...(reply.extraContent ? { extraContent: reply.extraContent } : {}) })]);
+
+    expect(reply.extraContent).toEqual(signature);
+    expect(wire).toMatchObject({ extra_content: signature, tool_calls: [{ id: 'call_generated', extra_content: { google: { thought_signature: 'CALL-SIG' } } }] });
+  });
+
+  it('are never sent to a provider that did not send them', () => {
+    const reply = normalizeCompletion(recording('openai/nonstream-tool_calls-gpt-4o.json').response);
+    const [wire] = toWireMessages([assistant({ content: reply.content, toolCalls: reply.toolCalls })]);
+    expect(reply.extraContent).toBeUndefined();
+    expect(JSON.stringify(wire)).not.toContain('extra_content');
+  });
+});

@@ -218,6 +218,13 @@ describe('runLoop', () => {
     expect(outcome.cause).toBeInstanceOf(ModelError);
   });
 
+  it('keeps provider data the next request must carry (reasoning, Gemini extra_content) on the assistant message', async () => {
+    const reply = { ...toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: 'a' } }]), reasoning: { field: 'reasoning_content', text: 'think' }, extraContent: { google: { thought_signature: 'SIG' } } };
+    const { model, run } = setup([reply, textReply('done')]);
+    await run();
+    expect(model.requests[1]!.messages[2]).toMatchObject({ role: 'assistant', reasoning: { field: 'reasoning_content', text: 'think' }, extraContent: { google: { thought_signature: 'SIG' } } });
+  });
+
   it('gives a repeated tool call id a fresh one so each result answers exactly one call', async () => {
     const same = toolCallsReply([{ id: 'call_0', name: 'getWeather', arguments: { city: 'a' } }]);
     const { model, run } = setup([same, same, textReply('done')]);

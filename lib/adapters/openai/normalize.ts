@@ -40,6 +40,8 @@ export function normalizeCompletion(body: unknown, makeId: () => string = genera
     content,
     toolCalls: toolCalls(message['tool_calls'], makeId),
     ...(reasoning ? { reasoning } : {}),
+    // Gemini's thought signatures: the next request is refused unless they come back (quirks §2.5).
+    ...(isObject(message['extra_content']) ? { extraContent: message['extra_content'] } : {}),
     usage: usage(isObject(body) ? body['usage'] : undefined),
   };
 }
@@ -66,7 +68,8 @@ function toolCalls(raw: unknown, makeId: () => string): ToolCall[] {
     const name = isObject(wireFunction) ? wireFunction['name'] : undefined;
     // A call without a function name cannot be executed or answered (LM Studio sends such entries).
     if (!isObject(entry) || !isObject(wireFunction) || typeof name !== 'string' || name.trim() === '') return [];
-    return [{ id: entry['id'], name, arguments: argumentsText(wireFunction['arguments']) }];
+    const extraContent = isObject(entry['extra_content']) ? { extraContent: entry['extra_content'] } : {};
+    return [{ id: entry['id'], name, arguments: argumentsText(wireFunction['arguments']), ...extraContent }];
   });
   // Provider ids are kept wherever usable (Mistral accepts only its own back); first come, first kept.
   const keptIds = new Set<string>();

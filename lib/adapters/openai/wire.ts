@@ -10,6 +10,7 @@ export interface WireToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
+  extra_content?: Record<string, unknown>;
 }
 
 export type WireAssistantMessage = {
@@ -44,7 +45,7 @@ export function toWireMessages(messages: Message[]): WireMessage[] {
 }
 
 /** A stored reasoning field can never overwrite the message's own keys. */
-const RESERVED_FIELDS = new Set(['role', 'content', 'tool_calls']);
+const RESERVED_FIELDS = new Set(['role', 'content', 'tool_calls', 'extra_content']);
 
 function toWireAssistant(message: AssistantMessage): WireAssistantMessage {
   const hasCalls = message.toolCalls.length > 0;
@@ -58,6 +59,7 @@ function toWireAssistant(message: AssistantMessage): WireAssistantMessage {
             id: call.id,
             type: 'function' as const,
             function: { name: call.name, arguments: replayableArguments(call.arguments) },
+            ...(call.extraContent ? { extra_content: call.extraContent } : {}),
           })),
         }
       : {}),
@@ -65,6 +67,8 @@ function toWireAssistant(message: AssistantMessage): WireAssistantMessage {
     ...(message.reasoning && !RESERVED_FIELDS.has(message.reasoning.field)
       ? { [message.reasoning.field]: message.reasoning.text }
       : {}),
+    // Only where the provider sent it: other providers never see the field.
+    ...(message.extraContent ? { extra_content: message.extraContent } : {}),
   };
 }
 
