@@ -1,0 +1,28 @@
+/**
+ * The MCP client conformance suite (@modelcontextprotocol/conformance) against the gateway
+ * (test/conformance/client.ts): each scenario starts its own server on localhost, runs the client
+ * against it, and judges what the client did on the wire. OAuth scenarios are out of scope: the
+ * gateway sends configured headers and does not run OAuth flows.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = `${PROJECT_ROOT}node_modules/@modelcontextprotocol/conformance/dist/index.js`;
+const CLIENT = `${process.execPath} ${PROJECT_ROOT}test/conformance/client.ts`;
+
+describe('the MCP gateway under the MCP client conformance suite', () => {
+  it.each(['initialize', 'tools_call', 'sse-retry'])('passes the %s scenario', async (scenario) => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, 'client', '--command', CLIENT, '--scenario', scenario], {
+      cwd: PROJECT_ROOT,
+      timeout: 60_000,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    });
+    // The suite reports on stderr and stdout alike, depending on the line.
+    const report = stdout + stderr;
+    expect(report).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+    expect(report).toContain('OVERALL: PASSED');
+  }, 90_000);
+});
