@@ -42,17 +42,11 @@ export function pendingTurnItem(
   claim: TurnClaim,
   times: { leaseExpiresAt: number; expiresAt: number },
 ): TurnItem {
-  return {
-    pk,
-    sk: claim.turn,
-    v: ITEM_VERSION,
-    requestId: claim.requestId,
-    status: 'pending',
-    leaseExpiresAt: times.leaseExpiresAt,
-    createdAt: claim.createdAt,
-    expiresAt: times.expiresAt,
-  };
+  return { ...itemHeader(pk, claim), status: 'pending', leaseExpiresAt: times.leaseExpiresAt, expiresAt: times.expiresAt };
 }
+
+/** What every turn item carries, pending or complete. */
+const itemHeader = (pk: string, claim: TurnClaim) => ({ pk, sk: claim.turn, v: ITEM_VERSION, requestId: claim.requestId, createdAt: claim.createdAt });
 
 /** The item as it will read once the turn is complete (the claim's item, updated). */
 export function completedTurnItem(
@@ -61,12 +55,8 @@ export function completedTurnItem(
   turn: { messages: HistoryMessage[]; result: TurnResult; completedAt: string; expiresAt: number },
 ): TurnItem {
   return {
-    pk,
-    sk: claim.turn,
-    v: ITEM_VERSION,
-    requestId: claim.requestId,
+    ...itemHeader(pk, claim),
     status: 'complete',
-    createdAt: claim.createdAt,
     completedAt: turn.completedAt,
     expiresAt: turn.expiresAt,
     messages: gzipSync(JSON.stringify(turn.messages)),
