@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { loadConfig } from '../lib/config/load.ts';
-import { MODEL_NOT_CONFIGURED } from '../lib/agent/agent.ts';
+import { MODEL_NOT_CONFIGURED } from '../lib/core/errors.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
 import { localContext, readRequest, responseStreamTo, toLocalEvent } from './local-events.ts';
 

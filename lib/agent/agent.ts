@@ -9,7 +9,7 @@ import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
 import type { LoopEvent } from './events.ts';
 import { executeClaimedTurn, releaseClaim } from './execute-turn.ts';
-import { MODEL_NOT_CONFIGURED, newConversationId } from './new-conversation.ts';
+import { newConversationId } from './new-conversation.ts';
 import { checkConversationId, checkMessage, checkRequestId } from './validate-input.ts';
 
 export interface AskInput {
@@ -65,7 +65,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     if (input.conversationId !== undefined) checkConversationId(input.conversationId);
     checkRequestId(input.requestId);
     const model = dependencies.model;
-    if (!model) throw new ModelNotConfiguredError(MODEL_NOT_CONFIGURED);
+    if (!model) throw new ModelNotConfiguredError();
 
     const key: ConversationKey = { conversationId: input.conversationId ?? newConversationId(input.requestId, input.owner), ...(input.owner ? { owner: input.owner } : {}) };
     const requestId = input.requestId ?? randomUUID();
@@ -149,4 +149,3 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
 const notFound = (key: ConversationKey) =>
   new NotFoundError('conversation_not_found', `There is no conversation "${key.conversationId}". Start one with POST /conversations.`);
 
-export { MODEL_NOT_CONFIGURED };

@@ -52,9 +52,13 @@ export class ConflictError extends InputError {
   }
 }
 
+/** What a question gets when no model is configured (503), and what `npm start` prints. */
+export const MODEL_NOT_CONFIGURED =
+  'No language model is configured. Set OPENAI_API_KEY for OpenAI (and optionally LLM_MODEL), or point OPENAI_BASE_URL at any OpenAI-compatible endpoint, e.g. OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=qwen2.5 for Ollama or OPENAI_BASE_URL=http://localhost:8000/v1 for vLLM, then restart the service. Deployed on AWS: store the key in the model API key secret of the stack (output ModelApiKeySecretArn), or set modelBaseUrl for an endpoint that needs none.';
+
 /** No model endpoint is configured: the service runs, but cannot answer questions. */
 export class ModelNotConfiguredError extends AgentError {
-  constructor(message: string) {
+  constructor(message: string = MODEL_NOT_CONFIGURED) {
     super('model_not_configured', message);
   }
 }
