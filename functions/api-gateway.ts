@@ -5,7 +5,8 @@ import { corsHeaders } from '../lib/http/cors.ts';
 import { errorResponse } from '../lib/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../lib/http/types.ts';
 
-export type AuthMode = 'none' | 'iam' | 'cognito';
+export type { AuthMode } from '../lib/config/environment.ts';
+import type { AuthMode } from '../lib/config/environment.ts';
 
 /**
  * API Gateway REST proxy event → the HTTP contract's request. Under an auth mode, the caller's
@@ -36,7 +37,7 @@ export function ownerOf(event: APIGatewayProxyEvent, authMode: AuthMode): string
     ? event.requestContext.identity?.userArn ?? event.requestContext.identity?.caller ?? undefined
     : (event.requestContext.authorizer?.claims as Record<string, string> | undefined)?.sub ?? event.requestContext.authorizer?.principalId;
   if (typeof owner !== 'string' || owner === '') {
-    throw new InputError(401, 'unauthenticated', `This API requires ${authMode === 'iam' ? 'SigV4-signed (IAM) requests' : 'a Cognito user pool token in the Authorization header'}.`);
+    throw new InputError('unauthenticated', `This API requires ${authMode === 'iam' ? 'SigV4-signed (IAM) requests' : 'a Cognito user pool token in the Authorization header'}.`);
   }
   return owner;
 }

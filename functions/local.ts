@@ -9,14 +9,16 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { readLocalSettings } from '../lib/config/environment.ts';
 import { loadConfig } from '../lib/config/load.ts';
 import { MODEL_NOT_CONFIGURED } from '../lib/core/errors.ts';
+import { ms } from '../lib/core/time.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
 import { localContext, readRequest, responseStreamTo, toLocalEvent } from './local-events.ts';
 
 const config = loadConfig();
-const port = Number(process.env.PORT ?? 3000);
-const dataPath = resolve(process.env.LOCAL_DATA_DIR ?? '.data/dynalite');
+const local = readLocalSettings(process.env);
+const dataPath = resolve(local.dataDir, 'dynalite');
 
 const dynamo = await startDynalite({ path: dataPath });
 process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
@@ -30,7 +32,7 @@ await ensureTable(new DynamoDBClient({}), config.conversation.tableName);
 // Imported only now: the handler builds its DynamoDB client from the environment set above (and
 // finds no Lambda runtime, so functions/awslambda.ts stands in for its `awslambda` global).
 const { handler, agent } = await import('./stream.ts');
-const context = localContext(config.turn.timeoutMs);
+const context = localContext(ms(config.turn.timeoutSeconds));
 
 const server = createServer(async (incoming, outgoing) => {
   try {
@@ -49,7 +51,7 @@ const server = createServer(async (incoming, outgoing) => {
   }
 });
 
-server.listen(port, process.env.HOST ?? '127.0.0.1', () => {
+server.listen(local.port, local.host, () => {
   const say = (line: string) => process.stdout.write(line + '\n');
   const { port: actualPort } = server.address() as AddressInfo;
   say(`MCP agent service listening on http://localhost:${actualPort} (configuration: ${config.source})`);

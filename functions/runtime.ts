@@ -26,34 +26,32 @@ import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
 import { contextualLogger } from '../lib/core/log-context.ts';
 import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
 import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
-import { parseAllowedOrigins } from '../lib/http/cors.ts';
+import { ENV, readDeploymentSettings } from '../lib/config/environment.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
-import type { AuthMode } from './api-gateway.ts';
 
-const SERVICE = process.env.POWERTOOLS_SERVICE_NAME ?? 'mcp-agent';
+export const settings = readDeploymentSettings(process.env);
 
-export const tracer = new Tracer({ serviceName: SERVICE });
+export const tracer = new Tracer({ serviceName: settings.serviceName });
 export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'McpAgent',
-  serviceName: SERVICE,
+  namespace: settings.metricsNamespace,
+  serviceName: settings.serviceName,
   // Health checks and rejected requests record no metrics by design; Powertools would warn on each.
   logger: { ...console, warn: (...parts: unknown[]) => String(parts[0]).startsWith('No application metrics to publish') || console.warn(...parts) },
 });
 
 const apiKey = await readModelApiKey({
-  ...(process.env.OPENAI_API_KEY_SECRET_ARN ? { secretId: process.env.OPENAI_API_KEY_SECRET_ARN } : {}),
-  ...(process.env.OPENAI_API_KEY_PARAMETER_NAME ? { parameterName: process.env.OPENAI_API_KEY_PARAMETER_NAME } : {}),
+  ...(settings.modelApiKeySecretArn ? { secretId: settings.modelApiKeySecretArn } : {}),
+  ...(settings.modelApiKeyParameterName ? { parameterName: settings.modelApiKeyParameterName } : {}),
   secretsManager: () => tracer.captureAWSv3Client(new SecretsManagerClient({})),
   ssm: () => tracer.captureAWSv3Client(new SSMClient({})),
 });
-export const config = loadConfig({ environment: apiKey ? { ...process.env, OPENAI_API_KEY: apiKey } : process.env });
+export const config = loadConfig({ environment: apiKey ? { ...process.env, [ENV.modelApiKey]: apiKey } : process.env });
 
-export const powertools = new Logger({ serviceName: SERVICE, logLevel: (process.env.POWERTOOLS_LOG_LEVEL ?? config.logging.level.toUpperCase()) as LogLevel });
+export const powertools = new Logger({ serviceName: settings.serviceName, logLevel: (settings.logLevel ?? config.logging.level.toUpperCase()) as LogLevel });
 export const logger = contextualLogger(powertoolsLogger(powertools));
-if (!apiKey && (process.env.OPENAI_API_KEY_SECRET_ARN || process.env.OPENAI_API_KEY_PARAMETER_NAME)) {
-  logger.warn('the model API key is not stored yet: questions get 503 until it is', {
-    source: process.env.OPENAI_API_KEY_SECRET_ARN || process.env.OPENAI_API_KEY_PARAMETER_NAME,
-  });
+const keySource = settings.modelApiKeySecretArn ?? settings.modelApiKeyParameterName;
+if (!apiKey && keySource) {
+  logger.warn('the model API key is not stored yet: questions get 503 until it is', { source: keySource });
 }
 
 export const agent = buildAgent(config, {
@@ -63,13 +61,7 @@ export const agent = buildAgent(config, {
 });
 
 /** The caller's identity under the configured auth mode; conversations are scoped to it. */
-export const authMode = parseAuthMode(process.env.AUTH_MODE);
-
-function parseAuthMode(value: string | undefined): AuthMode {
-  if (value === undefined || value === '' || value === 'none') return 'none';
-  if (value === 'iam' || value === 'cognito') return value;
-  throw new Error(`AUTH_MODE must be none, iam or cognito, not "${value}"`);
-}
+export const authMode = settings.authMode;
 
 /** Origins whose browsers may read the API's responses (the stack passes its CORS setting). */
-export const allowedOrigins = parseAllowedOrigins(process.env.CORS_ALLOW_ORIGINS);
+export const allowedOrigins = settings.allowedOrigins;

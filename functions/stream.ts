@@ -17,13 +17,14 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, StreamifyHandler } from 'aws-lambda';
 import { createStreamingHttpHandler, withIdleLimit, type StreamingHttpResponse } from '../lib/http/handle-stream.ts';
 import { EventStreamBody } from '../lib/http/stream-turn.ts';
+import { ms } from '../lib/core/time.ts';
 import { answer, fromApiGatewayEvent } from './api-gateway.ts';
 import { agent, allowedOrigins, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
 export { agent };
 /** API Gateway closes a Regional stream after 5 idle minutes; a JSON turn ends (and is stored) before that. */
 const JSON_RESPONSE_LIMIT_MS = 4.5 * 60_000;
-const handle = createStreamingHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: config.http.heartbeatMs });
+const handle = createStreamingHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: ms(config.http.heartbeatSeconds) });
 
 /** The turn behind an event-stream response; nothing to wait for after a buffered one. */
 const turnSettled = (request: Request): Promise<void> | undefined => {

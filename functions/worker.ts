@@ -14,17 +14,17 @@ import { createSqsRedeliveryScheduler } from '../lib/adapters/aws/sqs-redelivery
 import { createEventBridgeTurnAnnouncer } from '../lib/adapters/aws/turn-events.ts';
 import { createSkippingAnnouncer } from '../lib/queue/announcer.ts';
 import { createQueueWorker, type WorkerOutput } from '../lib/queue/worker.ts';
-import { agent, config, logger, metrics, powertools, tracer } from './runtime.ts';
+import { agent, config, logger, metrics, powertools, settings, tracer } from './runtime.ts';
 
 export { agent };
 
-const eventBusName = process.env.EVENT_BUS_NAME;
+const eventBusName = settings.eventBusName;
 const announcer = eventBusName
   ? createEventBridgeTurnAnnouncer({ client: tracer.captureAWSv3Client(new EventBridgeClient({})), eventBusName })
   : createSkippingAnnouncer(logger);
 
 // The stack passes the queue's URL so failed records come back after a short backoff.
-const queueUrl = process.env.QUEUE_URL;
+const queueUrl = settings.queueUrl;
 const redelivery = queueUrl ? createSqsRedeliveryScheduler({ client: tracer.captureAWSv3Client(new SQSClient({})), queueUrl, logger }) : undefined;
 
 const work = createQueueWorker({ agent, announcer, logger, config, ...(redelivery ? { redelivery } : {}) });

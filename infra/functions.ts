@@ -1,6 +1,7 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import { ENV } from '../lib/config/environment.ts';
 import { AgentFunction } from './agent-function.ts';
 import { BUNDLED_AGENT_CONFIG, BUNDLED_DEMO_SERVER, FUNCTION_ENTRIES, LAMBDA_TASK_ROOT } from './bundling.ts';
 
@@ -24,8 +25,8 @@ export const FUNCTION_SIZING = {
 
 /** Powertools names every log line's service and the metrics' namespace. */
 export const POWERTOOLS_ENVIRONMENT = {
-  POWERTOOLS_SERVICE_NAME: 'mcp-agent',
-  POWERTOOLS_METRICS_NAMESPACE: 'McpAgent',
+  [ENV.serviceName]: 'mcp-agent',
+  [ENV.metricsNamespace]: 'McpAgent',
 };
 
 export interface AgentFunctionsProps {
@@ -53,8 +54,8 @@ export class AgentFunctions extends Construct {
     const environment = {
       ...POWERTOOLS_ENVIRONMENT,
       // The bundle's own agent.yml; its demo server entry is relative to agent.yml's folder.
-      AGENT_CONFIG: `${LAMBDA_TASK_ROOT}/${BUNDLED_AGENT_CONFIG}`,
-      DEMO_MCP_SERVER: BUNDLED_DEMO_SERVER,
+      [ENV.agentConfig]: `${LAMBDA_TASK_ROOT}/${BUNDLED_AGENT_CONFIG}`,
+      [ENV.demoMcpServer]: BUNDLED_DEMO_SERVER,
       ...props.environment,
     };
     this.stream = new AgentFunction(this, 'Stream', {
@@ -62,21 +63,21 @@ export class AgentFunctions extends Construct {
       ...FUNCTION_SIZING.stream,
       entry: FUNCTION_ENTRIES.stream,
       description: 'MCP agent: the conversation routes, streamed (SSE or JSON)',
-      environment: { ...environment, CONVERSATIONS_TABLE: props.tableName, CORS_ALLOW_ORIGINS: props.corsAllowOrigins.join(',') },
+      environment: { ...environment, [ENV.conversationsTable]: props.tableName, [ENV.corsAllowOrigins]: props.corsAllowOrigins.join(',') },
     });
     this.worker = new AgentFunction(this, 'Worker', {
       ...shared,
       ...FUNCTION_SIZING.worker,
       entry: FUNCTION_ENTRIES.worker,
       description: 'MCP agent: asynchronous turns from SQS, EventBridge and direct invokes',
-      environment: { ...environment, CONVERSATIONS_TABLE: props.tableName },
+      environment: { ...environment, [ENV.conversationsTable]: props.tableName },
     });
     this.http = new AgentFunction(this, 'Http', {
       ...shared,
       ...FUNCTION_SIZING.http,
       entry: FUNCTION_ENTRIES.http,
       description: 'MCP agent: GET /health, and 404/405 for every other route and method',
-      environment: { ...environment, CORS_ALLOW_ORIGINS: props.corsAllowOrigins.join(',') },
+      environment: { ...environment, [ENV.corsAllowOrigins]: props.corsAllowOrigins.join(',') },
     });
   }
 }

@@ -1,6 +1,7 @@
 import { ArnFormat, type RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { ENV } from '../lib/config/environment.ts';
 import { Construct } from 'constructs';
 
 export interface ModelApiKeyProps {
@@ -27,7 +28,7 @@ export class ModelApiKey extends Construct {
   constructor(scope: Construct, id: string, props: ModelApiKeyProps) {
     super(scope, id);
     if (props.parameterName !== undefined) {
-      this.environment = { OPENAI_API_KEY_PARAMETER_NAME: props.parameterName };
+      this.environment = { [ENV.modelApiKeyParameterName]: props.parameterName };
       this.readStatement = new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [parameterArn(this, props.parameterName)] });
       return;
     }
@@ -43,7 +44,7 @@ export class ModelApiKey extends Construct {
       });
       secretArn = this.createdSecret.secretArn;
     }
-    this.environment = { OPENAI_API_KEY_SECRET_ARN: secretArn };
+    this.environment = { [ENV.modelApiKeySecretArn]: secretArn };
     this.readStatement = new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] });
   }
 }

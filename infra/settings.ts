@@ -3,7 +3,8 @@
  * name (`npx cdk deploy -c authMode=cognito`, or the "context" block of cdk.json); context.ts reads
  * and validates them. Every setting is optional.
  */
-export type AuthMode = 'none' | 'iam' | 'cognito';
+export type { AuthMode } from '../lib/config/environment.ts';
+import type { AuthMode } from '../lib/config/environment.ts';
 
 export interface AgentSettings {
   /**

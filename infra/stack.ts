@@ -1,5 +1,6 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { ENV } from '../lib/config/environment.ts';
 import { AgentApi } from './api.ts';
 import { ApiAuthorization } from './auth.ts';
 import { agentConfigPath, functionBundling } from './bundling.ts';
@@ -32,10 +33,10 @@ export class McpAgentStack extends Stack {
     });
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
-        AUTH_MODE: settings.authMode,
+        [ENV.authMode]: settings.authMode,
         ...modelApiKey.environment,
-        ...(settings.modelBaseUrl === undefined ? {} : { OPENAI_BASE_URL: settings.modelBaseUrl }),
-        ...(settings.modelName === undefined ? {} : { LLM_MODEL: settings.modelName }),
+        ...(settings.modelBaseUrl === undefined ? {} : { [ENV.modelBaseUrl]: settings.modelBaseUrl }),
+        ...(settings.modelName === undefined ? {} : { [ENV.modelName]: settings.modelName }),
       },
       tableName: conversations.table.tableName,
       corsAllowOrigins: settings.corsAllowOrigins,
@@ -49,9 +50,9 @@ export class McpAgentStack extends Stack {
       maxReceiveCount: settings.maxReceiveCount,
       maxConcurrency: settings.workerMaxConcurrency,
     });
-    worker.function.addEnvironment('EVENT_BUS_NAME', asyncTurns.bus.eventBusName);
+    worker.function.addEnvironment(ENV.eventBusName, asyncTurns.bus.eventBusName);
     // Failed records are made visible again after a short backoff (lib/queue/redelivery.ts).
-    worker.function.addEnvironment('QUEUE_URL', asyncTurns.queue.queueUrl);
+    worker.function.addEnvironment(ENV.queueUrl, asyncTurns.queue.queueUrl);
 
     // Every function loads the runtime, which reads the model API key at cold start.
     for (const agentFunction of [stream, worker, http]) agentFunction.function.addToRolePolicy(modelApiKey.readStatement);

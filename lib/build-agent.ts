@@ -8,6 +8,7 @@ import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
+import { ms } from './core/time.ts';
 
 interface CommonOptions {
   /** Replace a part, e.g. a scripted model in tests. */
@@ -35,13 +36,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
   const logger = contextualLogger(options.logger ?? createJsonLogger(config.logging.level));
   const model = options.model ?? (config.model.configured ? defaultModel(config, logger) : undefined);
-  const gateway = options.gateway ?? createMcpGateway({
-    servers: config.mcpServers,
-    connectTimeoutMs: config.tools.connectTimeoutMs,
-    catalogTtlMs: config.tools.catalogTtlMs,
-    retryFailedAfterMs: config.tools.retryFailedAfterMs,
-    logger,
-  });
+  const gateway = options.gateway ?? createMcpGateway({ servers: config.mcpServers, timings: config.tools, logger });
   const store = options.store ?? createDynamoConversationStore({
     client: options.documentClient,
     tableName: config.conversation.tableName,
@@ -55,7 +50,7 @@ function defaultModel(config: AgentConfig, logger: Logger): ModelClient {
     baseURL: config.model.baseURL,
     apiKey: config.model.apiKey,
     maxRetries: config.model.maxRetries,
-    timeoutMs: config.model.timeoutMs,
+    timeoutMs: ms(config.model.timeoutSeconds),
   });
   return createOpenAIModel({
     client,

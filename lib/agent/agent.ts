@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { LEASE_MARGIN_MS } from '../core/defaults.ts';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { withLogContext } from '../core/log-context.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ConversationKey, ConversationStore, ModelClient, ToolGateway, ToolServerStatus, TurnMetrics } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
+import { ms } from '../core/time.ts';
 import type { AgentConfig } from '../config/load.ts';
 import type { LoopEvent } from './events.ts';
 import { executeClaimedTurn, releaseClaim } from './execute-turn.ts';
@@ -69,7 +69,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
 
     const key: ConversationKey = { conversationId: input.conversationId ?? newConversationId(input.requestId, input.owner), ...(input.owner ? { owner: input.owner } : {}) };
     const requestId = input.requestId ?? randomUUID();
-    const deadlineAt = input.deadlineAt ?? now() + config.turn.timeoutMs;
+    const deadlineAt = input.deadlineAt ?? now() + ms(config.turn.timeoutSeconds);
     // Every log line of the turn, from the model, MCP and store adapters too, carries its ids.
     return withLogContext({ conversationId: key.conversationId, requestId }, () => runTurn(input, model, key, requestId, deadlineAt));
   }
@@ -78,7 +78,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     // Listing tools (slow only on a cold start) and claiming the turn run side by side.
     const [listed, begin] = await Promise.allSettled([
       gateway.listTools(),
-      store.beginTurn({ key, requestId, leaseMs: Math.max(0, deadlineAt - now()) + LEASE_MARGIN_MS, historyTokenBudget: config.history.maxTokens }),
+      store.beginTurn({ key, requestId, leaseMs: Math.max(0, deadlineAt - now()) + ms(config.turn.leaseMarginSeconds), historyTokenBudget: config.history.maxTokens }),
     ]);
     if (begin.status === 'rejected') throw begin.reason;
     const begun = begin.value;

@@ -1,9 +1,10 @@
-import { AgentError, ModelError } from '../core/errors.ts';
+import { AgentError, InternalError, ModelError } from '../core/errors.ts';
 import { historyViolations } from '../core/history.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationStore, ModelClient, ToolDefinition, ToolGateway, TurnClaim } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
+import { ms } from '../core/time.ts';
 import type { AgentConfig } from '../config/load.ts';
 import type { LoopEvent } from './events.ts';
 import { runLoop, type LoopOutcome } from './run-loop.ts';
@@ -48,9 +49,9 @@ export async function executeClaimedTurn(turn: ClaimedTurn, services: TurnServic
       question: turn.question,
       maxRounds: config.maxRounds,
       deadlineAt: turn.deadlineAt,
-      reserveMs: config.turn.reserveMs,
-      modelTimeoutMs: config.model.timeoutMs,
-      toolTimeoutMs: config.tools.callTimeoutMs,
+      reserveMs: ms(config.turn.reserveSeconds),
+      modelTimeoutMs: ms(config.model.timeoutSeconds),
+      toolTimeoutMs: ms(config.tools.callTimeoutSeconds),
       maxOutputChars: config.tools.maxOutputChars,
       now: services.now,
       ...(turn.onEvent ? { onEvent: turn.onEvent } : {}),
@@ -67,7 +68,7 @@ export async function executeClaimedTurn(turn: ClaimedTurn, services: TurnServic
   const violations = historyViolations([...turn.history, ...outcome.messages]);
   if (violations.length > 0) {
     await release();
-    throw new AgentError('internal_error', `refusing to store a turn that breaks the history invariant: ${violations.join('; ')}`);
+    throw new InternalError(`refusing to store a turn that breaks the history invariant: ${violations.join('; ')}`);
   }
   const result: TurnResult = {
     conversationId: claim.key.conversationId,

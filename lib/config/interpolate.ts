@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/errors.ts';
+import type { Environment } from './environment.ts';
 
 const PLACEHOLDER = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
@@ -7,7 +8,7 @@ const PLACEHOLDER = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  * never keys, and after parsing, so an environment value can never change the document's shape).
  * `$$` is a literal `$`. An unset variable without a default is an error naming the key.
  */
-export function interpolateEnvironment(value: unknown, environment: NodeJS.ProcessEnv, path = ''): unknown {
+export function interpolateEnvironment(value: unknown, environment: Environment, path = ''): unknown {
   if (typeof value === 'string') {
     return value.replace(PLACEHOLDER, (match, name: string | undefined, fallback: string | undefined) => {
       if (match === '$$') return '$';

@@ -2,67 +2,59 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import type { McpServerSpec } from '../adapters/mcp/types.ts';
-import { DEFAULTS } from '../core/defaults.ts';
 import { ConfigError, errorMessage } from '../core/errors.ts';
+import { ENV, type Environment } from './environment.ts';
 import { interpolateEnvironment } from './interpolate.ts';
 import { fileSchema, remoteServerSchema, stdioServerSchema, type AgentFile } from './schema.ts';
 import { formatIssues } from './issues.ts';
 
-export const OPENAI_DEFAULT_BASE_URL = DEFAULTS.model.baseURL;
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-export interface AgentConfig {
+type StdioServerFile = z.output<typeof stdioServerSchema>;
+type RemoteServerFile = z.output<typeof remoteServerSchema>;
+
+/** One entry of `mcpServers`, named, with its transport settled and relative paths resolved. */
+export type McpServerConfig =
+  | (Omit<StdioServerFile, 'type' | 'cwd'> & { name: string; type: 'stdio'; cwd: string })
+  | (Omit<RemoteServerFile, 'type'> & { name: string; type: 'http' | 'sse' | 'auto' });
+
+/**
+ * The validated configuration: agent.yml as the schema outputs it (defaults filled in), with the
+ * environment's overrides applied. Durations keep the unit their key names (`timeoutSeconds`).
+ */
+export type AgentConfig = Omit<AgentFile, 'model' | 'mcpServers'> & {
   /** The file this configuration was read from. */
   source: string;
-  systemPrompt: string;
-  maxRounds: number;
-  model: {
-    name: string;
+  model: Omit<AgentFile['model'], 'baseURL' | 'apiKey'> & {
     baseURL: string;
     apiKey: string;
-    temperature: number;
-    maxTokens?: number;
-    timeoutMs: number;
-    maxRetries: number;
-    /** False when neither an API key nor a non-OpenAI endpoint is set: chat answers 503. */
+    /** False when neither an API key nor a non-OpenAI endpoint is set: questions answer 503. */
     configured: boolean;
   };
-  tools: {
-    callTimeoutMs: number;
-    maxOutputChars: number;
-    catalogTtlMs: number;
-    connectTimeoutMs: number;
-    retryFailedAfterMs: number;
-  };
-  history: { maxTokens: number };
-  conversation: { ttlDays: number; tableName: string };
-  turn: { timeoutMs: number; reserveMs: number };
-  http: { maxBodyBytes: number; maxMessageChars: number; heartbeatMs: number };
-  logging: { level: 'debug' | 'info' | 'warn' | 'error'; logPayloads: boolean };
-  mcpServers: McpServerSpec[];
-}
+  mcpServers: McpServerConfig[];
+};
 
 export interface LoadConfigOptions {
   /** Defaults to `AGENT_CONFIG`, then `agent.yml` in the working directory. */
   path?: string;
-  environment?: NodeJS.ProcessEnv;
+  environment?: Environment;
 }
 
 /** Reads, interpolates and validates agent.yml once, before any side effect. Throws ConfigError. */
 export function loadConfig(options: LoadConfigOptions = {}): AgentConfig {
   const environment = options.environment ?? process.env;
-  const source = resolve(options.path ?? (environment.AGENT_CONFIG || 'agent.yml'));
+  const source = resolve(options.path ?? (environment[ENV.agentConfig] || 'agent.yml'));
   let text: string;
   try {
     text = readFileSync(source, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read the agent configuration ${source}: ${errorMessage(error)} (set AGENT_CONFIG to another file)`, { cause: error });
+    throw new ConfigError(`cannot read the agent configuration ${source}: ${errorMessage(error)} (set ${ENV.agentConfig} to another file)`, { cause: error });
   }
   return parseConfig(text, { source, environment });
 }
 
 /** Validates agent.yml text; `source` names the file in messages and anchors relative paths. */
-export function parseConfig(text: string, options: { source: string; environment?: NodeJS.ProcessEnv }): AgentConfig {
+export function parseConfig(text: string, options: { source: string; environment?: Environment }): AgentConfig {
   const environment = options.environment ?? process.env;
   let document: unknown;
   try {
@@ -80,67 +72,50 @@ export function parseConfig(text: string, options: { source: string; environment
     throw new ConfigError(`${options.source} is invalid:\n  - ${errorMessage(error)}`, { cause: error });
   }
   const file = check(fileSchema, interpolated, '', options.source);
-  const servers = Object.entries(file.mcpServers).map(([name, entry]) => serverSpec(name, entry, options.source));
-  return toConfig(file, servers, options.source, environment);
+  const servers = Object.entries(file.mcpServers).map(([name, entry]) => serverConfig(name, entry, options.source));
+  return withEnvironment(file, servers, options.source, environment);
 }
 
-function serverSpec(name: string, entry: unknown, source: string): McpServerSpec {
+function serverConfig(name: string, entry: unknown, source: string): McpServerConfig {
   const path = `mcpServers.${name}`;
   const fields = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
-  const anchor = dirname(source);
   if ('command' in fields || fields.type === 'stdio') {
-    const server = check(stdioServerSchema, entry, path, source);
+    const { type: _stdio, cwd, ...server } = check(stdioServerSchema, entry, path, source);
     // A relative working directory is relative to agent.yml, and so are relative script paths by default.
-    return { name, type: 'stdio', command: server.command, args: server.args, env: server.env, cwd: resolve(anchor, server.cwd ?? '.') };
+    return { name, type: 'stdio', ...server, cwd: resolve(dirname(source), cwd ?? '.') };
   }
   if ('url' in fields) {
-    const server = check(remoteServerSchema, entry, path, source);
-    return { name, type: server.type ?? 'auto', url: server.url, headers: server.headers };
+    const { type, ...server } = check(remoteServerSchema, entry, path, source);
+    return { name, type: type ?? 'auto', ...server };
   }
   throw new ConfigError(
     `${source} is invalid:\n  - ${path}: give either "command" (a stdio server) or "url" (a Streamable HTTP or SSE server)`,
   );
 }
 
-function check<Schema extends z.ZodType>(schema: Schema, value: unknown, path: string, source: string): z.infer<Schema> {
+function check<Schema extends z.ZodType>(schema: Schema, value: unknown, path: string, source: string): z.output<Schema> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new ConfigError(`${source} is invalid:\n${formatIssues(parsed.error.issues, path, schema)}`);
 }
 
-function toConfig(file: AgentFile, servers: McpServerSpec[], source: string, environment: NodeJS.ProcessEnv): AgentConfig {
-  const baseURL = environment.OPENAI_BASE_URL || file.model.baseURL || OPENAI_DEFAULT_BASE_URL;
-  const apiKey = environment.OPENAI_API_KEY || file.model.apiKey || '';
+function withEnvironment(file: AgentFile, servers: McpServerConfig[], source: string, environment: Environment): AgentConfig {
+  const baseURL = environment[ENV.modelBaseUrl] || file.model.baseURL || OPENAI_DEFAULT_BASE_URL;
+  const apiKey = environment[ENV.modelApiKey] || file.model.apiKey || '';
   return {
+    ...file,
     source,
-    systemPrompt: file.systemPrompt,
-    maxRounds: file.maxRounds,
     model: {
-      name: environment.LLM_MODEL || file.model.name,
+      ...file.model,
+      name: environment[ENV.modelName] || file.model.name,
       baseURL,
       apiKey,
-      temperature: file.model.temperature,
-      ...(file.model.maxTokens === undefined ? {} : { maxTokens: file.model.maxTokens }),
-      timeoutMs: seconds(file.model.timeoutSeconds),
-      maxRetries: file.model.maxRetries,
       configured: apiKey !== '' || normalizeUrl(baseURL) !== normalizeUrl(OPENAI_DEFAULT_BASE_URL),
     },
-    tools: {
-      callTimeoutMs: seconds(file.tools.callTimeoutSeconds),
-      maxOutputChars: file.tools.maxOutputChars,
-      catalogTtlMs: seconds(file.tools.catalogTtlSeconds),
-      connectTimeoutMs: seconds(file.tools.connectTimeoutSeconds),
-      retryFailedAfterMs: seconds(file.tools.retryFailedAfterSeconds),
-    },
-    history: file.history,
     // The deployment names the table (the stack sets CONVERSATIONS_TABLE), whatever agent.yml says.
-    conversation: { ttlDays: file.conversation.ttlDays, tableName: environment.CONVERSATIONS_TABLE || file.conversation.tableName },
-    turn: { timeoutMs: seconds(file.turn.timeoutSeconds), reserveMs: seconds(file.turn.reserveSeconds) },
-    http: { maxBodyBytes: file.http.maxBodyBytes, maxMessageChars: file.http.maxMessageChars, heartbeatMs: seconds(file.http.heartbeatSeconds) },
-    logging: file.logging,
+    conversation: { ...file.conversation, tableName: environment[ENV.conversationsTable] || file.conversation.tableName },
     mcpServers: servers,
   };
 }
 
-const seconds = (value: number) => Math.round(value * 1000);
 const normalizeUrl = (url: string) => url.replace(/\/+$/, '');

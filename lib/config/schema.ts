@@ -1,10 +1,16 @@
 import { z } from 'zod';
-import { DEFAULT_SYSTEM_PROMPT, DEFAULTS } from '../core/defaults.ts';
 
 /**
- * The shape of agent.yml. Every object is strict: an unknown key is an error, not a silent no-op,
- * because a misspelt `maxRound` that is ignored is worse than a service that does not start.
+ * The shape of agent.yml, and the one place its defaults live: the typed configuration is derived
+ * from this schema (lib/config/load.ts), never written twice. Every object is strict: an unknown
+ * key is an error, not a silent no-op, because a misspelt `maxRound` that is ignored is worse than
+ * a service that does not start. Adding a setting means: a key here, its consumer, the README.
  */
+
+/** The fixed system prompt of the original request. */
+export const DEFAULT_SYSTEM_PROMPT =
+  '你是一个智能助手，需要得到用户想要的最终回复时才停止调用function，否则你需要持续响应function_call JSON与function API交互。';
+
 /**
  * `${VAR}` always yields text, so numbers and booleans also accept their plain text form
  * (`maxRounds: ${MAX_ROUNDS:-8}`); anything else still fails with "expected number".
@@ -20,25 +26,60 @@ const numeric = <Schema extends z.ZodNumber>(schema: Schema) => z.preprocess(fro
 const boolean = () => z.preprocess(fromText, z.boolean());
 const positiveInt = () => numeric(z.number().int().positive());
 const positiveSeconds = () => numeric(z.number().positive());
+const seconds = () => numeric(z.number().min(0));
 const stringMap = () => z.record(z.string(), z.string());
 
+/** A tool name pattern as the server lists the name: `*` any run of characters, `?` one character. */
+const toolPattern = z.string().min(1, 'a tool pattern must not be empty');
+
 const modelSchema = z.strictObject({
-  name: z.string().min(1).default(DEFAULTS.model.name),
+  name: z.string().min(1).default('gpt-4o-mini'),
+  /** Defaults to OpenAI's endpoint (lib/config/load.ts); OPENAI_BASE_URL overrides. */
   baseURL: z.url().optional(),
   apiKey: z.string().optional(),
-  temperature: numeric(z.number().min(0).max(2)).default(DEFAULTS.model.temperature),
+  temperature: numeric(z.number().min(0).max(2)).default(0.7),
+  /** Sent as `max_tokens` only when set: some models (OpenAI reasoning models) reject it. */
   maxTokens: positiveInt().optional(),
-  timeoutSeconds: positiveSeconds().default(DEFAULTS.model.timeoutSeconds),
-  maxRetries: numeric(z.number().int().min(0).max(10)).default(DEFAULTS.model.maxRetries),
+  /** Per model call, retries included. */
+  timeoutSeconds: positiveSeconds().default(60),
+  maxRetries: numeric(z.number().int().min(0).max(10)).default(2),
+  /**
+   * Read tool calls that a server without a tool-call parser wrote into `content` (hermes
+   * `<tool_call>`, Qwen3-Coder XML, Llama python tags, bare JSON). Off: such text stays text.
+   */
+  textToolCalls: boolean().default(false),
 });
 
 const toolsSchema = z.strictObject({
-  callTimeoutSeconds: positiveSeconds().default(DEFAULTS.tools.callTimeoutSeconds),
-  maxOutputChars: positiveInt().default(DEFAULTS.tools.maxOutputChars),
-  catalogTtlSeconds: numeric(z.number().min(0)).default(DEFAULTS.tools.catalogTtlSeconds),
-  connectTimeoutSeconds: positiveSeconds().default(DEFAULTS.tools.connectTimeoutSeconds),
-  retryFailedAfterSeconds: numeric(z.number().min(0)).default(DEFAULTS.tools.retryFailedAfterSeconds),
+  callTimeoutSeconds: positiveSeconds().default(30),
+  /** A tool result longer than this is cut, with a note saying so, before the model sees it. */
+  maxOutputChars: positiveInt().default(16_000),
+  /** A result larger than this is cut off while it arrives, and only that call fails. */
+  maxResultBytes: positiveInt().default(1024 * 1024),
+  catalogTtlSeconds: seconds().default(300),
+  connectTimeoutSeconds: positiveSeconds().default(15),
+  /** A server that failed is tried again after this long, not on every request. */
+  retryFailedAfterSeconds: seconds().default(30),
+  /** Calls of one model reply beyond this are answered "not executed". */
+  maxCallsPerRound: positiveInt().default(16),
+  /** Calls of one turn beyond this are answered "not executed". */
+  maxCallsPerTurn: positiveInt().default(64),
+  /** Calls of one round running at once; the rest wait their turn. */
+  maxConcurrentCalls: positiveInt().default(8),
 });
+
+/** What is offered and what needs a person's approval, per MCP server. */
+const toolPolicyFields = {
+  /** Only tools matching one of these are offered (default: all). */
+  allowTools: z.array(toolPattern).optional(),
+  /** Tools matching one of these are never offered, even when allowed. */
+  denyTools: z.array(toolPattern).default([]),
+  /**
+   * `never` (default), `always`, `destructive` (unless the server marks the tool `readOnlyHint:
+   * true` or `destructiveHint: false`), or a list of tool patterns.
+   */
+  requireApproval: z.union([z.enum(['never', 'always', 'destructive']), z.array(toolPattern)]).default('never'),
+};
 
 export const stdioServerSchema = z.strictObject({
   type: z.literal('stdio').optional(),
@@ -46,51 +87,77 @@ export const stdioServerSchema = z.strictObject({
   args: z.array(z.string()).default([]),
   env: stringMap().default({}),
   cwd: z.string().optional(),
+  ...toolPolicyFields,
 });
 
 export const remoteServerSchema = z.strictObject({
   type: z.enum(['http', 'sse']).optional(),
   url: z.url(),
   headers: stringMap().default({}),
+  ...toolPolicyFields,
 });
 
 export const fileSchema = z.strictObject({
   systemPrompt: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
-  maxRounds: numeric(z.number().int().positive().max(100)).default(DEFAULTS.maxRounds),
-  model: modelSchema.default(modelSchema.parse({})),
-  tools: toolsSchema.default(toolsSchema.parse({})),
+  /** Each model reply is one round; a turn stops after this many. */
+  maxRounds: numeric(z.number().int().positive().max(100)).default(8),
+  model: modelSchema.prefault({}),
+  tools: toolsSchema.prefault({}),
+  approvals: z
+    .strictObject({
+      /** Calls waiting for a decision longer than this are declined on the next request. */
+      ttlSeconds: positiveSeconds().default(86_400),
+    })
+    .prefault({}),
   history: z
-    .strictObject({ maxTokens: numeric(z.number().int().min(0)).default(DEFAULTS.history.maxTokens) })
-    .default({ maxTokens: DEFAULTS.history.maxTokens }),
+    .strictObject({
+      /** Estimated tokens of earlier turns sent with a question (newest whole turns first). */
+      maxTokens: numeric(z.number().int().min(0)).default(16_000),
+    })
+    .prefault({}),
   conversation: z
     .strictObject({
-      ttlDays: positiveSeconds().default(DEFAULTS.conversation.ttlDays),
-      tableName: z.string().min(3).max(255).default(DEFAULTS.conversation.tableName),
+      /** Each stored turn expires this long after it was last written (the table's TTL). */
+      ttlDays: positiveSeconds().default(30),
+      /** CONVERSATIONS_TABLE overrides (the AWS stack sets it). */
+      tableName: z.string().min(3).max(255).default('mcp-agent-conversations'),
+      /** Each DynamoDB request must be answered within this long, or it is retried. */
+      requestTimeoutSeconds: positiveSeconds().default(5),
+      /** Opening a connection to DynamoDB must take no longer than this. */
+      connectTimeoutSeconds: positiveSeconds().default(2),
     })
-    .default({ ttlDays: DEFAULTS.conversation.ttlDays, tableName: DEFAULTS.conversation.tableName }),
+    .prefault({}),
   turn: z
     .strictObject({
-      timeoutSeconds: positiveSeconds().default(DEFAULTS.turn.timeoutSeconds),
-      reserveSeconds: numeric(z.number().min(0)).default(DEFAULTS.turn.reserveSeconds),
+      /** Local runs and embedding code have no Lambda deadline: each turn gets this long. */
+      timeoutSeconds: positiveSeconds().default(300),
+      /** Time kept back at the end of a turn to store it. */
+      reserveSeconds: seconds().default(3),
+      /**
+       * A turn's claim outlives its deadline by this much; then the next request completes a turn
+       * whose process died as `interrupted`. Keep it above the clock skew between machines.
+       */
+      leaseMarginSeconds: seconds().default(10),
     })
-    .default({ timeoutSeconds: DEFAULTS.turn.timeoutSeconds, reserveSeconds: DEFAULTS.turn.reserveSeconds }),
+    .prefault({}),
   http: z
     .strictObject({
-      maxBodyBytes: positiveInt().default(DEFAULTS.http.maxBodyBytes),
-      maxMessageChars: positiveInt().default(DEFAULTS.http.maxMessageChars),
+      maxBodyBytes: positiveInt().default(64 * 1024),
+      maxMessageChars: positiveInt().default(16_000),
       /** Streaming responses send a comment this often, so proxies keep an idle connection open. */
-      heartbeatSeconds: positiveSeconds().default(DEFAULTS.http.heartbeatSeconds),
+      heartbeatSeconds: positiveSeconds().default(15),
     })
-    .default({ maxBodyBytes: DEFAULTS.http.maxBodyBytes, maxMessageChars: DEFAULTS.http.maxMessageChars, heartbeatSeconds: DEFAULTS.http.heartbeatSeconds }),
+    .prefault({}),
   logging: z
     .strictObject({
       level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
       /** Prompts, replies and tool payloads appear in logs only when this is on. */
       logPayloads: boolean().default(false),
     })
-    .default({ level: 'info', logPayloads: false }),
+    .prefault({}),
   /** Checked entry by entry in load.ts, so each gets the message of its own kind (stdio or remote). */
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'server names use letters, digits, _ . -'), z.unknown()).default({}),
 });
 
-export type AgentFile = z.infer<typeof fileSchema>;
+export type AgentFile = z.output<typeof fileSchema>;
+export type ToolPolicy = Pick<z.output<typeof stdioServerSchema>, 'allowTools' | 'denyTools' | 'requireApproval'>;

@@ -1,11 +1,12 @@
 /**
  * One error root. Subclasses are split by who must act; every error has a stable string `code`
- * and keeps its `cause`. HTTP statuses are decided in one place (lib/http/errors.ts).
+ * (a union per class, so lib/http/status.ts can map every code and the compiler checks it does)
+ * and keeps its `cause`. HTTP statuses are decided only in lib/http.
  */
-export class AgentError extends Error {
-  readonly code: string;
+export class AgentError<Code extends string = string> extends Error {
+  readonly code: Code;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -13,42 +14,79 @@ export class AgentError extends Error {
 }
 
 /** agent.yml or the environment is wrong: fails the cold start. */
-export class ConfigError extends AgentError {
+export class ConfigError extends AgentError<'invalid_config'> {
   constructor(message: string, options?: { cause?: unknown }) {
     super('invalid_config', message, options);
   }
 }
 
-/** The caller sent something we cannot accept; the message says what to fix. */
-export class InputError extends AgentError {
-  readonly status: 400 | 401 | 404 | 405 | 409 | 413 | 415;
+/** Everything a caller can get wrong; the message says what to fix. */
+export type InputErrorCode =
+  // the request body
+  | 'missing_body'
+  | 'malformed_json'
+  | 'invalid_body'
+  | 'unknown_field'
+  | 'body_too_large'
+  | 'unsupported_media_type'
+  // the question and ids
+  | 'missing_message'
+  | 'invalid_message'
+  | 'empty_message'
+  | 'message_too_long'
+  | 'missing_conversation_id'
+  | 'invalid_conversation_id'
+  | 'missing_request_id'
+  | 'invalid_request_id'
+  | 'invalid_owner'
+  // asynchronous payloads
+  | 'invalid_payload'
+  | 'unsupported_event'
+  // approval decisions
+  | 'invalid_decisions'
+  | 'undecided_calls'
+  // who and where
+  | 'unauthenticated'
+  | 'conversation_not_found'
+  | 'route_not_found'
+  | 'method_not_allowed'
+  | ConflictCode;
 
-  constructor(status: InputError['status'], code: string, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-    this.status = status;
-  }
-}
+/** A request that conflicts with the conversation's state (409). */
+export type ConflictCode = 'conversation_busy' | 'turn_in_progress' | 'approval_not_pending' | 'approval_expired';
 
-export class NotFoundError extends InputError {
-  constructor(code: string, message: string) {
-    super(404, code, message);
-  }
-}
+export class InputError<Code extends InputErrorCode = InputErrorCode> extends AgentError<Code> {}
+
+export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found'> {}
 
 /** A route exists, but not for this method; `allow` lists the methods it takes. */
-export class MethodNotAllowedError extends InputError {
+export class MethodNotAllowedError extends InputError<'method_not_allowed'> {
   readonly allow: string;
 
   constructor(message: string, allow: string) {
-    super(405, 'method_not_allowed', message);
+    super('method_not_allowed', message);
     this.allow = allow;
   }
 }
 
-/** Another turn is running on the conversation, or this request's turn is still in progress. */
-export class ConflictError extends InputError {
-  constructor(code: 'conversation_busy' | 'turn_in_progress', message: string, options?: { cause?: unknown }) {
-    super(409, code, message, options);
+/**
+ * The conversation's state does not allow the request now: another turn is running, this request's
+ * turn still is, or the approvals it decides are not (or no longer) pending.
+ */
+export class ConflictError extends InputError<ConflictCode> {
+  /** Seconds after which a retry may succeed (a claim's lease running out), sent as Retry-After. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: ConflictCode, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(code, message, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds;
+  }
+}
+
+/** No model endpoint is configured: the service runs, but cannot answer questions. */
+export class ModelNotConfiguredError extends AgentError<'model_not_configured'> {
+  constructor(message: string = MODEL_NOT_CONFIGURED) {
+    super('model_not_configured', message);
   }
 }
 
@@ -56,28 +94,56 @@ export class ConflictError extends InputError {
 export const MODEL_NOT_CONFIGURED =
   'No language model is configured. Set OPENAI_API_KEY for OpenAI (and optionally LLM_MODEL), or point OPENAI_BASE_URL at any OpenAI-compatible endpoint, e.g. OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=qwen2.5 for Ollama or OPENAI_BASE_URL=http://localhost:8000/v1 for vLLM, then restart the service. Deployed on AWS: store the key in the model API key secret of the stack (output ModelApiKeySecretArn), or set modelBaseUrl for an endpoint that needs none.';
 
-/** No model endpoint is configured: the service runs, but cannot answer questions. */
-export class ModelNotConfiguredError extends AgentError {
-  constructor(message: string = MODEL_NOT_CONFIGURED) {
-    super('model_not_configured', message);
-  }
-}
+export type ModelErrorCode =
+  | 'model_unavailable'
+  | 'model_rate_limited'
+  | 'model_quota_exceeded'
+  | 'model_auth_failed'
+  | 'model_rejected_request'
+  | 'model_timeout'
+  | 'model_aborted'
+  | 'model_bad_response';
 
 /** The model endpoint failed (after retries) or answered with something unusable. */
-export class ModelError extends AgentError {
+export class ModelError extends AgentError<ModelErrorCode> {
   /** True when the model did not answer in time. */
   readonly timeout: boolean;
 
-  constructor(code: string, message: string, options?: { cause?: unknown; timeout?: boolean }) {
+  constructor(code: ModelErrorCode, message: string, options?: { cause?: unknown; timeout?: boolean }) {
     super(code, message, options);
     this.timeout = options?.timeout ?? false;
   }
 }
 
+export type StoreErrorCode =
+  /** DynamoDB did not answer, or refused (nothing of this turn ran, or it is stored). */
+  | 'store_unavailable'
+  /** Even with every tool output cut, the turn does not fit in an item. */
+  | 'turn_too_large'
+  /** Tools ran, and the turn could not be stored: the next request shows it as interrupted. */
+  | 'turn_not_stored'
+  /** A stored item this code cannot read (another version, or damaged). */
+  | 'invalid_stored_item'
+  | 'unsupported_item_version';
+
 /** The conversation store failed. */
-export class StoreError extends AgentError {
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
+export class StoreError extends AgentError<StoreErrorCode> {}
+
+/** A turn's work was not lost but its end could not be written: tools ran, the store failed. */
+export class TurnNotStoredError extends StoreError {
+  /** The tools that ran in this turn (names as the model called them). */
+  readonly toolsRun: string[];
+
+  constructor(message: string, toolsRun: string[], options?: { cause?: unknown }) {
+    super('turn_not_stored', message, options);
+    this.toolsRun = toolsRun;
+  }
+}
+
+/** A bug: the service refuses to go on rather than store or send something broken. */
+export class InternalError extends AgentError<'internal_error'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('internal_error', message, options);
   }
 }
 

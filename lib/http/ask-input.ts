@@ -15,7 +15,7 @@ export function readAskInput(request: HttpRequest, match: RouteMatch, maxBodyByt
   const body = readJsonObject(request, maxBodyBytes);
   const unknown = Object.keys(body).filter((key) => key !== 'message' && key !== 'requestId');
   if (unknown.length > 0) {
-    throw new InputError(400, 'unknown_field', `${unknownFieldsText(unknown)}: the body takes "message" and optionally "requestId".`);
+    throw new InputError('unknown_field', `${unknownFieldsText(unknown)}: the body takes "message" and optionally "requestId".`);
   }
   checkRequestId(body.requestId);
   // Presence and type here; the length limit is the agent's own check (agent.ask).

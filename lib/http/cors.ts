@@ -9,9 +9,3 @@ export function corsHeaders(origin: string | undefined, allowedOrigins: readonly
   if (origin !== undefined && allowedOrigins.includes(origin)) return { 'access-control-allow-origin': origin, vary: 'Origin' };
   return {};
 }
-
-/** `CORS_ALLOW_ORIGINS` as the stack sets it: `*`, or origins separated by commas. */
-export function parseAllowedOrigins(value: string | undefined): string[] {
-  if (value === undefined || value.trim() === '') return ['*'];
-  return value.split(',').map((origin) => origin.trim()).filter(Boolean);
-}

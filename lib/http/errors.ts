@@ -1,6 +1,7 @@
-import { AgentError, ConfigError, InputError, MethodNotAllowedError, ModelError, ModelNotConfiguredError, StoreError } from '../core/errors.ts';
+import { AgentError, ConfigError, ConflictError, InputError, MethodNotAllowedError, ModelError, ModelNotConfiguredError, StoreError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
-import type { TurnError, TurnResult } from '../core/turn.ts';
+import type { TurnResult } from '../core/turn.ts';
+import { INPUT_STATUS, MODEL_STATUS, STORE_STATUS } from './status.ts';
 import type { HttpResponse } from './types.ts';
 
 /**
@@ -9,25 +10,31 @@ import type { HttpResponse } from './types.ts';
  */
 export function errorResponse(error: unknown, logger: Logger): HttpResponse {
   if (error instanceof MethodNotAllowedError) return json(405, errorBody(error.code, error.message), { allow: error.allow });
-  if (error instanceof InputError) return json(error.status, errorBody(error.code, error.message));
+  if (error instanceof ConflictError && error.retryAfterSeconds !== undefined) {
+    return json(409, errorBody(error.code, error.message), { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) });
+  }
+  if (error instanceof InputError) return json(INPUT_STATUS[(error as InputError).code], errorBody(error.code, error.message));
   if (error instanceof ModelNotConfiguredError) return json(503, errorBody(error.code, error.message));
   if (error instanceof ModelError) {
     logger.warn('model failed', { code: error.code, error: error.message });
-    return json(error.timeout ? 504 : 502, errorBody(error.code, upstreamMessage(error.code, error.message)));
+    return json(MODEL_STATUS[error.code], errorBody(error.code, upstreamMessage(error.code, error.message)));
   }
   if (error instanceof StoreError) {
     logger.error('store failed', { code: error.code, error: error.message, cause: String(error.cause) });
-    const status = error.code === 'turn_too_large' ? 413 : 503;
-    return json(status, errorBody(error.code, status === 413 ? error.message : 'The conversation store is unavailable; nothing was lost. Try again shortly.'));
+    const status = STORE_STATUS[error.code];
+    return json(status, errorBody(error.code, status === 503 && error.code === 'store_unavailable' ? STORE_UNAVAILABLE : error.message));
   }
   const code = error instanceof AgentError && !(error instanceof ConfigError) ? error.code : 'internal_error';
   logger.error('request failed', { code, error: error instanceof Error ? error.stack ?? error.message : String(error) });
   return json(500, errorBody(code, 'The service failed to handle the request. The details are in its log.'));
 }
 
+/** A store failure before anything ran, or after the turn was stored: safe to retry as it is. */
+const STORE_UNAVAILABLE = 'The conversation store is unavailable, so the request was not carried out: no tool ran for it. Try again shortly.';
+
 /** A stored turn that ended with `error`: the model failed after tools ran; the turn is kept. */
-export function failedTurnResponse(result: TurnResult & { error: TurnError }): HttpResponse {
-  const message = `The language model failed (${result.error.code}) after tools had run: ${result.error.message}. Turn ${result.turn} is stored with the tool results so far; send another message to continue.`;
+export function failedTurnResponse(result: TurnResult & { error: NonNullable<TurnResult['error']> }): HttpResponse {
+  const message = `The language model failed (${result.error.code}) after tools had run: ${sentence(result.error.message)} Turn ${result.turn} is stored with the tool results so far; send another message to continue.`;
   return json(result.error.timeout ? 504 : 502, { ...errorBody(result.error.code, message), turn: result });
 }
 
@@ -42,5 +49,8 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });
 
 function upstreamMessage(code: string, message: string): string {
-  return `The language model failed (${code}): ${message}. The conversation's stored history is unchanged; retry the request.`;
+  return `The language model failed (${code}): ${sentence(message)} The conversation's stored history is unchanged; retry the request.`;
 }
+
+/** A message ending in exactly one full stop, however the wrapped text ended. */
+export const sentence = (text: string): string => `${text.trim().replace(/[.。]+$/, '')}.`;

@@ -1,4 +1,4 @@
-import { InputError, MethodNotAllowedError } from '../core/errors.ts';
+import { InputError, MethodNotAllowedError, NotFoundError } from '../core/errors.ts';
 
 export type RouteName = 'createConversation' | 'postMessage' | 'getConversation' | 'deleteConversation' | 'health';
 
@@ -27,13 +27,13 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
     }
     return found[1] === undefined ? { route } : { route, conversationId: decodePathSegment(found[1]) };
   }
-  throw new InputError(404, 'route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, GET and DELETE /conversations/{conversationId}, and GET /health.`);
+  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, GET and DELETE /conversations/{conversationId}, and GET /health.`);
 }
 
 function decodePathSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new InputError(400, 'invalid_conversation_id', `"${segment}" is not a valid URL-encoded conversation id: use 1 to 128 letters, digits, "_" or "-".`);
+    throw new InputError('invalid_conversation_id', `"${segment}" is not a valid URL-encoded conversation id: use 1 to 128 letters, digits, "_" or "-".`);
   }
 }

@@ -1,3 +1,4 @@
+import { AgentError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
 
@@ -8,6 +9,13 @@ import type { TurnResult } from '../core/turn.ts';
 export interface TurnAnnouncer {
   /** Throws when the announcement was not accepted; the caller retries the whole request. */
   turnCompleted(result: TurnResult, requestId: string): Promise<void>;
+}
+
+/** The event bus did not accept an announcement. */
+export class AnnouncementError extends AgentError<'event_publish_failed'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('event_publish_failed', message, options);
+  }
 }
 
 /** Local runs have no event bus: turns are stored but not announced, said once rather than per turn. */

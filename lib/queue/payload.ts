@@ -30,7 +30,7 @@ const SHAPE = '{"conversationId": string, "message": string, "requestId": string
 export function readTurnRequest(value: unknown, maxMessageChars: number): TurnRequest {
   if (!isEventBridgeEvent(value)) return parseTurnRequest(value, maxMessageChars);
   if (value['detail-type'] !== TURN_REQUESTED) {
-    throw new InputError(400, 'unsupported_event', `Events with detail-type "${value['detail-type']}" are not handled here: send detail-type "${TURN_REQUESTED}" with detail ${SHAPE}.`);
+    throw new InputError('unsupported_event', `Events with detail-type "${value['detail-type']}" are not handled here: send detail-type "${TURN_REQUESTED}" with detail ${SHAPE}.`);
   }
   return parseTurnRequest(value.detail, maxMessageChars, 'detail');
 }
@@ -40,34 +40,34 @@ export function parseMessageBody(body: string): unknown {
   try {
     return JSON.parse(body);
   } catch {
-    throw new InputError(400, 'invalid_json', `The message body is not JSON: send ${SHAPE}, or an EventBridge "${TURN_REQUESTED}" event.`);
+    throw new InputError('malformed_json', `The message body is not JSON: send ${SHAPE}, or an EventBridge "${TURN_REQUESTED}" event.`);
   }
 }
 
 /** Strict: unknown fields are refused, so a misspelt "ownr" never runs a conversation unscoped. */
 export function parseTurnRequest(value: unknown, maxMessageChars: number, where = 'payload'): TurnRequest {
   if (!isJsonObject(value)) {
-    throw new InputError(400, 'invalid_payload', `The ${where} must be a JSON object ${SHAPE}, not ${kindOf(value)}.`);
+    throw new InputError('invalid_payload', `The ${where} must be a JSON object ${SHAPE}, not ${kindOf(value)}.`);
   }
   const unknown = Object.keys(value).filter((key) => !FIELDS.includes(key));
   if (unknown.length > 0) {
-    throw new InputError(400, 'unknown_field', `${unknownFieldsText(unknown)} in the ${where}: it takes ${SHAPE}.`);
+    throw new InputError('unknown_field', `${unknownFieldsText(unknown)} in the ${where}: it takes ${SHAPE}.`);
   }
   const { conversationId, message, requestId, owner } = value;
   if (conversationId === undefined) {
-    throw new InputError(400, 'missing_conversation_id', `The ${where} must have a "conversationId": the conversation this question belongs to (1 to 128 letters, digits, "_" or "-").`);
+    throw new InputError('missing_conversation_id', `The ${where} must have a "conversationId": the conversation this question belongs to (1 to 128 letters, digits, "_" or "-").`);
   }
   if (typeof conversationId !== 'string') {
-    throw new InputError(400, 'invalid_conversation_id', `"conversationId" must be a string, not ${kindOf(conversationId)}.`);
+    throw new InputError('invalid_conversation_id', `"conversationId" must be a string, not ${kindOf(conversationId)}.`);
   }
   checkConversationId(conversationId);
   if (requestId === undefined) {
-    throw new InputError(400, 'missing_request_id', `The ${where} must have a "requestId": a unique id per question, so a redelivered message returns the stored turn instead of running it again.`);
+    throw new InputError('missing_request_id', `The ${where} must have a "requestId": a unique id per question, so a redelivered message returns the stored turn instead of running it again.`);
   }
   checkRequestId(requestId);
   checkMessage(message, maxMessageChars);
   if (owner !== undefined && (typeof owner !== 'string' || owner === '' || owner.length > MAX_OWNER_CHARS)) {
-    throw new InputError(400, 'invalid_owner', `"owner" must be a non-empty string of at most ${MAX_OWNER_CHARS} characters (the caller's identity that scopes the conversation), or left out.`);
+    throw new InputError('invalid_owner', `"owner" must be a non-empty string of at most ${MAX_OWNER_CHARS} characters (the caller's identity that scopes the conversation), or left out.`);
   }
   return { conversationId, message, requestId, ...(owner === undefined ? {} : { owner }) };
 }

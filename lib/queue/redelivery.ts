@@ -1,4 +1,3 @@
-import { REDELIVERY_BASE_SECONDS, REDELIVERY_MAX_SECONDS } from '../core/defaults.ts';
 import type { SqsRecord } from './events.ts';
 
 /**
@@ -11,6 +10,9 @@ import type { SqsRecord } from './events.ts';
  * so a record survives about 15 minutes of a busy conversation (the longest turn) before the
  * default maxReceiveCount of 5 moves it to the dead-letter queue.
  */
+
+export const REDELIVERY_BASE_SECONDS = 60;
+export const REDELIVERY_MAX_SECONDS = 900;
 
 export function redeliveryDelaySeconds(receiveCount: number): number {
   const attempt = Number.isFinite(receiveCount) && receiveCount >= 1 ? Math.floor(receiveCount) : 1;

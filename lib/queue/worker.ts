@@ -1,4 +1,3 @@
-import { WORKER_START_MARGIN_MS } from '../core/defaults.ts';
 import { InputError, errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
@@ -8,10 +7,16 @@ import { processSqsBatch, type BatchOptions } from './batch.ts';
 import { TURN_REQUESTED } from './event-names.ts';
 import { hasRecords, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse } from './events.ts';
 import { isJsonObject } from '../core/json.ts';
+import { ms } from '../core/time.ts';
 import { readTurnRequest, type TurnRequest } from './payload.ts';
 import type { RedeliveryScheduler } from './redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
 
+/**
+ * The worker starts no record with less than this (plus turn.reserveSeconds) left: enough for one
+ * model round. A record not started is redelivered, which beats a turn that stops at once.
+ */
+export const WORKER_START_MARGIN_MS = 10_000;
 
 /** The part of Lambda's context the worker reads. */
 export interface InvocationContext {
@@ -21,7 +26,7 @@ export interface InvocationContext {
 export interface QueueWorkerOptions extends TurnRunner {
   logger: Logger;
   config: Pick<AgentConfig, 'http' | 'turn' | 'logging'>;
-  /** Defaults to WORKER_START_MARGIN_MS + config.turn.reserveMs. */
+  /** Defaults to WORKER_START_MARGIN_MS + turn.reserveSeconds. */
   startMarginMs?: number;
   redelivery?: RedeliveryScheduler;
   now?: () => number;
@@ -42,7 +47,7 @@ export function createQueueWorker(options: QueueWorkerOptions): (event: unknown,
     logger: options.logger,
     maxMessageChars: options.config.http.maxMessageChars,
     logPayloads: options.config.logging.logPayloads,
-    startMarginMs: options.startMarginMs ?? WORKER_START_MARGIN_MS + options.config.turn.reserveMs,
+    startMarginMs: options.startMarginMs ?? WORKER_START_MARGIN_MS + ms(options.config.turn.reserveSeconds),
     ...(options.redelivery ? { redelivery: options.redelivery } : {}),
     now,
   };
@@ -68,5 +73,5 @@ export function createQueueWorker(options: QueueWorkerOptions): (event: unknown,
 /** S3, SNS, DynamoDB stream or Kinesis records: a wiring mistake in the stack, not a poison message. */
 function unsupportedRecords(record: unknown): InputError {
   const source = isJsonObject(record) ? record.eventSource ?? record.EventSource : undefined;
-  return new InputError(400, 'unsupported_event', `This function takes SQS records (eventSource "${SQS_EVENT_SOURCE}"), EventBridge "${TURN_REQUESTED}" events and direct invokes with {conversationId, message, requestId}; it got a record from ${JSON.stringify(source ?? 'an unknown source')}.`);
+  return new InputError('unsupported_event', `This function takes SQS records (eventSource "${SQS_EVENT_SOURCE}"), EventBridge "${TURN_REQUESTED}" events and direct invokes with {conversationId, message, requestId}; it got a record from ${JSON.stringify(source ?? 'an unknown source')}.`);
 }

@@ -60,7 +60,7 @@ export function createMemoryConversationStore(options: { now?: () => number } = 
       const turn = turnsOf(claim.key).get(claim.turn);
       if (turn?.requestId !== claim.requestId || turn.status !== 'pending') {
         throw new StoreError(
-          'turn_claim_lost',
+          'turn_not_stored',
           `Turn ${claim.turn} is no longer claimed by request ${claim.requestId} (released, completed or deleted); it was not stored.`,
         );
       }

@@ -67,7 +67,7 @@ const rows = [];
   const table = await startLocalTable();
   const gateway: ToolGateway = createMcpGateway({
     servers: [{ name: 'demo', type: 'stdio', command: 'node', args: [DEMO_SERVER], env: {} }],
-    connectTimeoutMs: 15_000, catalogTtlMs: 300_000, retryFailedAfterMs: 30_000, logger: silentLogger,
+    timings: { connectTimeoutSeconds: 15, catalogTtlSeconds: 300, retryFailedAfterSeconds: 30 }, logger: silentLogger,
   });
   const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 1 });
   const agent = createAgent(config, { model: instantModel, gateway, store, logger: silentLogger });

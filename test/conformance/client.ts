@@ -10,9 +10,7 @@ import { createJsonLogger } from '../../lib/core/logger.ts';
 const url = process.argv.at(-1)!;
 const gateway = createMcpGateway({
   servers: [{ name: 'conformance', type: 'http', url, headers: {} }],
-  connectTimeoutMs: 10_000,
-  catalogTtlMs: 60_000,
-  retryFailedAfterMs: 60_000,
+  timings: { connectTimeoutSeconds: 10, catalogTtlSeconds: 60, retryFailedAfterSeconds: 60 },
   logger: createJsonLogger('warn'),
 });
 const tools = await gateway.listTools();

@@ -3,7 +3,7 @@ import { APIError } from 'openai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOpenAIClient } from '../../lib/adapters/openai/client.ts';
 import { createOpenAIModel, type OpenAIModelOptions } from '../../lib/adapters/openai/model.ts';
-import { DEFAULT_SYSTEM_PROMPT } from '../../lib/core/defaults.ts';
+import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { ModelError } from '../../lib/core/errors.ts';
 import type { Message } from '../../lib/core/messages.ts';
 import type { ModelRequest, ToolDefinition } from '../../lib/core/ports.ts';

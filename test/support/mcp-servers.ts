@@ -33,14 +33,15 @@ export function recordingLogger(): Logger & { entries: LogEntry[] } {
 }
 
 /** Gateway options with generous limits: the machine is slow and noisy. */
-export function gatewayOptions(servers: McpServerSpec[], overrides: Partial<McpGatewayOptions> = {}): McpGatewayOptions {
+export function gatewayOptions(
+  servers: McpServerSpec[],
+  timings: Partial<McpGatewayOptions['timings']> = {},
+  logger: McpGatewayOptions['logger'] = recordingLogger(),
+): McpGatewayOptions {
   return {
     servers,
-    connectTimeoutMs: 20_000,
-    catalogTtlMs: 3_600_000,
-    retryFailedAfterMs: 3_600_000,
-    logger: recordingLogger(),
-    ...overrides,
+    timings: { connectTimeoutSeconds: 20, catalogTtlSeconds: 3_600, retryFailedAfterSeconds: 3_600, ...timings },
+    logger,
   };
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { INPUT_STATUS } from '../../lib/http/status.ts';
 import { ConflictError, InputError, ModelError, ModelNotConfiguredError, NotFoundError } from '../../lib/core/errors.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
@@ -94,7 +95,7 @@ describe('agent.ask', () => {
     ['a bad request id', { requestId: 'no spaces allowed', message: 'hi' }, 'invalid_request_id'],
   ])('rejects %s with a 400 saying what to fix', async (_, input, code) => {
     const { agent, model } = agentFixture([textReply('never')], { yaml: 'http: { maxMessageChars: 100 }' });
-    await expect(agent.ask(input)).rejects.toSatisfy((error) => error instanceof InputError && error.status === 400 && error.code === code);
+    await expect(agent.ask(input)).rejects.toSatisfy((error) => error instanceof InputError && INPUT_STATUS[(error as InputError).code] === 400 && error.code === code);
     expect(model!.requests).toHaveLength(0);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from '../../lib/config/load.ts';
-import { DEFAULT_SYSTEM_PROMPT } from '../../lib/core/defaults.ts';
+import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { ConfigError } from '../../lib/core/errors.ts';
 
 const source = '/etc/agent/agent.yml';
@@ -18,14 +18,19 @@ const failure = (text: string, environment: NodeJS.ProcessEnv = {}) => {
   throw new Error('expected a ConfigError');
 };
 
+/** A server's tool policy when agent.yml gives none: everything offered, nothing needs approval. */
+const NO_POLICY = { denyTools: [], requireApproval: 'never' };
+
 describe('parseConfig', () => {
   it('fills every default from an empty file, with the original system prompt', () => {
     const config = parse('');
     expect(config.systemPrompt).toBe(DEFAULT_SYSTEM_PROMPT);
     expect(config).toMatchObject({
       maxRounds: 8,
-      model: { name: 'gpt-4o-mini', baseURL: 'https://api.openai.com/v1', temperature: 0.7, timeoutMs: 60_000, maxRetries: 2, configured: false },
-      tools: { callTimeoutMs: 30_000, maxOutputChars: 16_000 },
+      model: { name: 'gpt-4o-mini', baseURL: 'https://api.openai.com/v1', temperature: 0.7, timeoutSeconds: 60, maxRetries: 2, textToolCalls: false, configured: false },
+      tools: { callTimeoutSeconds: 30, maxOutputChars: 16_000, maxResultBytes: 1_048_576, maxCallsPerRound: 16, maxCallsPerTurn: 64, maxConcurrentCalls: 8 },
+      approvals: { ttlSeconds: 86_400 },
+      turn: { timeoutSeconds: 300, reserveSeconds: 3, leaseMarginSeconds: 10 },
       history: { maxTokens: 16_000 },
       conversation: { ttlDays: 30 },
       mcpServers: [],
@@ -35,7 +40,7 @@ describe('parseConfig', () => {
   it('reads the bundled agent.yml with the demo server over stdio', () => {
     const config = loadConfig({ path: 'agent.yml', environment: {} });
     expect(config.mcpServers).toEqual([
-      { name: 'demo', type: 'stdio', command: 'node', args: ['lib/demo/server.ts'], env: {}, cwd: process.cwd() },
+      { name: 'demo', type: 'stdio', command: 'node', args: ['lib/demo/server.ts'], env: {}, cwd: process.cwd(), denyTools: [], requireApproval: 'never' },
     ]);
     expect(config.conversation.tableName).toBe('mcp-agent-conversations');
   });
@@ -50,11 +55,11 @@ mcpServers:
   explicit-http: { type: http, url: "https://new.example.com/mcp" }
 `, { TOKEN: 'secret-token' });
     expect(config.mcpServers).toEqual([
-      { name: 'files', type: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { DEBUG: '1' }, cwd: '/etc/agent' },
-      { name: 'vscode-style', type: 'stdio', command: 'node', args: ['server.js'], env: {}, cwd: '/etc/agent/tools' },
-      { name: 'remote', type: 'auto', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer secret-token' } },
-      { name: 'legacy', type: 'sse', url: 'https://old.example.com/sse', headers: {} },
-      { name: 'explicit-http', type: 'http', url: 'https://new.example.com/mcp', headers: {} },
+      { name: 'files', type: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { DEBUG: '1' }, cwd: '/etc/agent', ...NO_POLICY },
+      { name: 'vscode-style', type: 'stdio', command: 'node', args: ['server.js'], env: {}, cwd: '/etc/agent/tools', ...NO_POLICY },
+      { name: 'remote', type: 'auto', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer secret-token' }, ...NO_POLICY },
+      { name: 'legacy', type: 'sse', url: 'https://old.example.com/sse', headers: {}, ...NO_POLICY },
+      { name: 'explicit-http', type: 'http', url: 'https://new.example.com/mcp', headers: {}, ...NO_POLICY },
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { corsHeaders, parseAllowedOrigins } from '../../lib/http/cors.ts';
+import { parseAllowedOrigins } from '../../lib/config/environment.ts';
+import { corsHeaders } from '../../lib/http/cors.ts';
 
 describe('corsHeaders', () => {
   it('allows every origin with *', () => {

@@ -53,7 +53,7 @@ describe('createMcpGateway', () => {
 
   it('lists a catalog once within the TTL and again after it', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const gateway = startGateway([fixtureServer('cached')], { catalogTtlMs: 60_000 });
+    const gateway = startGateway([fixtureServer('cached')], { catalogTtlSeconds: 60 });
 
     expect(await listingNumber(gateway)).toBe('catalog listing 1');
     vi.setSystemTime(Date.now() + 59_000);
@@ -68,7 +68,7 @@ describe('createMcpGateway', () => {
   ])('honours a ttlMs the server sends %s', async (_where, place) => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const gateway = startGateway([fixtureServer('hinted', { FIXTURE_TTL_MS: '1000', FIXTURE_TTL_PLACE: place })], {
-      catalogTtlMs: HOUR,
+      catalogTtlSeconds: HOUR / 1000,
     });
 
     expect(await listingNumber(gateway)).toBe('catalog listing 1');
@@ -88,7 +88,7 @@ describe('createMcpGateway', () => {
 
   it('shares one refresh between concurrent listTools() calls', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const gateway = startGateway([fixtureServer('shared')], { catalogTtlMs: 60_000 });
+    const gateway = startGateway([fixtureServer('shared')], { catalogTtlSeconds: 60 });
     await gateway.listTools();
     vi.setSystemTime(Date.now() + 61_000);
 
@@ -108,7 +108,7 @@ describe('createMcpGateway', () => {
       args: [],
       env: { API_TOKEN: 'do-not-log-this-value' },
     };
-    const gateway = startGateway([missing, fixtureServer('working')], { logger });
+    const gateway = startGateway([missing, fixtureServer('working')], {}, logger);
 
     const listed = await gateway.listTools();
     const status = await gateway.status();
@@ -124,12 +124,12 @@ describe('createMcpGateway', () => {
     expect(JSON.stringify(logger.entries)).not.toContain('do-not-log-this-value');
   });
 
-  it('retries a failed server on a later listTools() only once retryFailedAfterMs has passed', async () => {
+  it('retries a failed server on a later listTools() only once tools.retryFailedAfterSeconds has passed', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const parent = mkdtempSync(join(tmpdir(), 'mcp-gateway-'));
     const workingDirectory = join(parent, 'created-later');
     try {
-      const gateway = startGateway([{ ...fixtureServer('late'), cwd: workingDirectory }], { retryFailedAfterMs: 60_000 });
+      const gateway = startGateway([{ ...fixtureServer('late'), cwd: workingDirectory }], { retryFailedAfterSeconds: 60 });
       expect(await gateway.listTools()).toEqual([]);
 
       mkdirSync(workingDirectory);
@@ -145,8 +145,8 @@ describe('createMcpGateway', () => {
     }
   });
 
-  it('marks a server that does not connect within connectTimeoutMs as failed', async () => {
-    const gateway = startGateway([fixtureServer('hanging', { FIXTURE_HANG: '1' })], { connectTimeoutMs: 1_000 });
+  it('marks a server that does not connect within tools.connectTimeoutSeconds as failed', async () => {
+    const gateway = startGateway([fixtureServer('hanging', { FIXTURE_HANG: '1' })], { connectTimeoutSeconds: 1 });
 
     const listed = await gateway.listTools();
 
@@ -195,13 +195,10 @@ describe('createMcpGateway', () => {
     ]);
   });
 
-  it('marks a server whose process exits as failed and reconnects it after retryFailedAfterMs', async () => {
+  it('marks a server whose process exits as failed and reconnects it after tools.retryFailedAfterSeconds', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const logger = recordingLogger();
-    const gateway = startGateway([fixtureServer('fragile', { FIXTURE_TOOLS: '["exit","echo"]' })], {
-      retryFailedAfterMs: 60_000,
-      logger,
-    });
+    const gateway = startGateway([fixtureServer('fragile', { FIXTURE_TOOLS: '["exit","echo"]' })], { retryFailedAfterSeconds: 60 }, logger);
     await gateway.listTools();
     const { answer: before } = await callText(gateway, 'exit');
 
@@ -220,7 +217,7 @@ describe('createMcpGateway', () => {
 
   it('connects lazily: nothing starts before the first listTools() or status()', async () => {
     const logger = recordingLogger();
-    const gateway = startGateway([fixtureServer('lazy')], { logger });
+    const gateway = startGateway([fixtureServer('lazy')], {}, logger);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(logger.entries).toEqual([]);
 
@@ -231,7 +228,7 @@ describe('createMcpGateway', () => {
 
   it("passes a stdio server's stderr to the debug log, never to stdout", async () => {
     const logger = recordingLogger();
-    const gateway = startGateway([fixtureServer('noisy')], { logger });
+    const gateway = startGateway([fixtureServer('noisy')], {}, logger);
 
     await gateway.listTools();
 

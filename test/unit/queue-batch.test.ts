@@ -6,7 +6,7 @@ import type { ModelRequest } from '../../lib/core/ports.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 import type { TurnAnnouncer } from '../../lib/queue/announcer.ts';
 import type { SqsRecord } from '../../lib/queue/events.ts';
-import { WORKER_START_MARGIN_MS } from '../../lib/core/defaults.ts';
+import { WORKER_START_MARGIN_MS } from '../../lib/queue/worker.ts';
 import { createQueueWorker, type QueueWorkerOptions } from '../../lib/queue/worker.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
@@ -125,7 +125,7 @@ describe('the queue worker with an SQS batch', () => {
 
     await work(sqsEvent(record('m1', 'not json at all')), lambdaContext());
 
-    expect(logs.find((entry) => entry.level === 'error')?.fields).toMatchObject({ messageId: 'm1', code: 'invalid_json', body: 'not json at all' });
+    expect(logs.find((entry) => entry.level === 'error')?.fields).toMatchObject({ messageId: 'm1', code: 'malformed_json', body: 'not json at all' });
   });
 
   it('starts the second record of a conversation only after the first finished', async () => {

@@ -1,7 +1,7 @@
 import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { AgentError, errorMessage } from '../../core/errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { TurnResult } from '../../core/turn.ts';
-import type { TurnAnnouncer } from '../../queue/announcer.ts';
+import { AnnouncementError, type TurnAnnouncer } from '../../queue/announcer.ts';
 import { AGENT_EVENT_SOURCE, TURN_COMPLETED } from '../../queue/event-names.ts';
 
 export interface EventBridgeAnnouncerOptions {
@@ -27,11 +27,11 @@ export function createEventBridgeTurnAnnouncer(options: EventBridgeAnnouncerOpti
       try {
         output = await client.send(new PutEventsCommand({ Entries: [entry] }));
       } catch (error) {
-        throw new AgentError('event_publish_failed', `Announcing turn ${result.turn} of conversation ${result.conversationId} on event bus ${eventBusName} failed: ${errorMessage(error)}`, { cause: error });
+        throw new AnnouncementError(`Announcing turn ${result.turn} of conversation ${result.conversationId} on event bus ${eventBusName} failed: ${errorMessage(error)}`, { cause: error });
       }
       if ((output.FailedEntryCount ?? 0) > 0) {
         const rejected = output.Entries?.[0];
-        throw new AgentError('event_publish_failed', `Event bus ${eventBusName} rejected the ${TURN_COMPLETED} event of turn ${result.turn} of conversation ${result.conversationId}: ${rejected?.ErrorCode ?? 'unknown error'}${rejected?.ErrorMessage ? ` (${rejected.ErrorMessage})` : ''}`);
+        throw new AnnouncementError(`Event bus ${eventBusName} rejected the ${TURN_COMPLETED} event of turn ${result.turn} of conversation ${result.conversationId}: ${rejected?.ErrorCode ?? 'unknown error'}${rejected?.ErrorMessage ? ` (${rejected.ErrorMessage})` : ''}`);
       }
     },
   };

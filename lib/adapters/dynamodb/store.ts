@@ -91,7 +91,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('UpdateItem', tableName, error);
       throw new StoreError(
-        'turn_claim_lost',
+        'turn_not_stored',
         `Turn ${claim.turn} is no longer claimed by request ${claim.requestId} (released, completed or deleted); it was not stored.`,
         { cause: error },
       );

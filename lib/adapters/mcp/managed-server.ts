@@ -3,7 +3,7 @@
  *
  *   (not started) ─connect + list ok─▶ connected ─transport closed, list or call broke─▶ failed
  *         └────────connect or list fails───────────────────────────────────────────────▶ failed
- *   failed ─a refresh() once retryFailedAfterMs has passed─▶ connect again
+ *   failed ─a refresh() once tools.retryFailedAfterSeconds have passed─▶ connect again
  *
  * While connected, the tool list is cached until its TTL ends or the server sends list_changed.
  * refresh() never throws: a failure only removes this server's tools, and is logged once.
@@ -11,6 +11,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import { withoutLogContext } from '../../core/log-context.ts';
+import { ms } from '../../core/time.ts';
 import type { ToolServerStatus } from '../../core/ports.ts';
 import { connectServer, type ServerConnection } from './connect.ts';
 import { startDeadline, type Deadline } from './deadline.ts';
@@ -77,7 +78,7 @@ export class ManagedServer {
       }
       return;
     }
-    if (this.failure && Date.now() - this.failure.at < this.settings.retryFailedAfterMs) return;
+    if (this.failure && Date.now() - this.failure.at < ms(this.settings.timings.retryFailedAfterSeconds)) return;
     await this.connect();
   }
 
@@ -118,9 +119,9 @@ export class ManagedServer {
 
   private async list(connection: ServerConnection, signal: AbortSignal): Promise<void> {
     const generation = this.generation;
-    const listing = await listAllTools(connection.client, { signal, timeoutMs: this.settings.connectTimeoutMs });
+    const listing = await listAllTools(connection.client, { signal, timeoutMs: ms(this.settings.timings.connectTimeoutSeconds) });
     this.tools = listing.tools;
-    const ttlMs = listing.ttlMs ?? this.settings.catalogTtlMs;
+    const ttlMs = listing.ttlMs ?? ms(this.settings.timings.catalogTtlSeconds);
     this.expiresAt = generation === this.generation ? Date.now() + ttlMs : 0;
   }
 
@@ -146,13 +147,13 @@ export class ManagedServer {
   }
 
   private startDeadline(): Deadline {
-    return startDeadline(this.settings.connectTimeoutMs, this.settings.shutdown);
+    return startDeadline(ms(this.settings.timings.connectTimeoutSeconds), this.settings.shutdown);
   }
 
   private recordFailure(error: unknown, deadline: Deadline, timeoutWording: string): void {
     if (this.settings.shutdown.aborted) return;
     const message = deadline.timedOut
-      ? `${timeoutWording} within ${this.settings.connectTimeoutMs} ms`
+      ? `${timeoutWording} within ${ms(this.settings.timings.connectTimeoutSeconds)} ms`
       : errorMessage(error);
     this.failure = { message, at: Date.now() };
     this.settings.logger.warn('mcp server unavailable', {

@@ -1,18 +1,22 @@
-/** Configuration shapes of the MCP tool gateway (built by lib/config from agent.yml). */
+/** What the MCP tool gateway needs of the configuration: each server's connection, and timings. */
+import type { AgentConfig, McpServerConfig } from '../../config/load.ts';
 import type { Logger } from '../../core/logger.ts';
 
+type StdioServer = Extract<McpServerConfig, { type: 'stdio' }>;
+type RemoteServer = Exclude<McpServerConfig, StdioServer>;
+
+/** How to reach one server (its tool policy is the agent's business, not the gateway's). */
 export type McpServerSpec =
-  | { name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
-  | { name: string; type: 'http' | 'sse' | 'auto'; url: string; headers: Record<string, string> };
+  | (Pick<StdioServer, 'name' | 'type' | 'command' | 'args' | 'env'> & { cwd?: string })
+  | Pick<RemoteServer, 'name' | 'type' | 'url' | 'headers'>;
+
+export type McpTimings = Pick<AgentConfig['tools'], 'connectTimeoutSeconds' | 'catalogTtlSeconds' | 'retryFailedAfterSeconds'>;
 
 export interface McpGatewayOptions {
   servers: McpServerSpec[];
-  /** Per server, for connect + first tools/list. */
-  connectTimeoutMs: number;
-  /** How long a server's tool list is cached in the warm process. */
-  catalogTtlMs: number;
-  /** A failed server is retried on a later listTools() after this long. */
-  retryFailedAfterMs: number;
+  /** connectTimeoutSeconds: per server, to connect and list its tools; catalogTtlSeconds: how long
+   * a server's tool list is cached; retryFailedAfterSeconds: a failed server is retried after this. */
+  timings: McpTimings;
   logger: Logger;
 }
 

@@ -6,7 +6,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { ModelError, errorMessage } from '../../core/errors.ts';
+import { ModelError, errorMessage, type ModelErrorCode } from '../../core/errors.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import type { ModelClient, ModelReply, ModelRequest } from '../../core/ports.ts';
 import { isQuotaExhausted } from './client.ts';
@@ -107,7 +107,7 @@ function toModelError(error: unknown, client: OpenAI, timedOut: boolean, timeout
 
 function statusError(error: APIError, status: number): ModelError {
   const said = `HTTP ${status}: ${providerMessage(error)}`;
-  const wrap = (code: string, message: string) => new ModelError(code, message, { cause: error });
+  const wrap = (code: ModelErrorCode, message: string) => new ModelError(code, message, { cause: error });
   if (status === 429 && isQuotaExhausted(error.error)) {
     return wrap('model_quota_exceeded', `The model provider's quota for this API key is exhausted (${said}). Add credit or raise the limit.`);
   }

@@ -1,0 +1,55 @@
+import type { InputErrorCode, ModelErrorCode, StoreErrorCode } from '../core/errors.ts';
+
+/**
+ * The one table from error codes to HTTP statuses. Typed by the error classes' code unions, so a
+ * new code that is not given a status here fails the type check.
+ */
+export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 404 | 405 | 409 | 413 | 415> = {
+  missing_body: 400,
+  malformed_json: 400,
+  invalid_body: 400,
+  unknown_field: 400,
+  missing_message: 400,
+  invalid_message: 400,
+  empty_message: 400,
+  message_too_long: 400,
+  missing_conversation_id: 400,
+  invalid_conversation_id: 400,
+  missing_request_id: 400,
+  invalid_request_id: 400,
+  invalid_owner: 400,
+  invalid_payload: 400,
+  unsupported_event: 400,
+  invalid_decisions: 400,
+  undecided_calls: 400,
+  unauthenticated: 401,
+  conversation_not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  conversation_busy: 409,
+  turn_in_progress: 409,
+  approval_not_pending: 409,
+  approval_expired: 409,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+};
+
+/** Upstream model failures: 504 when it did not answer in time, 502 otherwise. */
+export const MODEL_STATUS: Record<ModelErrorCode, 502 | 504> = {
+  model_unavailable: 502,
+  model_rate_limited: 502,
+  model_quota_exceeded: 502,
+  model_auth_failed: 502,
+  model_rejected_request: 502,
+  model_bad_response: 502,
+  model_aborted: 502,
+  model_timeout: 504,
+};
+
+export const STORE_STATUS: Record<StoreErrorCode, 413 | 500 | 503> = {
+  store_unavailable: 503,
+  turn_not_stored: 503,
+  turn_too_large: 413,
+  invalid_stored_item: 500,
+  unsupported_item_version: 500,
+};
