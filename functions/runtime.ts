@@ -14,8 +14,6 @@
  *   CORS_ALLOW_ORIGINS                `*` or comma-separated origins allowed to read API responses
  * The worker also reads EVENT_BUS_NAME and QUEUE_URL (functions/worker.ts).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -23,6 +21,7 @@ import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
+import { createDynamoDocumentClient } from '../lib/adapters/dynamodb/client.ts';
 import { contextualLogger } from '../lib/core/log-context.ts';
 import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
 import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
@@ -57,7 +56,7 @@ if (!apiKey && keySource) {
 export const agent = buildAgent(config, {
   logger,
   metrics: powertoolsTurnMetrics(metrics),
-  documentClient: DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), { marshallOptions: { removeUndefinedValues: true } }),
+  documentClient: createDynamoDocumentClient(config.conversation, { instrument: (client) => tracer.captureAWSv3Client(client) }),
 });
 
 /** The caller's identity under the configured auth mode; conversations are scoped to it. */

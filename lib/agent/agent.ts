@@ -1,16 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { withLogContext } from '../core/log-context.ts';
-import type { HistoryMessage } from '../core/messages.ts';
 import type { Logger } from '../core/logger.ts';
-import type { ConversationKey, ConversationStore, ModelClient, ToolGateway, ToolServerStatus, TurnMetrics } from '../core/ports.ts';
-import type { TurnResult } from '../core/turn.ts';
+import type { ConversationKey, ConversationStore, ModelClient, ToolGateway, TurnMetrics } from '../core/ports.ts';
 import { ms } from '../core/time.ts';
+import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
+import { conversationView, type ConversationView } from './conversation-view.ts';
+import { driveTurn, type DriveInput, type DriveServices } from './drive-turn.ts';
 import type { LoopEvent } from './events.ts';
-import { executeClaimedTurn, releaseClaim } from './execute-turn.ts';
+import { healthReport, type HealthReport } from './health.ts';
 import { newConversationId } from './new-conversation.ts';
-import { checkConversationId, checkMessage, checkRequestId } from './validate-input.ts';
+import { openApprovals } from './open-approvals.ts';
+import { openTurn, type TurnRules } from './open-turn.ts';
+import { applyToolPolicies, type OfferedTool } from './tool-policy.ts';
+import { newDraft } from './turn-draft.ts';
+import { checkConversationId, checkDecisions, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
+
+export type { ConversationView } from './conversation-view.ts';
+export type { HealthReport } from './health.ts';
 
 export interface AskInput {
   /** Omit to start a new conversation. */
@@ -25,20 +33,21 @@ export interface AskInput {
   onEvent?: (event: LoopEvent) => void;
 }
 
-export interface ConversationView {
+export interface DecideInput {
   conversationId: string;
-  turns: Array<{ turn: number; requestId: string; createdAt: string; completedAt: string; stopReason: string; messages: HistoryMessage[] }>;
-}
-
-export interface HealthReport {
-  status: 'ok' | 'degraded';
-  model: { configured: boolean; name: string; baseURL: string };
-  tools: number;
-  mcpServers: ToolServerStatus[];
+  /** One decision for every call waiting for approval. */
+  decisions: ApprovalDecision[];
+  requestId?: string;
+  owner?: string;
+  deadlineAt?: number;
+  onEvent?: (event: LoopEvent) => void;
 }
 
 export interface Agent {
+  /** Asks a question: a new turn (or the stored one, for a retried requestId). */
   ask(input: AskInput): Promise<TurnResult>;
+  /** Decides the calls a paused turn waits on, and lets the turn go on. */
+  decide(input: DecideInput): Promise<TurnResult>;
   getConversation(key: ConversationKey): Promise<ConversationView>;
   deleteConversation(key: ConversationKey): Promise<void>;
   health(): Promise<HealthReport>;
@@ -59,48 +68,50 @@ export interface AgentDependencies {
 export function createAgent(config: AgentConfig, dependencies: AgentDependencies): Agent {
   const { gateway, store, logger } = dependencies;
   const now = dependencies.now ?? Date.now;
+  const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
+  const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
+  const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
 
-  async function ask(input: AskInput): Promise<TurnResult> {
-    checkMessage(input.message, config.http.maxMessageChars);
-    if (input.conversationId !== undefined) checkConversationId(input.conversationId);
-    checkRequestId(input.requestId);
-    const model = dependencies.model;
-    if (!model) throw new ModelNotConfiguredError();
+  /** What every held turn needs; the model is checked present before a turn starts. */
+  const services = (model: ModelClient): DriveServices => ({
+    model,
+    gateway,
+    store,
+    logger,
+    systemPrompt: config.systemPrompt,
+    limits: {
+      maxRounds: config.maxRounds,
+      modelTimeoutMs: ms(config.model.timeoutSeconds),
+      toolTimeoutMs: ms(config.tools.callTimeoutSeconds),
+      maxOutputChars: config.tools.maxOutputChars,
+      maxCallsPerRound: config.tools.maxCallsPerRound,
+      maxCallsPerTurn: config.tools.maxCallsPerTurn,
+      maxConcurrentCalls: config.tools.maxConcurrentCalls,
+      reserveMs: ms(config.turn.reserveSeconds),
+    },
+    approvalTtlMs: ms(config.approvals.ttlSeconds),
+    now,
+  });
 
-    const key: ConversationKey = { conversationId: input.conversationId ?? newConversationId(input.requestId, input.owner), ...(input.owner ? { owner: input.owner } : {}) };
+  /** The ids, deadline and lease of one request; its log lines, adapters' included, carry the ids. */
+  function start<T>(input: { conversationId: string; owner?: string; requestId?: string; deadlineAt?: number }, work: (request: RequestScope) => Promise<T>): Promise<T> {
+    const key: ConversationKey = { conversationId: input.conversationId, ...(input.owner ? { owner: input.owner } : {}) };
     const requestId = input.requestId ?? randomUUID();
     const deadlineAt = input.deadlineAt ?? now() + ms(config.turn.timeoutSeconds);
-    // Every log line of the turn, from the model, MCP and store adapters too, carries its ids.
-    return withLogContext({ conversationId: key.conversationId, requestId }, () => runTurn(input, model, key, requestId, deadlineAt));
+    // The claim outlives the turn's own deadline by a margin: then its holder is surely gone.
+    const leaseExpiresAt = deadlineAt + ms(config.turn.leaseMarginSeconds);
+    return withLogContext({ conversationId: key.conversationId, requestId }, () => work({ key, requestId, deadlineAt, leaseExpiresAt, claimId: randomUUID() }));
   }
 
-  async function runTurn(input: AskInput, model: ModelClient, key: ConversationKey, requestId: string, deadlineAt: number): Promise<TurnResult> {
-    // Listing tools (slow only on a cold start) and claiming the turn run side by side.
-    const [listed, begin] = await Promise.allSettled([
-      gateway.listTools(),
-      store.beginTurn({ key, requestId, leaseMs: Math.max(0, deadlineAt - now()) + ms(config.turn.leaseMarginSeconds), historyTokenBudget: config.history.maxTokens }),
-    ]);
-    if (begin.status === 'rejected') throw begin.reason;
-    const begun = begin.value;
-    if (listed.status === 'rejected') {
-      if (begun.kind === 'claimed') await releaseClaim(begun.claim, store, logger);
-      throw listed.reason;
-    }
-    const tools = listed.value;
-    if (begun.kind === 'replay') {
-      logger.info('turn replayed', { conversationId: key.conversationId, requestId, turn: begun.turn.turn });
-      return begun.turn.result;
-    }
-    const { claim, history } = begun;
-    const log = { conversationId: key.conversationId, requestId, turn: claim.turn };
-    logger.info('turn started', { ...log, historyMessages: history.length, tools: tools.length });
+  /** Runs a held turn, with the log lines and metrics of a turn. */
+  async function drive(input: DriveInput, model: ModelClient, scope: RequestScope): Promise<TurnResult> {
+    const log = { conversationId: scope.key.conversationId, requestId: scope.requestId, turn: input.held.turn };
+    logger.info(input.decided ? 'turn resumed' : 'turn started', { ...log, historyMessages: input.history.length, tools: input.tools.length });
     const started = now();
     try {
-      const result = await executeClaimedTurn(
-        { claim, history, tools, question: input.message, deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) },
-        { config, model, gateway, store, logger, now },
-      );
-      logger.info('turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
+      const result = await driveTurn(input, services(model));
+      logger.info(result.stopReason === 'approval_required' ? 'turn paused' : 'turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
+      if (config.logging.logPayloads) logger.info('turn payloads', { ...log, reply: result.reply, calls: result.toolCalls, messages: input.draft.messages });
       dependencies.metrics?.turnCompleted(result, now() - started);
       return result;
     } catch (error) {
@@ -111,21 +122,64 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     }
   }
 
+  async function ask(input: AskInput): Promise<TurnResult> {
+    checkMessage(input.message, config.http.maxMessageChars);
+    if (input.conversationId !== undefined) checkConversationId(input.conversationId);
+    checkRequestId(input.requestId);
+    const model = dependencies.model;
+    if (!model) throw new ModelNotConfiguredError();
+    const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner);
+    return start({ ...input, conversationId }, async (scope) => {
+      const draft = newDraft(input.message);
+      // Listing tools (slow only on a cold start) and opening the turn run side by side.
+      const [listed, opened] = await Promise.allSettled([
+        offeredTools(),
+        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, rules }),
+      ]);
+      if (opened.status === 'rejected') throw opened.reason;
+      if (opened.value.kind === 'replay') {
+        logger.info('turn replayed', { conversationId, requestId: scope.requestId, turn: opened.value.result.turn });
+        return opened.value.result;
+      }
+      const { held, history } = opened.value;
+      if (listed.status === 'rejected') {
+        await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
+        throw listed.reason;
+      }
+      return drive({ held, history, draft, tools: listed.value, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
+    });
+  }
+
+  async function decide(input: DecideInput): Promise<TurnResult> {
+    checkConversationId(input.conversationId);
+    checkRequestId(input.requestId);
+    checkDecisions(input.decisions);
+    const model = dependencies.model;
+    if (!model) throw new ModelNotConfiguredError();
+    return start(input, async (scope) => {
+      const tools = await offeredTools();
+      const opened = await openApprovals({
+        store,
+        key: scope.key,
+        requestId: scope.requestId,
+        claimId: scope.claimId,
+        decisions: input.decisions,
+        tools: new Map(tools.map((tool) => [tool.name, tool])),
+        now: now(),
+        leaseExpiresAt: scope.leaseExpiresAt,
+        rules,
+      });
+      if (opened.kind === 'replay') return opened.result;
+      const { held, history, draft, decided } = opened;
+      return drive({ held, history, draft, decided, tools, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
+    });
+  }
+
   async function getConversation(key: ConversationKey): Promise<ConversationView> {
     checkConversationId(key.conversationId);
-    const turns = await store.getConversation(key);
-    if (turns.length === 0) throw notFound(key);
-    return {
-      conversationId: key.conversationId,
-      turns: turns.map((turn) => ({
-        turn: turn.turn,
-        requestId: turn.requestId,
-        createdAt: turn.createdAt,
-        completedAt: turn.completedAt,
-        stopReason: turn.result.stopReason,
-        messages: turn.messages,
-      })),
-    };
+    const view = conversationView(key.conversationId, await store.readAll(key), now(), rules);
+    if (view.turns.length === 0) throw notFound(key);
+    return view;
   }
 
   async function deleteConversation(key: ConversationKey): Promise<void> {
@@ -133,19 +187,23 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     if ((await store.deleteConversation(key)) === 0) throw notFound(key);
   }
 
-  async function health(): Promise<HealthReport> {
-    const servers = await gateway.status();
-    return {
-      status: servers.every((server) => server.status === 'connected') && dependencies.model ? 'ok' : 'degraded',
-      model: { configured: Boolean(dependencies.model), name: config.model.name, baseURL: config.model.baseURL },
-      tools: servers.reduce((sum, server) => sum + server.toolCount, 0),
-      mcpServers: servers,
-    };
-  }
+  return {
+    ask,
+    decide,
+    getConversation,
+    deleteConversation,
+    health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools }),
+    close: () => gateway.close(),
+  };
+}
 
-  return { ask, getConversation, deleteConversation, health, close: () => gateway.close() };
+interface RequestScope {
+  key: ConversationKey;
+  requestId: string;
+  claimId: string;
+  deadlineAt: number;
+  leaseExpiresAt: number;
 }
 
 const notFound = (key: ConversationKey) =>
   new NotFoundError('conversation_not_found', `There is no conversation "${key.conversationId}". Start one with POST /conversations.`);
-

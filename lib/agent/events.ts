@@ -1,8 +1,9 @@
-import type { ToolCall } from '../core/messages.ts';
-import type { ToolCallRecord } from '../core/turn.ts';
+import type { PendingApproval, ToolCallRecord } from '../core/turn.ts';
 
 /** Progress of a running turn, for streaming clients (noun-verb names). */
 export type LoopEvent =
   | { type: 'round-start'; round: number }
-  | { type: 'tool-call'; round: number; call: ToolCall }
-  | { type: 'tool-result'; round: number; result: ToolCallRecord };
+  /** `arguments` parsed when they are JSON, else the raw text (as in the turn result). */
+  | { type: 'tool-call'; round: number; call: { id: string; name: string; arguments: unknown } }
+  | { type: 'tool-result'; round: number; result: ToolCallRecord }
+  | { type: 'approval-required'; round: number; pendingApprovals: PendingApproval[] };

@@ -1,140 +1,143 @@
 import { randomUUID } from 'node:crypto';
-import { errorMessage, ModelError } from '../core/errors.ts';
-import type { AssistantMessage, HistoryMessage, TokenUsage, ToolCall, ToolMessage } from '../core/messages.ts';
-import type { ModelClient, ModelReply, ToolDefinition, ToolGateway } from '../core/ports.ts';
-import type { StopReason, ToolCallRecord, TurnError } from '../core/turn.ts';
-import { executeToolCalls } from './execute-tools.ts';
-import { fallbackReply } from './fallback-reply.ts';
-import { toolText } from './tool-messages.ts';
+import { ModelError } from '../core/errors.ts';
+import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../core/messages.ts';
+import type { ModelClient, ModelReply, ToolGateway } from '../core/ports.ts';
+import type { PendingApproval } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
+import { toolText } from './tool-messages.ts';
+import { planCalls, type CallLimits } from './tool-plan.ts';
+import type { OfferedTool } from './tool-policy.ts';
+import { answerCalls, type Journal } from './tool-round.ts';
+import type { TurnDraft } from './turn-draft.ts';
+
+export interface LoopLimits extends CallLimits {
+  maxRounds: number;
+  modelTimeoutMs: number;
+  toolTimeoutMs: number;
+  maxOutputChars: number;
+  maxConcurrentCalls: number;
+  /** Kept back before the deadline to store the turn. */
+  reserveMs: number;
+}
 
 export interface LoopInput {
   model: ModelClient;
   gateway: ToolGateway;
-  tools: readonly ToolDefinition[];
+  tools: readonly OfferedTool[];
   systemPrompt: string;
+  /** Earlier turns, as sent to the model before this turn's messages. */
   history: readonly HistoryMessage[];
-  question: string;
-  maxRounds: number;
+  /** This turn so far; the loop appends to it. A resumed turn's draft already has rounds. */
+  draft: TurnDraft;
+  limits: LoopLimits;
   /** Epoch ms by which the turn must be stored. */
   deadlineAt: number;
-  /** Kept back before the deadline to store the turn. */
-  reserveMs: number;
-  modelTimeoutMs: number;
-  toolTimeoutMs: number;
-  maxOutputChars: number;
+  journal?: Journal;
   onEvent?: (event: LoopEvent) => void;
   now?: () => number;
 }
 
-export interface LoopOutcome {
-  /** This turn's messages: the question and everything the loop appended. */
-  messages: HistoryMessage[];
-  stopReason: StopReason;
-  rounds: number;
-  reply: string;
-  toolCalls: ToolCallRecord[];
-  usage: TokenUsage;
-  error?: TurnError;
-  /** The model failure behind `stopReason: 'error'`. */
-  cause?: unknown;
-}
+/** How the loop ended; the draft holds everything it did. */
+export type LoopOutcome =
+  | { kind: 'completed'; reply: string }
+  | { kind: 'stopped'; reason: 'max_rounds' | 'deadline' }
+  /** The model failed, or a round's record could not be written; `cause` is that error. */
+  | { kind: 'failed'; cause: unknown }
+  | { kind: 'paused'; pending: PendingApproval[] };
 
 /** What one round decided: the discriminated union the loop switches on. */
-type RoundOutcome =
-  | { kind: 'final'; reply: string }
-  | { kind: 'run-again' }
-  | { kind: 'stop'; reason: Exclude<StopReason, 'completed'>; error?: TurnError; cause?: unknown };
+type RoundOutcome = { kind: 'run-again' } | LoopOutcome;
 
 /**
  * The bounded loop:
  *
- *   messages = [system, ...history, user]
- *   for round in 1..maxRounds:           each model reply is one round
- *     reply = model(messages, tools)     stop 'deadline' if no time is left, 'error' if it fails
+ *   for round in rounds+1..maxRounds:     each model reply is one round
+ *     reply = model(system, history, draft, tools)   stop 'deadline' if no time is left
  *     append assistant(reply)
- *     no tool calls       -> stop 'completed'   (decided on tool calls, never on finish_reason)
+ *     no tool calls       -> completed   (decided on tool calls, never on finish_reason)
  *     round == maxRounds  -> answer each call "not executed", stop 'max_rounds'
- *     run the calls concurrently; append one tool message per call, in the calls' order
+ *     plan the calls (limits, policy, arguments, approval), answer them (run, record), or pause
  *
- * Every exit leaves each assistant tool call answered by its tool message (the history invariant).
+ * Every exit but a pause leaves each assistant tool call answered by its tool message (the history
+ * invariant); a pause leaves exactly the calls awaiting approval unanswered, and nothing follows them.
  */
 export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const now = input.now ?? Date.now;
-  const messages: HistoryMessage[] = [{ role: 'user', content: input.question }];
-  const toolCalls: ToolCallRecord[] = [];
-  const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+  const { draft, limits } = input;
   const toolsByName = new Map(input.tools.map((tool) => [tool.name, tool]));
-  const timeLeft = () => input.deadlineAt - input.reserveMs - now();
-  let rounds = 0;
+  const timeLeft = () => input.deadlineAt - limits.reserveMs - now();
   // Ids the model must not reuse: a repeated id would make two tool messages answer one call.
-  const seenIds = new Set(input.history.flatMap((message) => (message.role === 'assistant' ? message.toolCalls.map((call) => call.id) : [])));
+  const seenIds = new Set([...input.history, ...draft.messages].flatMap((message) => (message.role === 'assistant' ? message.toolCalls.map((call) => call.id) : [])));
 
   const runRound = async (round: number): Promise<RoundOutcome> => {
-    if (timeLeft() <= 0) return { kind: 'stop', reason: 'deadline' };
+    if (timeLeft() <= 0) return { kind: 'stopped', reason: 'deadline' };
     input.onEvent?.({ type: 'round-start', round });
     const budget = timeLeft();
     let reply: ModelReply;
     try {
       reply = await input.model.complete({
-        messages: [{ role: 'system', content: input.systemPrompt }, ...input.history, ...messages],
+        messages: [{ role: 'system', content: input.systemPrompt }, ...input.history, ...draft.messages],
         tools: [...input.tools],
-        timeoutMs: Math.min(input.modelTimeoutMs, budget),
+        timeoutMs: Math.min(limits.modelTimeoutMs, budget),
       });
     } catch (error) {
       // A model cut short by the turn's own deadline is a deadline stop, not a model failure.
-      const cutByDeadline = error instanceof ModelError && error.timeout && budget < input.modelTimeoutMs && timeLeft() <= 0;
-      if (cutByDeadline) return { kind: 'stop', reason: 'deadline' };
-      return { kind: 'stop', reason: 'error', error: turnError(error), cause: error };
+      const cutByDeadline = error instanceof ModelError && error.timeout && budget < limits.modelTimeoutMs && timeLeft() <= 0;
+      return cutByDeadline ? { kind: 'stopped', reason: 'deadline' } : { kind: 'failed', cause: error };
     }
-    rounds = round;
-    usage.promptTokens += reply.usage.promptTokens;
-    usage.completionTokens += reply.usage.completionTokens;
+    draft.rounds = round;
+    draft.usage = {
+      promptTokens: draft.usage.promptTokens + reply.usage.promptTokens,
+      completionTokens: draft.usage.completionTokens + reply.usage.completionTokens,
+    };
     const assistant: AssistantMessage = { role: 'assistant', content: reply.content, toolCalls: withFreshIds(reply.toolCalls, seenIds) };
     if (reply.reasoning) assistant.reasoning = reply.reasoning;
     if (reply.extraContent) assistant.extraContent = reply.extraContent;
-    messages.push(assistant);
+    draft.messages.push(assistant);
     const calls = assistant.toolCalls;
-    if (calls.length === 0) return { kind: 'final', reply: reply.content ?? '' };
+    if (calls.length === 0) return { kind: 'completed', reply: reply.content ?? '' };
 
-    if (round >= input.maxRounds) {
-      messages.push(...unexecuted(calls, toolText.notExecuted(input.maxRounds)));
-      return { kind: 'stop', reason: 'max_rounds' };
+    if (round >= limits.maxRounds) {
+      draft.messages.push(...unexecuted(calls, toolText.notExecuted(limits.maxRounds)));
+      return { kind: 'stopped', reason: 'max_rounds' };
     }
     // A reply that arrives with no time left must not start tools it could never wait for.
     if (timeLeft() <= 0) {
-      messages.push(...unexecuted(calls, toolText.outOfTime()));
-      return { kind: 'stop', reason: 'deadline' };
+      draft.messages.push(...unexecuted(calls, toolText.outOfTime()));
+      return { kind: 'stopped', reason: 'deadline' };
     }
-    for (const call of calls) input.onEvent?.({ type: 'tool-call', round, call });
-    const executed = await executeToolCalls(calls, {
-      gateway: input.gateway,
-      tools: toolsByName,
-      timeoutMs: Math.max(1, Math.min(input.toolTimeoutMs, timeLeft())),
-      maxOutputChars: input.maxOutputChars,
-      signal: AbortSignal.timeout(Math.max(1, timeLeft())),
-      now,
+    const planned = planCalls(calls, { tools: toolsByName, limits, callsSoFar: draft.toolCalls.length });
+    for (const entry of planned) {
+      input.onEvent?.({ type: 'tool-call', round, call: { id: entry.call.id, name: entry.call.name, arguments: entry.arguments } });
+    }
+    const answered = await answerCalls(planned, {
+      draft,
+      round,
+      execution: {
+        gateway: input.gateway,
+        timeoutMs: Math.max(1, Math.min(limits.toolTimeoutMs, timeLeft())),
+        maxOutputChars: limits.maxOutputChars,
+        maxConcurrentCalls: limits.maxConcurrentCalls,
+        signal: AbortSignal.timeout(Math.max(1, timeLeft())),
+        now,
+      },
+      ...(input.journal ? { journal: input.journal } : {}),
+      ...(input.onEvent ? { onEvent: input.onEvent } : {}),
     });
-    for (const { message, record } of executed) {
-      messages.push(message);
-      toolCalls.push(record);
-      input.onEvent?.({ type: 'tool-result', round, result: record });
+    if (answered.kind === 'not-recorded') return { kind: 'failed', cause: answered.cause };
+    if (answered.kind === 'waiting') {
+      input.onEvent?.({ type: 'approval-required', round, pendingApprovals: answered.pending });
+      return { kind: 'paused', pending: answered.pending };
     }
     return { kind: 'run-again' };
   };
 
-  for (let round = 1; round <= input.maxRounds; round++) {
+  for (let round = draft.rounds + 1; round <= limits.maxRounds; round++) {
     const outcome = await runRound(round);
-    if (outcome.kind === 'run-again') continue;
-    const base = { messages, rounds, toolCalls, usage };
-    if (outcome.kind === 'final') return { ...base, stopReason: 'completed', reply: outcome.reply };
-    const stopped: LoopOutcome = { ...base, stopReason: outcome.reason, reply: fallbackReply(outcome.reason, messages, input.maxRounds, outcome.error) };
-    if (outcome.error) stopped.error = outcome.error;
-    if (outcome.cause !== undefined) stopped.cause = outcome.cause;
-    return stopped;
+    if (outcome.kind !== 'run-again') return outcome;
   }
-  // Unreachable: the last round either ends the turn or stops at max_rounds.
-  throw new Error('runLoop: round limit passed without a stop');
+  // Only a resumed turn can get here: its pause used the last round it had.
+  return { kind: 'stopped', reason: 'max_rounds' };
 }
 
 function withFreshIds(calls: readonly ToolCall[], seenIds: Set<string>): ToolCall[] {
@@ -147,8 +150,3 @@ function withFreshIds(calls: readonly ToolCall[], seenIds: Set<string>): ToolCal
 
 const unexecuted = (calls: readonly ToolCall[], text: string): ToolMessage[] =>
   calls.map((call) => ({ role: 'tool', toolCallId: call.id, name: call.name, content: text }));
-
-function turnError(error: unknown): TurnError {
-  if (error instanceof ModelError) return { code: error.code, message: error.message, timeout: error.timeout };
-  return { code: 'model_unavailable', message: errorMessage(error), timeout: false };
-}

@@ -1,6 +1,7 @@
 /**
- * The texts of tool messages that report a failure. Each says what happened and what the model can
- * do about it, because the model reads them and decides its next step from them.
+ * The texts of tool messages that report a failure or a call that did not run. Each says what
+ * happened and what the model can do about it, because the model reads them and decides its next
+ * step from them.
  */
 export const toolText = {
   unknownTool: (name: string, available: readonly string[]) =>
@@ -14,13 +15,28 @@ export const toolText = {
   timedOut: (name: string, timeoutMs: number) =>
     `Error: "${name}" did not answer within ${formatSeconds(timeoutMs)} and was cancelled. Try again with a smaller request, or continue without it.`,
   failed: (name: string, reason: string) =>
-    `Error: calling "${name}" failed: ${reason}. The tool may be unavailable; continue without it or try again later.`,
+    `Error: calling "${name}" failed: ${withoutFullStop(reason)}. The tool may be unavailable; continue without it or try again later.`,
   toolError: (text: string) => `Error: ${text}`,
   notExecuted: (maxRounds: number) =>
     `Not executed: the turn reached its limit of ${maxRounds} model replies before this call could run.`,
   outOfTime: () => 'Not executed: the turn ran out of time before this call could run.',
   cancelledAtDeadline: (name: string) =>
     `Error: the turn ran out of time while "${name}" was running, so the call was cancelled; its effect is unknown.`,
+  overRoundLimit: (count: number, limit: number) =>
+    `Not executed: this reply asked for ${count} tool calls and at most ${limit} run per reply (tools.maxCallsPerRound). Make fewer calls at once; call this one again if it is still needed.`,
+  overTurnLimit: (limit: number) =>
+    `Not executed: this turn already made ${limit} tool calls, its limit (tools.maxCallsPerTurn). Answer with what you have, or say what is left to do.`,
+  declined: (reason: string | undefined) =>
+    `Not executed: the user declined this call${reason ? ` (reason: ${withoutFullStop(reason)})` : ''}. Do not repeat it unless the user asks; continue without it.`,
+  declinedForNewMessage: () =>
+    'Not executed: the user sent a new message instead of approving this call. Do not repeat it unless the user asks for it again.',
+  approvalExpired: (ttlSeconds: number) =>
+    `Not executed: nobody approved this call within ${formatSeconds(ttlSeconds * 1000)}, so it was declined. Do not repeat it unless the user asks for it again.`,
+  outcomeUnknown: () =>
+    'Unknown outcome: the service stopped while this call was running; its outcome is unknown: check before repeating it.',
+  turnFailed: () => 'Not executed: the turn stopped with an error before this call could run.',
+  notRecorded: () =>
+    'Not executed: the service could not record this call before running it, so it did not run.',
 } as const;
 
 export function truncateOutput(text: string, maxChars: number): string {
@@ -28,5 +44,12 @@ export function truncateOutput(text: string, maxChars: number): string {
   return `${text.slice(0, maxChars)}\n…[truncated: the tool returned ${text.length} characters, ${maxChars} are shown]`;
 }
 
-const formatSeconds = (milliseconds: number) =>
-  milliseconds >= 1000 ? `${Math.round(milliseconds / 100) / 10} s` : `${milliseconds} ms`;
+const withoutFullStop = (text: string) => text.trim().replace(/[.。]+$/, '');
+
+const formatSeconds = (milliseconds: number) => {
+  if (milliseconds < 1000) return `${milliseconds} ms`;
+  const seconds = Math.round(milliseconds / 100) / 10;
+  if (seconds < 3600 || seconds % 3600 !== 0) return `${seconds} s`;
+  const hours = seconds / 3600;
+  return hours % 24 === 0 ? `${hours / 24} day${hours === 24 ? '' : 's'}` : `${hours} hours`;
+};

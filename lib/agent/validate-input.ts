@@ -1,4 +1,5 @@
 import { InputError } from '../core/errors.ts';
+import { isJsonObject, unknownFieldsText } from '../core/json.ts';
 
 /** Conversation ids are chosen by callers too, so they are checked: safe in URLs, keys and logs. */
 export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -30,4 +31,42 @@ export function checkMessage(value: unknown, maxChars: number): asserts value is
   if (value.length > maxChars) {
     throw new InputError('message_too_long', `"message" has ${value.length} characters; the limit is ${maxChars}. Shorten it or raise http.maxMessageChars in agent.yml.`);
   }
+}
+
+/** A person's decision on one call waiting for approval. */
+export interface ApprovalDecision {
+  toolCallId: string;
+  approved: boolean;
+  /** Told to the model when the call is declined. */
+  reason?: string;
+}
+
+const DECISION_FIELDS = ['toolCallId', 'approved', 'reason'];
+const MAX_REASON_CHARS = 2_000;
+const DECISIONS_SHAPE = '{"decisions": [{"toolCallId": "...", "approved": true | false, "reason"?: "..."}]}';
+
+/** `decisions` as a caller sent them: a non-empty list, one decision per call id. */
+export function checkDecisions(value: unknown): asserts value is ApprovalDecision[] {
+  if (value === undefined) {
+    throw new InputError('invalid_decisions', `The body must have "decisions": ${DECISIONS_SHAPE}, one entry per call waiting for approval.`);
+  }
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new InputError('invalid_decisions', `"decisions" must be a non-empty array: ${DECISIONS_SHAPE}.`);
+  }
+  const seen = new Set<string>();
+  value.forEach((decision: unknown, index) => {
+    const at = `decisions[${index}]`;
+    if (!isJsonObject(decision)) throw new InputError('invalid_decisions', `${at} must be an object like {"toolCallId": "...", "approved": true}.`);
+    const unknown = Object.keys(decision).filter((key) => !DECISION_FIELDS.includes(key));
+    if (unknown.length > 0) throw new InputError('unknown_field', `${unknownFieldsText(unknown)} in ${at}: a decision takes "toolCallId", "approved" and optionally "reason".`);
+    if (typeof decision.toolCallId !== 'string' || decision.toolCallId === '') {
+      throw new InputError('invalid_decisions', `${at}.toolCallId must be the id of a call waiting for approval (a non-empty string).`);
+    }
+    if (typeof decision.approved !== 'boolean') throw new InputError('invalid_decisions', `${at}.approved must be true or false.`);
+    if (decision.reason !== undefined && (typeof decision.reason !== 'string' || decision.reason.length > MAX_REASON_CHARS)) {
+      throw new InputError('invalid_decisions', `${at}.reason must be a string of at most ${MAX_REASON_CHARS} characters.`);
+    }
+    if (seen.has(decision.toolCallId)) throw new InputError('invalid_decisions', `${at} decides call ${decision.toolCallId} a second time; decide each call once.`);
+    seen.add(decision.toolCallId);
+  });
 }

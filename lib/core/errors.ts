@@ -140,6 +140,21 @@ export class TurnNotStoredError extends StoreError {
   }
 }
 
+/**
+ * A conditional write found the turn not as expected: created by another request, taken over, or
+ * gone. Never shown to a caller as is: the agent turns it into a 409 or a 503 (lib/agent).
+ */
+export class TurnTakenError extends Error {
+  /** What the turn holds now, when it still exists. */
+  readonly current: { requestIds: string[]; claimId: string; status: string; leaseExpiresAt?: number } | undefined;
+
+  constructor(message: string, current: TurnTakenError['current'], options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TurnTakenError';
+    this.current = current;
+  }
+}
+
 /** A bug: the service refuses to go on rather than store or send something broken. */
 export class InternalError extends AgentError<'internal_error'> {
   constructor(message: string, options?: { cause?: unknown }) {

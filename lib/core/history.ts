@@ -1,4 +1,4 @@
-import type { HistoryMessage, Message } from './messages.ts';
+import type { AssistantMessage, HistoryMessage, Message, ToolCall, ToolMessage } from './messages.ts';
 
 /**
  * A rough token estimate: about four characters a token for Latin text, one a token for CJK and
@@ -92,4 +92,63 @@ export function historyViolations(messages: readonly Message[]): string[] {
   });
   closePending(messages.length);
   return violations;
+}
+
+/**
+ * The last round of a turn's messages when it is open: its assistant message asked for tools and
+ * not every call has its tool message yet (a paused turn, or a turn that died while calls ran).
+ */
+export interface OpenRound {
+  /** Index of the assistant message in the list. */
+  at: number;
+  assistant: AssistantMessage;
+  /** Tool messages already there, by call id. */
+  answered: Map<string, ToolMessage>;
+  /** Calls still without a tool message, in the calls' order. */
+  unanswered: ToolCall[];
+}
+
+export function findOpenRound(messages: readonly HistoryMessage[]): OpenRound | undefined {
+  let at = messages.length - 1;
+  while (at >= 0 && messages[at]!.role === 'tool') at--;
+  const assistant = messages[at];
+  if (assistant?.role !== 'assistant' || assistant.toolCalls.length === 0) return undefined;
+  const answered = new Map<string, ToolMessage>();
+  for (const message of messages.slice(at + 1)) if (message.role === 'tool') answered.set(message.toolCallId, message);
+  const unanswered = assistant.toolCalls.filter((call) => !answered.has(call.id));
+  return unanswered.length === 0 ? undefined : { at, assistant, answered, unanswered };
+}
+
+/**
+ * Closes the open round, if any: every call gets its tool message, in the calls' order, those
+ * without one from `answer`. The result satisfies the history invariant again.
+ */
+export function closeOpenRound(messages: readonly HistoryMessage[], answer: (call: ToolCall) => string): HistoryMessage[] {
+  const open = findOpenRound(messages);
+  if (!open) return [...messages];
+  const tools: ToolMessage[] = open.assistant.toolCalls.map(
+    (call) => open.answered.get(call.id) ?? { role: 'tool', toolCallId: call.id, name: call.name, content: answer(call) },
+  );
+  return [...messages.slice(0, open.at + 1), ...tools];
+}
+
+/** Whole complete turns within the budget, newest first in, oldest first out; see historyMessages. */
+export interface BudgetedTurn {
+  tokens: number;
+  messages(): HistoryMessage[];
+}
+
+/**
+ * The history sent with a question: whole turns, newest first, until the next would exceed the
+ * budget, oldest first; and before them a condensed form of the turn that did not fit (its question
+ * and final answer) when that still fits the budget left.
+ */
+export function historyMessages(completeNewestFirst: readonly BudgetedTurn[], budgetTokens: number): HistoryMessage[] {
+  const selected = selectTurnsWithinBudget(completeNewestFirst, budgetTokens);
+  const whole = selected.flatMap((turn) => turn.messages());
+  const overflow = completeNewestFirst[selected.length];
+  if (!overflow) return whole;
+  const used = selected.reduce((sum, turn) => sum + turn.tokens, 0);
+  const condensed = condenseTurn(overflow.messages());
+  return estimateTokens(condensed) <= budgetTokens - used ? [...condensed, ...whole] : whole;
 }

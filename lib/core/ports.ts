@@ -3,15 +3,28 @@
  * turn service only ever see these.
  */
 import type { HistoryMessage, Message, Reasoning, TokenUsage, ToolCall } from './messages.ts';
-import type { TurnResult } from './turn.ts';
+import type { TurnProgress, TurnResult } from './turn.ts';
 
 export type JsonObject = { [key: string]: unknown };
 
 /** A tool as offered to the model: `parameters` is the MCP tool's `inputSchema`. */
 export interface ToolDefinition {
+  /** The name the model sees and calls (may be mapped, see the MCP gateway). */
   name: string;
   description: string;
   parameters: JsonObject;
+  /** The MCP server serving it, and the tool's name as that server lists it. */
+  server?: string;
+  originalName?: string;
+  /** What the server says the tool does (MCP tool annotations); hints, not guarantees. */
+  annotations?: ToolAnnotations;
+}
+
+export interface ToolAnnotations {
+  /** The tool does not change anything. */
+  readOnlyHint?: boolean;
+  /** The tool may destroy or irreversibly change something (meaningful when not read-only). */
+  destructiveHint?: boolean;
 }
 
 export interface ModelRequest {
@@ -70,47 +83,81 @@ export interface ConversationKey {
   owner?: string;
 }
 
-export interface StoredTurn {
+/**
+ * Where a stored turn is in its life:
+ *
+ *   running ──rounds──► complete
+ *      │   └─ calls need approval ─► paused ─decisions─► running (same turn) ─► complete
+ *      │                                └─ new message / expiry ─► complete (calls declined)
+ *      └─ its process died ─► lease ends ─► the next request completes it (interrupted)
+ */
+export type TurnStatus = 'running' | 'paused' | 'complete';
+
+/** A stored turn at any point of its life; the heavy parts are decoded only when asked for. */
+export interface TurnRecord {
   turn: number;
-  requestId: string;
+  /** The request that started the turn (its message), then each request that decided approvals. */
+  requestIds: string[];
+  /** The invocation holding the turn while it runs, or the last one that wrote it. */
+  claimId: string;
+  status: TurnStatus;
   createdAt: string;
-  completedAt: string;
+  /** When the turn completed (complete turns only). */
+  completedAt?: string;
+  /** running: ms epoch after which its holder is presumed dead and the turn may be completed. */
+  leaseExpiresAt?: number;
+  /** paused: ms epoch after which its pending calls are declined. */
+  approvalExpiresAt?: number;
+  /** Estimated tokens of its messages, so history is budgeted without decoding every turn. */
+  tokens: number;
+  /**
+   * The turn's messages: final when complete; so far when running or paused, where the last
+   * round may be open (calls of its assistant message not yet answered).
+   */
+  messages(): HistoryMessage[];
+  /** complete and paused: the turn result; running: what it has done so far. */
+  result(): TurnResult | TurnProgress;
+}
+
+/** What a write stores for a turn (its number and key are the write's target). */
+export interface TurnWrite {
+  status: TurnStatus;
+  claimId: string;
+  requestIds: string[];
+  createdAt: string;
+  completedAt?: string;
+  leaseExpiresAt?: number;
+  approvalExpiresAt?: number;
   messages: HistoryMessage[];
-  result: TurnResult;
+  result: TurnResult | TurnProgress;
 }
 
-export interface TurnClaim {
-  key: ConversationKey;
-  turn: number;
-  requestId: string;
-  createdAt: string;
+/** A conditional write's expectation: the turn is still held by this claim, in this status. */
+export interface TurnExpectation {
+  claimId: string;
+  status: TurnStatus;
 }
 
-export type BeginTurnOutcome =
-  | { kind: 'claimed'; claim: TurnClaim; history: HistoryMessage[] }
-  | { kind: 'replay'; turn: StoredTurn };
-
-export interface BeginTurnInput {
-  key: ConversationKey;
-  requestId: string;
-  /** How long the claim holds before another request may take over a crashed turn. */
-  leaseMs: number;
-  /** Estimated tokens of history to load, newest turns first, whole turns only. */
-  historyTokenBudget: number;
-}
-
+/**
+ * Stored turns, one record per turn, written only conditionally. The decisions (who may run, what
+ * is replayed, how a dead turn is completed) are the agent's; the store keeps the conditions true:
+ * a write whose expectation does not hold throws TurnTakenError, and a write that committed is a
+ * success even when its first response was lost.
+ */
 export interface ConversationStore {
   /**
-   * Reads the history and claims the next turn, or returns the stored turn of an earlier request
-   * with the same `requestId`. Throws `ConflictError` when another turn is running.
+   * The conversation's newest turns, newest first. Reading goes on (page by page) while `wantsMore`
+   * says so after each page; an empty list for a conversation that does not exist.
    */
-  beginTurn(input: BeginTurnInput): Promise<BeginTurnOutcome>;
-  /** Stores the turn whole, or throws; never half-written. */
-  completeTurn(claim: TurnClaim, messages: HistoryMessage[], result: TurnResult): Promise<void>;
-  /** Gives the claim back when the turn produced nothing worth keeping. */
-  releaseTurn(claim: TurnClaim): Promise<void>;
-  /** Completed turns, oldest first; empty when the conversation does not exist. */
-  getConversation(key: ConversationKey): Promise<StoredTurn[]>;
+  readRecent(key: ConversationKey, wantsMore: (readSoFar: readonly TurnRecord[]) => boolean): Promise<TurnRecord[]>;
+  /** Every turn, oldest first. */
+  readAll(key: ConversationKey): Promise<TurnRecord[]>;
+  /** Writes turn `turn` if it does not exist yet; throws TurnTakenError if it does. */
+  create(key: ConversationKey, turn: number, write: TurnWrite): Promise<void>;
+  /** Replaces turn `turn` if it meets `expected`; throws TurnTakenError if it does not (or is gone). */
+  update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite): Promise<void>;
+  /** Deletes turn `turn` if it meets `expected`; does nothing otherwise. */
+  remove(key: ConversationKey, turn: number, expected: TurnExpectation): Promise<void>;
   /** Returns how many turns were deleted (0 when the conversation did not exist). */
   deleteConversation(key: ConversationKey): Promise<number>;
 }

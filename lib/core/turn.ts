@@ -5,9 +5,12 @@ import type { TokenUsage } from './messages.ts';
  * - `completed`: the model answered with text and no tool calls;
  * - `max_rounds`: the round limit was reached while the model still asked for tools;
  * - `deadline`: the time left for the turn ran out;
- * - `error`: the model failed after tools had already run (their results are kept).
+ * - `error`: the model failed after tools had already run (their results are kept);
+ * - `approval_required`: calls of the last reply wait for a person's decision (the turn is paused);
+ * - `interrupted`: the process running the turn died; the next request completed it from its record;
+ * - `budget_exhausted`: a token budget ran out before the next model call.
  */
-export type StopReason = 'completed' | 'max_rounds' | 'deadline' | 'error';
+export type StopReason = 'completed' | 'max_rounds' | 'deadline' | 'error' | 'approval_required' | 'interrupted' | 'budget_exhausted';
 
 export interface ToolCallRecord {
   id: string;
@@ -18,6 +21,17 @@ export interface ToolCallRecord {
   durationMs: number;
 }
 
+/** A call the model made that waits for a person's approval before it runs. */
+export interface PendingApproval {
+  toolCallId: string;
+  /** The tool's name as the model called it. */
+  name: string;
+  /** The MCP server that serves it. */
+  server: string;
+  /** The arguments it will run with, exactly as the model wrote them (parsed). */
+  arguments: unknown;
+}
+
 export interface TurnError {
   code: string;
   message: string;
@@ -25,13 +39,21 @@ export interface TurnError {
   timeout: boolean;
 }
 
-export interface TurnResult {
+/** What a turn has done so far: kept on its record while it runs or waits. */
+export interface TurnProgress {
+  rounds: number;
+  toolCalls: ToolCallRecord[];
+  usage: TokenUsage;
+}
+
+export interface TurnResult extends TurnProgress {
   conversationId: string;
   turn: number;
   reply: string;
   stopReason: StopReason;
-  rounds: number;
-  toolCalls: ToolCallRecord[];
-  usage: TokenUsage;
   error?: TurnError;
+  /** With `approval_required`: the calls to decide (POST /conversations/{id}/approvals). */
+  pendingApprovals?: PendingApproval[];
 }
+
+export const emptyProgress = (): TurnProgress => ({ rounds: 0, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 } });

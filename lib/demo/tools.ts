@@ -10,6 +10,8 @@ export interface DemoTool {
   name: string;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, object>; required: string[] };
+  /** Told truthfully, so `requireApproval: destructive` asks before cancelling orders and not before reading the weather. */
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean };
 }
 
 export type DemoToolAnswer = { ok: true; value: unknown } | { ok: false; error: string };
@@ -36,6 +38,7 @@ export const DEMO_TOOLS: DemoTool[] = [
       properties: { city: { type: 'string', description: '城市名称' } },
       required: ['city'],
     },
+    annotations: { readOnlyHint: true },
   },
   {
     name: 'getNews',
@@ -45,6 +48,7 @@ export const DEMO_TOOLS: DemoTool[] = [
       properties: { categorys: { type: 'array', description: '多个新闻类别ID', items: { type: 'integer' } } },
       required: ['categorys'],
     },
+    annotations: { readOnlyHint: true },
   },
   {
     name: 'batchCancelOrdersByOrderNo',
@@ -54,6 +58,7 @@ export const DEMO_TOOLS: DemoTool[] = [
       properties: { orderNos: { type: 'array', description: '订单号列表', items: { type: 'string' } } },
       required: ['orderNos'],
     },
+    annotations: { readOnlyHint: false, destructiveHint: true },
   },
 ];
 

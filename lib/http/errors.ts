@@ -32,10 +32,17 @@ export function errorResponse(error: unknown, logger: Logger): HttpResponse {
 /** A store failure before anything ran, or after the turn was stored: safe to retry as it is. */
 const STORE_UNAVAILABLE = 'The conversation store is unavailable, so the request was not carried out: no tool ran for it. Try again shortly.';
 
-/** A stored turn that ended with `error`: the model failed after tools ran; the turn is kept. */
+/**
+ * A stored turn that ended with `error`: the model (or the store, recording a round) failed after
+ * tools ran. The turn is kept, and sent along with the error.
+ */
 export function failedTurnResponse(result: TurnResult & { error: NonNullable<TurnResult['error']> }): HttpResponse {
-  const message = `The language model failed (${result.error.code}) after tools had run: ${sentence(result.error.message)} Turn ${result.turn} is stored with the tool results so far; send another message to continue.`;
-  return json(result.error.timeout ? 504 : 502, { ...errorBody(result.error.code, message), turn: result });
+  const { code } = result.error;
+  const storeFailed = code in STORE_STATUS;
+  const status = storeFailed ? 503 : result.error.timeout ? 504 : (MODEL_STATUS[code as keyof typeof MODEL_STATUS] ?? 502);
+  const what = storeFailed ? 'The conversation store failed' : 'The language model failed';
+  const message = `${what} (${code}) after tools had run: ${sentence(result.error.message)} Turn ${result.turn} is stored with the tool results so far; send another message to continue.`;
+  return json(status, { ...errorBody(code, message), turn: result });
 }
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {

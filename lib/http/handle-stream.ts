@@ -1,7 +1,7 @@
-import { readAskInput } from './ask-input.ts';
+import { readTurnCall, type TurnCall } from './turn-call.ts';
 import { errorResponse } from './errors.ts';
 import { createHttpHandler, type HttpHandlerOptions } from './handle.ts';
-import { matchRoute, type RouteMatch } from './routes.ts';
+import { matchRoute, TURN_ROUTES, type RouteMatch } from './routes.ts';
 import { acceptsEventStream } from './sse.ts';
 import { streamTurn, type EventStreamResponse } from './stream-turn.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -23,13 +23,13 @@ export function createStreamingHttpHandler(options: StreamingHttpHandlerOptions)
   return async (request) => {
     const match = eventStreamRoute(request);
     if (!match) return handleBuffered(request);
-    let input;
+    let call: TurnCall;
     try {
-      input = readAskInput(request, match, options.maxBodyBytes);
+      call = readTurnCall(request, match, options.maxBodyBytes);
     } catch (error) {
       return errorResponse(error, options.logger);
     }
-    return streamTurn(input, options);
+    return streamTurn(call, options);
   };
 }
 
@@ -46,7 +46,7 @@ function eventStreamRoute(request: HttpRequest): RouteMatch | undefined {
   } catch {
     return undefined;
   }
-  return match.route === 'createConversation' || match.route === 'postMessage' ? match : undefined;
+  return TURN_ROUTES.has(match.route) ? match : undefined;
 }
 
 /**

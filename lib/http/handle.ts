@@ -1,7 +1,7 @@
 import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { Agent } from '../agent/agent.ts';
-import { readAskInput } from './ask-input.ts';
+import { readTurnCall } from './turn-call.ts';
 import { errorResponse, failedTurnResponse, json } from './errors.ts';
 import { matchRoute } from './routes.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -28,8 +28,9 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
         await agent.deleteConversation({ conversationId: match.conversationId!, ...owner });
         return { statusCode: 204, headers: {}, body: '' };
       case 'createConversation':
-      case 'postMessage': {
-        const result = await agent.ask(readAskInput(request, match, maxBodyBytes));
+      case 'postMessage':
+      case 'decideApprovals': {
+        const result = await readTurnCall(request, match, maxBodyBytes).run(agent);
         return turnResponse(result, match.route === 'createConversation' ? 201 : 200);
       }
     }

@@ -1,6 +1,9 @@
 import { InputError, MethodNotAllowedError, NotFoundError } from '../core/errors.ts';
 
-export type RouteName = 'createConversation' | 'postMessage' | 'getConversation' | 'deleteConversation' | 'health';
+export type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'health';
+
+/** The routes that run a turn: JSON or Server-Sent Events, as the client asks. */
+export const TURN_ROUTES: ReadonlySet<RouteName> = new Set(['createConversation', 'postMessage', 'decideApprovals']);
 
 export interface RouteMatch {
   route: RouteName;
@@ -11,6 +14,7 @@ export interface RouteMatch {
 const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName>> }> = [
   { pattern: /^\/conversations$/, methods: { POST: 'createConversation' } },
   { pattern: /^\/conversations\/([^/]+)\/messages$/, methods: { POST: 'postMessage' } },
+  { pattern: /^\/conversations\/([^/]+)\/approvals$/, methods: { POST: 'decideApprovals' } },
   { pattern: /^\/conversations\/([^/]+)$/, methods: { GET: 'getConversation', DELETE: 'deleteConversation' } },
   { pattern: /^\/health$/, methods: { GET: 'health' } },
 ];
@@ -27,7 +31,7 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
     }
     return found[1] === undefined ? { route } : { route, conversationId: decodePathSegment(found[1]) };
   }
-  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, GET and DELETE /conversations/{conversationId}, and GET /health.`);
+  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, POST /conversations/{conversationId}/approvals, GET and DELETE /conversations/{conversationId}, and GET /health.`);
 }
 
 function decodePathSegment(segment: string): string {

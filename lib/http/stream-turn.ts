@@ -1,10 +1,11 @@
 import { PassThrough } from 'node:stream';
 import type { Logger } from '../core/logger.ts';
-import type { Agent, AskInput } from '../agent/agent.ts';
+import type { Agent } from '../agent/agent.ts';
 import type { LoopEvent } from '../agent/events.ts';
 import { errorResponse } from './errors.ts';
 import { EVENT_STREAM_HEADERS, encodeComment, encodeJsonEvent } from './sse.ts';
 import { finalEventData, loopEventData } from './turn-events.ts';
+import type { TurnCall } from './turn-call.ts';
 import type { HttpResponse } from './types.ts';
 
 /**
@@ -37,7 +38,7 @@ export interface StreamTurnOptions {
  *   or the result (a replayed turn)    -> 200 event stream: loop events as they happen, a heartbeat
  *                                         comment every heartbeatMs, then `turn-end` or `error`
  */
-export function streamTurn(input: AskInput, options: StreamTurnOptions): Promise<HttpResponse | EventStreamResponse> {
+export function streamTurn(call: TurnCall, options: StreamTurnOptions): Promise<HttpResponse | EventStreamResponse> {
   const { agent, logger, heartbeatMs } = options;
   const body = new EventStreamBody();
   let nextId = 1;
@@ -46,7 +47,7 @@ export function streamTurn(input: AskInput, options: StreamTurnOptions): Promise
 
   // A client that disconnects mid-turn costs only its own events; the turn runs on and is stored.
   body.on('close', () => {
-    if (!ended) logger.warn('event stream closed by the client before the turn ended; the turn continues', { conversationId: input.conversationId, requestId: input.requestId });
+    if (!ended) logger.warn('event stream closed by the client before the turn ended; the turn continues', { conversationId: call.conversationId, requestId: call.requestId });
   });
   const write = (text: string) => {
     if (!ended && !body.destroyed) body.write(text);
@@ -72,8 +73,8 @@ export function streamTurn(input: AskInput, options: StreamTurnOptions): Promise
       }
     };
 
-    body.settled = agent
-      .ask({ ...input, onEvent })
+    body.settled = call
+      .run(agent, onEvent)
       .then(
         (result) => {
           commit();

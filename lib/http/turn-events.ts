@@ -9,11 +9,13 @@ export function loopEventData(event: LoopEvent): { name: LoopEvent['type']; data
     case 'round-start':
       return { name: event.type, data: { round: event.round } };
     case 'tool-call':
-      return { name: event.type, data: { round: event.round, id: event.call.id, name: event.call.name, arguments: parsedArguments(event.call.arguments) } };
+      return { name: event.type, data: { round: event.round, id: event.call.id, name: event.call.name, arguments: event.call.arguments } };
     case 'tool-result': {
       const { id, name, ok, durationMs } = event.result;
       return { name: event.type, data: { round: event.round, id, name, ok, durationMs } };
     }
+    case 'approval-required':
+      return { name: event.type, data: { round: event.round, pendingApprovals: event.pendingApprovals } };
   }
 }
 
@@ -30,13 +32,4 @@ export function finalEventData(outcome: { result: TurnResult } | { failure: Http
 
 function errorEventData(response: HttpResponse): { name: 'error'; data: unknown } {
   return { name: 'error', data: { ...(JSON.parse(response.body) as Record<string, unknown>), status: response.statusCode } };
-}
-
-/** As in the turn result's tool calls: parsed when the model's arguments are JSON, else the raw text. */
-function parsedArguments(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

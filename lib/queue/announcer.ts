@@ -3,12 +3,12 @@ import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
 
 /**
- * Tells the world a turn finished. Delivery is at least once: a redelivered request replays its
- * stored turn and announces it again, so consumers dedupe on `requestId`.
+ * Tells the world a turn finished, or waits for approval. Delivery is at least once: a redelivered
+ * request replays its stored turn and announces it again, so consumers dedupe on `requestId`.
  */
 export interface TurnAnnouncer {
   /** Throws when the announcement was not accepted; the caller retries the whole request. */
-  turnCompleted(result: TurnResult, requestId: string): Promise<void>;
+  announce(result: TurnResult, requestId: string): Promise<void>;
 }
 
 /** The event bus did not accept an announcement. */
@@ -22,10 +22,10 @@ export class AnnouncementError extends AgentError<'event_publish_failed'> {
 export function createSkippingAnnouncer(logger: Logger): TurnAnnouncer {
   let told = false;
   return {
-    async turnCompleted() {
+    async announce() {
       if (told) return;
       told = true;
-      logger.info('EVENT_BUS_NAME is not set: finished turns are stored but not announced as AgentTurnCompleted events');
+      logger.info('EVENT_BUS_NAME is not set: finished turns are stored but not announced as AgentTurnCompleted (or AgentApprovalRequired) events');
     },
   };
 }

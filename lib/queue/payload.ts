@@ -1,14 +1,18 @@
 import { InputError } from '../core/errors.ts';
-import { checkConversationId, checkMessage, checkRequestId } from '../agent/validate-input.ts';
-import { TURN_REQUESTED } from './event-names.ts';
+import { checkConversationId, checkDecisions, checkMessage, checkRequestId, type ApprovalDecision } from '../agent/validate-input.ts';
+import { APPROVAL_DECIDED, TURN_REQUESTED } from './event-names.ts';
 import { isEventBridgeEvent } from './events.ts';
 import { isJsonObject } from '../core/json.ts';
 import { unknownFieldsText } from '../core/json.ts';
 
-/** One question for one conversation, sent asynchronously (SQS, EventBridge or a direct invoke). */
-export interface TurnRequest {
+/**
+ * One question for one conversation, or the decisions on a paused turn's calls, sent asynchronously
+ * (SQS, EventBridge or a direct invoke).
+ */
+export type TurnRequest = TurnRequestBase & ({ message: string; decisions?: undefined } | { decisions: ApprovalDecision[]; message?: undefined });
+
+interface TurnRequestBase {
   conversationId: string;
-  message: string;
   /**
    * Required here, unlike over HTTP: a queue redelivers, and the same requestId is what makes the
    * store replay the finished turn instead of running it a second time.
@@ -18,9 +22,9 @@ export interface TurnRequest {
   owner?: string;
 }
 
-const FIELDS = ['conversationId', 'message', 'requestId', 'owner'];
+const FIELDS = ['conversationId', 'message', 'decisions', 'requestId', 'owner'];
 const MAX_OWNER_CHARS = 512;
-const SHAPE = '{"conversationId": string, "message": string, "requestId": string, "owner"?: string}';
+const SHAPE = '{"conversationId": string, "message": string, "requestId": string, "owner"?: string} (or "decisions" instead of "message", to decide a paused turn\'s calls)';
 
 /**
  * The turn request in an SQS message body, an EventBridge event, or a direct invoke's payload.
@@ -29,8 +33,8 @@ const SHAPE = '{"conversationId": string, "message": string, "requestId": string
  */
 export function readTurnRequest(value: unknown, maxMessageChars: number): TurnRequest {
   if (!isEventBridgeEvent(value)) return parseTurnRequest(value, maxMessageChars);
-  if (value['detail-type'] !== TURN_REQUESTED) {
-    throw new InputError('unsupported_event', `Events with detail-type "${value['detail-type']}" are not handled here: send detail-type "${TURN_REQUESTED}" with detail ${SHAPE}.`);
+  if (value['detail-type'] !== TURN_REQUESTED && value['detail-type'] !== APPROVAL_DECIDED) {
+    throw new InputError('unsupported_event', `Events with detail-type "${value['detail-type']}" are not handled here: send detail-type "${TURN_REQUESTED}" (or "${APPROVAL_DECIDED}") with detail ${SHAPE}.`);
   }
   return parseTurnRequest(value.detail, maxMessageChars, 'detail');
 }
@@ -53,7 +57,7 @@ export function parseTurnRequest(value: unknown, maxMessageChars: number, where 
   if (unknown.length > 0) {
     throw new InputError('unknown_field', `${unknownFieldsText(unknown)} in the ${where}: it takes ${SHAPE}.`);
   }
-  const { conversationId, message, requestId, owner } = value;
+  const { conversationId, message, decisions, requestId, owner } = value;
   if (conversationId === undefined) {
     throw new InputError('missing_conversation_id', `The ${where} must have a "conversationId": the conversation this question belongs to (1 to 128 letters, digits, "_" or "-").`);
   }
@@ -65,11 +69,17 @@ export function parseTurnRequest(value: unknown, maxMessageChars: number, where 
     throw new InputError('missing_request_id', `The ${where} must have a "requestId": a unique id per question, so a redelivered message returns the stored turn instead of running it again.`);
   }
   checkRequestId(requestId);
-  checkMessage(message, maxMessageChars);
   if (owner !== undefined && (typeof owner !== 'string' || owner === '' || owner.length > MAX_OWNER_CHARS)) {
     throw new InputError('invalid_owner', `"owner" must be a non-empty string of at most ${MAX_OWNER_CHARS} characters (the caller's identity that scopes the conversation), or left out.`);
   }
-  return { conversationId, message, requestId, ...(owner === undefined ? {} : { owner }) };
+  const base = { conversationId, requestId, ...(owner === undefined ? {} : { owner }) };
+  if (decisions !== undefined) {
+    if (message !== undefined) throw new InputError('invalid_payload', `The ${where} has both "message" and "decisions": send a question or decisions, one per request.`);
+    checkDecisions(decisions);
+    return { ...base, decisions };
+  }
+  checkMessage(message, maxMessageChars);
+  return { ...base, message };
 }
 
 const kindOf = (value: unknown): string =>

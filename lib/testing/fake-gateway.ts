@@ -6,14 +6,14 @@ export interface FakeTool {
   run: (args: JsonObject, signal: AbortSignal) => ToolOutput | Promise<ToolOutput>;
 }
 
-/** A tool gateway over plain functions, recording every call, for tests of the loop. */
+/** A tool gateway over plain functions, recording every call, for tests of the loop; its server is called `fake`. */
 export function createFakeGateway(tools: FakeTool[]): ToolGateway & { calls: Array<{ name: string; args: JsonObject }> } {
   const calls: Array<{ name: string; args: JsonObject }> = [];
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   return {
     calls,
     async listTools() {
-      return tools.map((tool) => tool.definition);
+      return tools.map((tool) => ({ server: 'fake', ...tool.definition }));
     },
     async callTool(name, args, options) {
       calls.push({ name, args });

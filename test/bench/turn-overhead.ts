@@ -12,7 +12,7 @@ import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import type { ModelClient, ToolGateway } from '../../lib/core/ports.ts';
-import { createMemoryConversationStore } from '../../lib/testing/memory-store.ts';
+import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { startLocalTable } from '../support/dynalite.ts';
 import { DEMO_SERVER } from '../support/lambda-environment.ts';

@@ -21,7 +21,19 @@ describe('the demo MCP server', () => {
   });
 
   it('lists the four tools of the original request with exactly its names, descriptions and schemas', async () => {
-    expect(await gateway.listTools()).toStrictEqual(originalTools);
+    const listed = await gateway.listTools();
+    expect(listed.map(({ name, description, parameters }) => ({ name, description, parameters }))).toStrictEqual(originalTools);
+    expect(listed.every((tool) => tool.server === 'demo' && tool.originalName === tool.name)).toBe(true);
+  });
+
+  it('says truthfully which tools only read and which destroy (MCP tool annotations)', async () => {
+    const hints = Object.fromEntries((await gateway.listTools()).map((tool) => [tool.name, tool.annotations]));
+    expect(hints).toEqual({
+      foo: undefined,
+      getWeather: { readOnlyHint: true },
+      getNews: { readOnlyHint: true },
+      batchCancelOrdersByOrderNo: { readOnlyHint: false, destructiveHint: true },
+    });
   });
 
   it('names itself mcp-agent-demo', async () => {

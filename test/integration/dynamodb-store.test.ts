@@ -1,24 +1,21 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreError } from '../../lib/core/errors.ts';
 import { condenseTurn, historyViolations } from '../../lib/core/history.ts';
 import type { HistoryMessage, ToolMessage } from '../../lib/core/messages.ts';
 import type { ConversationKey, ConversationStore } from '../../lib/core/ports.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
 import { conversationPartitionKey } from '../../lib/adapters/dynamodb/keys.ts';
-import {
-  claim,
-  conversationStoreContract,
-  expectStoreError,
-  newConversation,
-  sampleResult,
-  sampleTurnMessages,
-  storeTurn,
-} from '../support/store-contract.ts';
+import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
+import { agentFixture } from '../support/agent-fixture.ts';
+import { claimWrite, completeWrite, conversationStoreContract, newConversation, recordFields, sampleResult, sampleTurnMessages, storeTurn } from '../support/store-contract.ts';
+import { turnLifeContract } from '../support/turn-life-contract.ts';
 import { createLocalClient, type LocalTable, startLocalTable } from '../support/dynalite.ts';
 
 const TTL_DAYS = 30;
@@ -56,6 +53,7 @@ function rawItemBytes(item: Record<string, AttributeValue>): number {
     if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
     else if (value.N !== undefined) bytes += value.N.length;
     else if (value.B !== undefined) bytes += value.B.byteLength;
+    else if (value.L !== undefined) bytes += 3 + value.L.reduce((sum, element) => sum + 1 + Buffer.byteLength(element.S ?? ''), 0);
     else throw new Error(`unexpected attribute type for ${name}`);
   }
   return bytes;
@@ -73,74 +71,72 @@ function turnWithToolOutput(output: string, answer = 'Done.'): HistoryMessage[] 
   ];
 }
 
-describe('createDynamoConversationStore on dynalite', () => {
-  conversationStoreContract(({ now }) =>
-    createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: TTL_DAYS, now }),
-  );
+async function storeError(promise: Promise<unknown>, code: string): Promise<StoreError> {
+  const error = await promise.then(() => undefined, (rejection: unknown) => rejection);
+  expect(error).toBeInstanceOf(StoreError);
+  expect(error).toMatchObject({ code });
+  return error as StoreError;
+}
 
-  it('keeps the lease only while pending and stores the TTL in epoch seconds', async () => {
+describe('createDynamoConversationStore on dynalite', () => {
+  conversationStoreContract(() => createStore());
+
+  describe('a turn’s life', () => {
+    turnLifeContract(() => createStore());
+  });
+
+  it('keeps the lease only while running, the approval expiry only while paused, and the TTL in epoch seconds', async () => {
     const store = createStore();
     const key = newConversation();
-    const { claim: turnClaim } = await claim(store, key, 'request-1');
-    const pending = await readRawItem(key, 1);
-    expect(pending?.item).toMatchObject({ v: { N: '1' }, status: { S: 'pending' }, leaseExpiresAt: { N: String(NOW + 60_000) } });
+    await store.create(key, 1, claimWrite('claim-1', 'request-1'));
+    const running = await readRawItem(key, 1);
+    expect(running?.item).toMatchObject({ v: { N: '2' }, status: { S: 'pending' }, claimId: { S: 'claim-1' }, leaseExpiresAt: { N: String(claimWrite('claim-1', 'request-1').leaseExpiresAt) } });
 
-    await store.completeTurn(turnClaim, sampleTurnMessages(1), sampleResult(key, 1));
+    await store.update(key, 1, { claimId: 'claim-1', status: 'running' }, completeWrite(key, 1, 'claim-1', 'request-1'));
 
     const complete = await readRawItem(key, 1);
     expect(complete?.item).toMatchObject({
       status: { S: 'complete' },
       expiresAt: { N: String(NOW / 1000 + TTL_DAYS * 86_400) },
       requestId: { S: 'request-1' },
+      requestIds: { L: [{ S: 'request-1' }] },
     });
     expect(complete?.item.leaseExpiresAt).toBeUndefined();
     expect(complete?.item.messages?.B).toBeInstanceOf(Uint8Array);
   });
 
   it('stores a turn with a 1 MB tool output under the item limit, cutting only the stored tool output', async () => {
-    // Prepare
     const store = createStore();
     const key = newConversation();
     const output = incompressibleText(1_000_000);
-    const { claim: turnClaim } = await claim(store, key, 'request-1');
-    // Act
-    await store.completeTurn(turnClaim, turnWithToolOutput(output), sampleResult(key, 1));
-    // Assess
+    await store.create(key, 1, claimWrite('claim-1', 'request-1'));
+    await store.update(key, 1, { claimId: 'claim-1', status: 'running' }, { ...completeWrite(key, 1, 'claim-1', 'request-1'), messages: turnWithToolOutput(output) });
+
     const raw = await readRawItem(key, 1);
     expect(raw?.bytes).toBeLessThan(DYNAMODB_ITEM_LIMIT);
-    const [stored] = await store.getConversation(key);
-    const toolMessage = stored?.messages[2] as ToolMessage;
+    const messages = (await store.readAll(key))[0]!.messages();
+    const toolMessage = messages[2] as ToolMessage;
     const marker = /\n…\[truncated for storage: kept (\d+) of 1000000 characters\]$/.exec(toolMessage.content);
     expect(marker).not.toBeNull();
     const kept = Number(marker?.[1]);
     expect(kept).toBeGreaterThan(100_000);
     expect(toolMessage.content.slice(0, kept)).toBe(output.slice(0, kept));
-    expect(stored?.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    expect(historyViolations(stored?.messages ?? [])).toEqual([]);
-    expect(stored?.result).toEqual(sampleResult(key, 1));
-    const next = await claim(store, key, 'request-2');
-    expect(next.history).toEqual(stored?.messages);
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(historyViolations(messages)).toEqual([]);
   });
 
-  it('rejects a turn whose assistant text alone is too large with turn_too_large, writing nothing', async () => {
+  it('refuses a turn whose assistant text alone is too large with turn_too_large, writing nothing', async () => {
     const store = createStore();
     const key = newConversation();
-    const { claim: turnClaim } = await claim(store, key, 'request-1');
-
-    await expectStoreError(
-      store.completeTurn(turnClaim, turnWithToolOutput('small output', incompressibleText(600_000)), sampleResult(key, 1)),
+    await store.create(key, 1, claimWrite('claim-1', 'request-1'));
+    await storeError(
+      store.update(key, 1, { claimId: 'claim-1', status: 'running' }, { ...completeWrite(key, 1, 'claim-1', 'request-1'), messages: turnWithToolOutput('small output', incompressibleText(600_000)) }),
       'turn_too_large',
     );
-
-    const raw = await readRawItem(key, 1);
-    expect(raw?.item.status).toEqual({ S: 'pending' });
-    expect(raw?.item.messages).toBeUndefined();
-    await store.releaseTurn(turnClaim);
-    expect(await readRawItem(key, 1)).toBeUndefined();
-    expect((await claim(store, key, 'request-1')).claim.turn).toBe(1);
+    expect((await readRawItem(key, 1))?.item.status).toEqual({ S: 'pending' });
   });
 
-  describe('requests per turn', () => {
+  describe('requests per turn, counted on the wire', () => {
     let commands: string[] = [];
     let countingStore: ConversationStore;
     beforeAll(() => {
@@ -155,61 +151,82 @@ describe('createDynamoConversationStore on dynalite', () => {
       countingStore = createStore(DynamoDBDocumentClient.from(client));
     });
 
-    it('begins a turn with one Query and one PutItem, and completes it with one UpdateItem', async () => {
-      const key = newConversation();
-      for (let turn = 1; turn <= 5; turn += 1) await storeTurn(countingStore, key);
+    const turnOf = async (script: ScriptedStep[], conversationId = `c-${randomUUID()}`) => {
+      const { agent } = agentFixture(script, { store: countingStore });
       commands = [];
+      await agent.ask({ conversationId, message: 'question' });
+      return commands;
+    };
 
-      const { claim: turnClaim } = await claim(countingStore, key, 'request-6');
-      await countingStore.completeTurn(turnClaim, sampleTurnMessages(6), sampleResult(key, 6));
+    it('costs one Query and two writes when no call may change anything, whatever the rounds', async () => {
+      const weather = (id: string) => toolCallsReply([{ id, name: 'getWeather', arguments: { city: '上海' } }]);
+      expect(await turnOf([weather('w1'), weather('w2'), weather('w3'), textReply('done')])).toEqual(['QueryCommand', 'PutItemCommand', 'PutItemCommand']);
+    });
 
-      expect(commands).toEqual(['QueryCommand', 'PutItemCommand', 'UpdateItemCommand']);
+    it('adds two writes, before and after, for each round whose calls may change something', async () => {
+      const cancel = (id: string) => toolCallsReply([{ id, name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: [id] } }]);
+      expect(await turnOf([cancel('c1'), cancel('c2'), textReply('done')])).toEqual(['QueryCommand', 'PutItemCommand', 'PutItemCommand', 'PutItemCommand', 'PutItemCommand', 'PutItemCommand', 'PutItemCommand']);
     });
 
     it('reads further Query pages only while the history budget allows', async () => {
       // Prepare: six turns of about 300 KB each, more than one 1 MB Query page
       const key = newConversation();
       const turns = Array.from({ length: 6 }, () => turnWithToolOutput(incompressibleText(400_000)));
-      for (const messages of turns) {
-        const { claim: turnClaim } = await claim(countingStore, key, `writer-${turns.indexOf(messages)}`);
-        await countingStore.completeTurn(turnClaim, messages, sampleResult(key, turnClaim.turn));
+      for (const [index, messages] of turns.entries()) {
+        const claimId = randomUUID();
+        await countingStore.create(key, index + 1, claimWrite(claimId, `writer-${index}`));
+        await countingStore.update(key, index + 1, { claimId, status: 'running' }, { ...completeWrite(key, index + 1, claimId, `writer-${index}`), messages });
       }
+      const stored = (await countingStore.readAll(key)).map((record) => record.messages());
+      const historyWith = async (maxTokens: number) => {
+        const { agent, model } = agentFixture([textReply('ok')], { store: countingStore, yaml: `history: { maxTokens: ${maxTokens} }` });
+        commands = [];
+        await agent.ask({ ...key, message: 'and?' });
+        return { history: model!.requests[0]!.messages.slice(1, -1), queries: commands.filter((command) => command === 'QueryCommand').length };
+      };
 
-      commands = [];
-      const everything = await claim(countingStore, key, 'reader-all', 10_000_000);
-      await countingStore.releaseTurn(everything.claim);
-      expect(everything.history).toEqual(turns.flat());
-      expect(commands.filter((command) => command === 'QueryCommand')).toHaveLength(2);
+      const everything = await historyWith(10_000_000);
+      expect(everything.history).toEqual(stored.flat());
+      expect(everything.queries).toBe(2);
 
-      commands = [];
-      const newestOnly = await claim(countingStore, key, 'reader-newest', 150_000);
-      await countingStore.releaseTurn(newestOnly.claim);
-      // The newest turn whole, after the question and answer of the one before it, which did not fit.
-      expect(newestOnly.history).toEqual([...condenseTurn(turns[4]!), ...turns[5]!]);
-      expect(commands.filter((command) => command === 'QueryCommand')).toHaveLength(1);
+      // Turn 7 ("and?", "ok") is stored now too.
+      const all = (await countingStore.readAll(key)).map((record) => record.messages());
+      const newestOnly = await historyWith(150_000);
+      // The newest turns whole, after the question and answer of the one before them, which did not fit.
+      expect(newestOnly.history).toEqual([...condenseTurn(all[4]!), ...all[5]!, ...all[6]!]);
+      expect(newestOnly.queries).toBe(1);
     });
   });
 
-  describe('errors', () => {
+  describe('items of other versions', () => {
+    it('reads a version 1 turn, complete or left pending by a dead request', async () => {
+      const store = createStore();
+      const key = newConversation();
+      const pk = conversationPartitionKey(key);
+      const messages = sampleTurnMessages(1);
+      await table.documentClient.send(new PutCommand({ TableName: table.tableName, Item: { pk, sk: 1, v: 1, requestId: 'old-1', status: 'complete', createdAt: 'then', completedAt: 'then', expiresAt: 1, messages: gzipSync(JSON.stringify(messages)), result: JSON.stringify(sampleResult(key, 1)), tokens: 40 } }));
+      await table.documentClient.send(new PutCommand({ TableName: table.tableName, Item: { pk, sk: 2, v: 1, requestId: 'old-2', status: 'pending', createdAt: 'then', leaseExpiresAt: 5, expiresAt: 1 } }));
+      const records = await store.readAll(key);
+      expect(recordFields(records[0])).toMatchObject({ turn: 1, requestIds: ['old-1'], claimId: 'old-1', status: 'complete', messages });
+      expect(recordFields(records[1])).toMatchObject({ turn: 2, requestIds: ['old-2'], claimId: 'old-2', status: 'running', messages: [], result: { rounds: 0 } });
+      // A version 1 claim is still held by its request: it can be completed under that id.
+      await store.update(key, 2, { claimId: 'old-2', status: 'running' }, completeWrite(key, 2, 'settler', 'old-2'));
+      expect((await store.readAll(key))[1]).toMatchObject({ status: 'complete', claimId: 'settler' });
+    });
+
     it('refuses an item written with an unknown item version', async () => {
       const store = createStore();
       const key = newConversation();
-      await table.documentClient.send(
-        new PutCommand({
-          TableName: table.tableName,
-          Item: { pk: conversationPartitionKey(key), sk: 1, v: 2, requestId: 'future', status: 'complete' },
-        }),
-      );
-      await expectStoreError(claim(store, key, 'request-2'), 'unsupported_item_version');
-      await expectStoreError(store.getConversation(key), 'unsupported_item_version');
+      await table.documentClient.send(new PutCommand({ TableName: table.tableName, Item: { pk: conversationPartitionKey(key), sk: 1, v: 3, requestId: 'future', status: 'complete' } }));
+      await storeError(store.readAll(key), 'unsupported_item_version');
     });
+  });
 
-    it('wraps a DynamoDB failure in store_unavailable, keeping the SDK error as its cause', async () => {
-      const store = createStore(table.documentClient, 'no-such-table');
-      const error = await expectStoreError(claim(store, newConversation(), 'request-1'), 'store_unavailable');
-      expect(error.message).toContain('no-such-table');
-      expect(error.cause).toMatchObject({ name: 'ResourceNotFoundException' });
-    });
+  it('wraps a DynamoDB failure in store_unavailable, keeping the SDK error as its cause', async () => {
+    const store = createStore(table.documentClient, 'no-such-table');
+    const error = await storeError(store.create(newConversation(), 1, claimWrite('claim-1', 'request-1')), 'store_unavailable');
+    expect(error.message).toContain('no-such-table');
+    expect(error.cause).toMatchObject({ name: 'ResourceNotFoundException' });
   });
 });
 
@@ -219,14 +236,14 @@ describe('startDynalite', () => {
     try {
       const key = newConversation();
       const first = await startLocalTable({ path: folder });
-      await storeTurn(createStore(first.documentClient, first.tableName), key, 'request-1');
+      await storeTurn(createStore(first.documentClient, first.tableName), key, 1, 'request-1');
       await first.close();
 
       const second = await startLocalTable({ path: folder });
-      const turns = await createStore(second.documentClient, second.tableName).getConversation(key);
+      const records = await createStore(second.documentClient, second.tableName).readAll(key);
       await second.close();
 
-      expect(turns.map((turn) => [turn.turn, turn.requestId])).toEqual([[1, 'request-1']]);
+      expect(records.map((record) => [record.turn, record.requestIds])).toEqual([[1, ['request-1']]]);
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

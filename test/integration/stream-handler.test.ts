@@ -225,7 +225,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     const second = await invoke(ask('busy', { message: '第二个问题' }));
 
     // Assess
-    expect(second.prelude).toEqual({ statusCode: 409, headers: { 'content-type': JSON_TYPE, ...CORS } });
+    expect(second.prelude).toEqual({ statusCode: 409, headers: { 'content-type': JSON_TYPE, 'retry-after': expect.stringMatching(/^\d+$/), ...CORS } });
     expect(JSON.parse(second.body)).toMatchObject({ error: { code: 'conversation_busy' } });
     expect(eventNames(await first)).toEqual(['round-start', 'turn-end']);
   });

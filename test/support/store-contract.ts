@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, StoreError } from '../../lib/core/errors.ts';
-import { condenseTurn, estimateTokens, historyViolations } from '../../lib/core/history.ts';
+import { TurnTakenError } from '../../lib/core/errors.ts';
+import { estimateTokens } from '../../lib/core/history.ts';
 import type { HistoryMessage } from '../../lib/core/messages.ts';
-import type { BeginTurnOutcome, ConversationKey, ConversationStore, TurnClaim } from '../../lib/core/ports.ts';
+import type { ConversationKey, ConversationStore, TurnRecord, TurnWrite } from '../../lib/core/ports.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 
-/** Builds the store under test with the suite's clock (ms epoch). */
-export type StoreFactory = (options: { now: () => number }) => ConversationStore;
-
-const LEASE_MS = 60_000;
-const LARGE_BUDGET = 1_000_000;
-
-export const newConversation = (owner?: string): ConversationKey => ({ conversationId: `c-${randomUUID()}`, owner });
+export const newConversation = (owner?: string): ConversationKey => ({ conversationId: `c-${randomUUID()}`, ...(owner === undefined ? {} : { owner }) });
 
 /** One turn as the loop stores it: a question, a tool round, and an answer. */
 export function sampleTurnMessages(index: number): HistoryMessage[] {
@@ -37,239 +31,222 @@ export function sampleResult(key: ConversationKey, turn: number, reply = `Answer
   };
 }
 
-export async function begin(
-  store: ConversationStore,
-  key: ConversationKey,
-  requestId: string,
-  historyTokenBudget = LARGE_BUDGET,
-): Promise<BeginTurnOutcome> {
-  return store.beginTurn({ key, requestId, leaseMs: LEASE_MS, historyTokenBudget });
+const CREATED_AT = '2025-01-01T12:00:00.000Z';
+
+/** The first write of a turn: running, with its question. */
+export function claimWrite(claimId: string, requestId: string, question = 'Question?', leaseExpiresAt = Date.UTC(2025, 0, 1, 12, 5)): TurnWrite {
+  return {
+    status: 'running',
+    claimId,
+    requestIds: [requestId],
+    createdAt: CREATED_AT,
+    leaseExpiresAt,
+    messages: [{ role: 'user', content: question }],
+    result: { rounds: 0, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 } },
+  };
 }
 
-export async function claim(store: ConversationStore, key: ConversationKey, requestId: string, budget?: number) {
-  const outcome = await begin(store, key, requestId, budget);
-  if (outcome.kind !== 'claimed') throw new Error(`expected a claim for ${requestId}, got ${outcome.kind}`);
-  return outcome;
+export function completeWrite(key: ConversationKey, turn: number, claimId: string, requestId: string): TurnWrite {
+  return {
+    status: 'complete',
+    claimId,
+    requestIds: [requestId],
+    createdAt: CREATED_AT,
+    completedAt: '2025-01-01T12:00:05.000Z',
+    messages: sampleTurnMessages(turn),
+    result: sampleResult(key, turn),
+  };
 }
 
-/** Claims and completes one turn with sampleTurnMessages(turn number). */
-export async function storeTurn(store: ConversationStore, key: ConversationKey, requestId: string = randomUUID()): Promise<TurnClaim> {
-  const { claim: turnClaim } = await claim(store, key, requestId);
-  await store.completeTurn(turnClaim, sampleTurnMessages(turnClaim.turn), sampleResult(key, turnClaim.turn));
-  return turnClaim;
+/** Writes turn `turn` complete, as a claim then its completion. */
+export async function storeTurn(store: ConversationStore, key: ConversationKey, turn: number, requestId = `request-${turn}`): Promise<void> {
+  const claimId = randomUUID();
+  await store.create(key, turn, claimWrite(claimId, requestId));
+  await store.update(key, turn, { claimId, status: 'running' }, completeWrite(key, turn, claimId, requestId));
 }
 
-export async function expectConflict(promise: Promise<unknown>, code: ConflictError['code']): Promise<void> {
+/** The plain fields of a record, and its decoded parts, for comparison. */
+export function recordFields(record: TurnRecord | undefined) {
+  if (!record) return undefined;
+  const { messages, result, ...fields } = record;
+  return { ...fields, messages: messages(), result: result() };
+}
+
+async function takenError(promise: Promise<unknown>): Promise<TurnTakenError> {
   const error = await promise.then(() => undefined, (rejection: unknown) => rejection);
-  expect(error).toBeInstanceOf(ConflictError);
-  expect(error).toMatchObject({ code });
+  expect(error).toBeInstanceOf(TurnTakenError);
+  return error as TurnTakenError;
 }
 
-export async function expectStoreError(promise: Promise<unknown>, code: string): Promise<StoreError> {
-  const error = await promise.then(() => undefined, (rejection: unknown) => rejection);
-  expect(error).toBeInstanceOf(StoreError);
-  expect(error).toMatchObject({ code });
-  return error as StoreError;
-}
+const everything = () => true;
 
-/** The ConversationStore behaviour every implementation must show. */
-export function conversationStoreContract(createStore: StoreFactory): void {
-  let time: number;
+/**
+ * The ConversationStore behaviour every implementation must show: conditional writes that hold,
+ * records that read back as written, newest first.
+ */
+export function conversationStoreContract(createStore: () => ConversationStore): void {
   let store: ConversationStore;
 
   beforeEach(() => {
-    time = Date.UTC(2025, 0, 1, 12, 0, 0);
-    store = createStore({ now: () => time });
+    store = createStore();
   });
 
-  describe('beginTurn', () => {
-    it('claims turn 1 with an empty history for a new conversation', async () => {
+  describe('create', () => {
+    it('writes a running turn that reads back as written', async () => {
       const key = newConversation();
-      const outcome = await begin(store, key, 'request-1');
-      expect(outcome).toEqual({
-        kind: 'claimed',
-        claim: { key, turn: 1, requestId: 'request-1', createdAt: new Date(time).toISOString() },
-        history: [],
+      const write = claimWrite('claim-1', 'request-1', 'What is the weather in Shanghai?');
+      await store.create(key, 1, write);
+      const [record] = await store.readRecent(key, everything);
+      expect(recordFields(record)).toEqual({
+        turn: 1,
+        requestIds: ['request-1'],
+        claimId: 'claim-1',
+        status: 'running',
+        createdAt: CREATED_AT,
+        leaseExpiresAt: write.leaseExpiresAt,
+        tokens: estimateTokens(write.messages),
+        messages: write.messages,
+        result: write.result,
       });
     });
 
-    it('puts a completed turn into the next turn’s history', async () => {
+    it('refuses a second create of the same turn, saying who holds it', async () => {
       const key = newConversation();
-      await storeTurn(store, key);
-      const outcome = await claim(store, key, 'request-2');
-      expect(outcome.claim.turn).toBe(2);
-      expect(outcome.history).toEqual(sampleTurnMessages(1));
+      await store.create(key, 1, claimWrite('claim-1', 'request-1'));
+      const error = await takenError(store.create(key, 1, claimWrite('claim-2', 'request-2')));
+      expect(error.current).toMatchObject({ requestIds: ['request-1'], claimId: 'claim-1', status: 'running' });
+      expect((await store.readAll(key)).map((record) => record.claimId)).toEqual(['claim-1']);
     });
 
-    it('refuses a second request with 409 conversation_busy while a turn is pending', async () => {
+    it('lets exactly one of two racing creates through', async () => {
       const key = newConversation();
-      await claim(store, key, 'request-1');
-      await expectConflict(begin(store, key, 'request-2'), 'conversation_busy');
-    });
-
-    it('answers a retry of a pending request with 409 turn_in_progress', async () => {
-      const key = newConversation();
-      await claim(store, key, 'request-1');
-      await expectConflict(begin(store, key, 'request-1'), 'turn_in_progress');
-    });
-
-    it('replays a completed request’s stored turn without claiming a new one', async () => {
-      const key = newConversation();
-      await storeTurn(store, key, 'request-1');
-      const replay = await begin(store, key, 'request-1');
-      expect(replay).toMatchObject({ kind: 'replay', turn: { turn: 1, requestId: 'request-1', result: sampleResult(key, 1) } });
-      expect((await claim(store, key, 'request-2')).claim.turn).toBe(2);
-    });
-
-    it('lets exactly one of two racing requests claim the turn', async () => {
-      const key = newConversation();
-      const outcomes = await Promise.allSettled([begin(store, key, 'request-a'), begin(store, key, 'request-b')]);
-      const claimed = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+      const outcomes = await Promise.allSettled([store.create(key, 1, claimWrite('claim-a', 'request-a')), store.create(key, 1, claimWrite('claim-b', 'request-b'))]);
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
       const refused = outcomes.filter((outcome) => outcome.status === 'rejected');
-      expect(claimed).toHaveLength(1);
-      expect(claimed[0]?.value).toMatchObject({ kind: 'claimed', claim: { turn: 1 } });
       expect(refused).toHaveLength(1);
-      expect(refused[0]?.reason).toBeInstanceOf(ConflictError);
-      expect(refused[0]?.reason).toMatchObject({ code: 'conversation_busy' });
-    });
-
-    it('gives the next turn to a new request once a crashed turn’s lease expired, leaving it out of history', async () => {
-      const key = newConversation();
-      await storeTurn(store, key);
-      await claim(store, key, 'crashed-request');
-      time += LEASE_MS - 1;
-      await expectConflict(begin(store, key, 'request-3'), 'conversation_busy');
-      time += 2;
-      const outcome = await claim(store, key, 'request-3');
-      expect(outcome.claim.turn).toBe(3);
-      expect(outcome.history).toEqual(sampleTurnMessages(1));
-      await store.completeTurn(outcome.claim, sampleTurnMessages(3), sampleResult(key, 3));
-      expect((await store.getConversation(key)).map((turn) => turn.turn)).toEqual([1, 3]);
-    });
-
-    it('lets the same request claim again after it released its claim', async () => {
-      const key = newConversation();
-      const first = await claim(store, key, 'request-1');
-      await store.releaseTurn(first.claim);
-      await store.releaseTurn(first.claim); // a second release finds nothing to give back, and says nothing
-      const again = await claim(store, key, 'request-1');
-      expect(again.claim.turn).toBe(1);
-      expect(await store.getConversation(key)).toEqual([]);
-    });
-
-    it('loads only the newest whole turns within the token budget, oldest first', async () => {
-      const key = newConversation();
-      for (let turn = 1; turn <= 60; turn += 1) await storeTurn(store, key);
-      const tokensOf = (turn: number) => estimateTokens(sampleTurnMessages(turn));
-
-      for (const budget of [0, tokensOf(60) - 1, tokensOf(60), 500, 3_000, LARGE_BUDGET]) {
-        // Prepare: the newest turns whose tokens add up to at most the budget
-        const expectedTurns: number[] = [];
-        let used = 0;
-        for (let turn = 60; turn >= 1 && used + tokensOf(turn) <= budget; turn -= 1) {
-          used += tokensOf(turn);
-          expectedTurns.unshift(turn);
-        }
-        // ...preceded by the next older turn's question and answer, when those still fit.
-        const next = 60 - expectedTurns.length;
-        const condensed = next >= 1 ? condenseTurn(sampleTurnMessages(next)) : [];
-        const prefix = next >= 1 && estimateTokens(condensed) <= budget - used ? condensed : [];
-        // Act
-        const outcome = await claim(store, key, `reader-${budget}`, budget);
-        await store.releaseTurn(outcome.claim);
-        // Assess
-        expect(outcome.claim.turn).toBe(61);
-        expect(outcome.history).toEqual([...prefix, ...expectedTurns.flatMap(sampleTurnMessages)]);
-        expect(historyViolations(outcome.history)).toEqual([]);
-      }
-    });
-
-    it('keeps the question and answer of a turn too large to load whole', async () => {
-      const key = newConversation();
-      await storeTurn(store, key);
-      const huge: HistoryMessage[] = [
-        { role: 'user', content: '读取日志' },
-        { role: 'assistant', content: null, toolCalls: [{ id: 'big', name: 'read_text_file', arguments: '{}' }] },
-        { role: 'tool', toolCallId: 'big', name: 'read_text_file', content: '日志'.repeat(5_000) },
-        { role: 'assistant', content: '日志里有两个错误。', toolCalls: [] },
-      ];
-      const { claim: second } = await claim(store, key, 'huge-turn');
-      await store.completeTurn(second, huge, sampleResult(key, 2, 'huge-turn'));
-      const outcome = await claim(store, key, 'after-huge', 1_000);
-      expect(outcome.history).toEqual([huge[0], huge[3]]);
-      expect(historyViolations(outcome.history)).toEqual([]);
+      expect((refused[0] as PromiseRejectedResult).reason).toBeInstanceOf(TurnTakenError);
     });
   });
 
-  describe('completeTurn', () => {
-    it('fails with turn_claim_lost when the claim was released', async () => {
+  describe('update', () => {
+    it('replaces the turn when it is held as expected, dropping what the new status does not have', async () => {
       const key = newConversation();
-      const { claim: turnClaim } = await claim(store, key, 'request-1');
-      await store.releaseTurn(turnClaim);
-      await expectStoreError(store.completeTurn(turnClaim, sampleTurnMessages(1), sampleResult(key, 1)), 'turn_not_stored');
-      expect(await store.getConversation(key)).toEqual([]);
+      await store.create(key, 1, claimWrite('claim-1', 'request-1'));
+      await store.update(key, 1, { claimId: 'claim-1', status: 'running' }, completeWrite(key, 1, 'claim-1', 'request-1'));
+      const [record] = await store.readAll(key);
+      expect(recordFields(record)).toEqual({
+        turn: 1,
+        requestIds: ['request-1'],
+        claimId: 'claim-1',
+        status: 'complete',
+        createdAt: CREATED_AT,
+        completedAt: '2025-01-01T12:00:05.000Z',
+        tokens: estimateTokens(sampleTurnMessages(1)),
+        messages: sampleTurnMessages(1),
+        result: sampleResult(key, 1),
+      });
     });
 
-    it('fails with turn_claim_lost when the turn was already completed', async () => {
+    it('keeps a paused turn’s approval expiry and pending calls, and lets another claim take it over', async () => {
       const key = newConversation();
-      const turnClaim = await storeTurn(store, key);
-      await expectStoreError(store.completeTurn(turnClaim, [], sampleResult(key, 1, 'other')), 'turn_not_stored');
-      expect((await store.getConversation(key))[0]?.messages).toEqual(sampleTurnMessages(1));
+      await store.create(key, 1, claimWrite('claim-1', 'request-1'));
+      const paused: TurnWrite = {
+        status: 'paused',
+        claimId: 'claim-1',
+        requestIds: ['request-1'],
+        createdAt: CREATED_AT,
+        approvalExpiresAt: Date.UTC(2025, 0, 2),
+        messages: sampleTurnMessages(1).slice(0, 2),
+        result: { ...sampleResult(key, 1), stopReason: 'approval_required', pendingApprovals: [{ toolCallId: 'call_1', name: 'getWeather', server: 'demo', arguments: { city: '1' } }] },
+      };
+      await store.update(key, 1, { claimId: 'claim-1', status: 'running' }, paused);
+      expect(recordFields((await store.readRecent(key, everything))[0])).toMatchObject({ status: 'paused', approvalExpiresAt: paused.approvalExpiresAt, result: paused.result, messages: paused.messages });
+
+      const resumed = { ...claimWrite('claim-2', 'request-1'), requestIds: ['request-1', 'approval-1'], messages: paused.messages };
+      await store.update(key, 1, { claimId: 'claim-1', status: 'paused' }, resumed);
+      const [record] = await store.readAll(key);
+      expect(record).toMatchObject({ status: 'running', claimId: 'claim-2', requestIds: ['request-1', 'approval-1'] });
+      expect(record?.approvalExpiresAt).toBeUndefined();
+    });
+
+    it.each([
+      ['another claim', { claimId: 'claim-2', status: 'running' as const }],
+      ['another status', { claimId: 'claim-1', status: 'paused' as const }],
+    ])('refuses an update that expects %s, saying what is there', async (_, expected) => {
+      const key = newConversation();
+      await store.create(key, 1, claimWrite('claim-1', 'request-1'));
+      const error = await takenError(store.update(key, 1, expected, completeWrite(key, 1, expected.claimId, 'request-1')));
+      expect(error.current).toMatchObject({ claimId: 'claim-1', status: 'running' });
+      expect((await store.readAll(key))[0]?.status).toBe('running');
+    });
+
+    it('refuses an update of a turn that is gone', async () => {
+      const key = newConversation();
+      const error = await takenError(store.update(key, 1, { claimId: 'claim-1', status: 'running' }, completeWrite(key, 1, 'claim-1', 'request-1')));
+      expect(error.current).toBeUndefined();
+      expect(await store.readAll(key)).toEqual([]);
     });
   });
 
-  describe('owners', () => {
+  describe('remove', () => {
+    it('deletes the turn only when it is held as expected', async () => {
+      const key = newConversation();
+      await store.create(key, 1, claimWrite('claim-1', 'request-1'));
+      await store.remove(key, 1, { claimId: 'claim-2', status: 'running' });
+      await store.remove(key, 1, { claimId: 'claim-1', status: 'paused' });
+      expect(await store.readAll(key)).toHaveLength(1);
+      await store.remove(key, 1, { claimId: 'claim-1', status: 'running' });
+      await store.remove(key, 1, { claimId: 'claim-1', status: 'running' }); // gone already: nothing to do
+      expect(await store.readAll(key)).toEqual([]);
+    });
+  });
+
+  describe('reading', () => {
+    it('reads the newest turns first, and all turns oldest first', async () => {
+      const key = newConversation();
+      for (let turn = 1; turn <= 4; turn += 1) await storeTurn(store, key, turn);
+      expect((await store.readRecent(key, everything)).map((record) => record.turn)).toEqual([4, 3, 2, 1]);
+      expect((await store.readAll(key)).map((record) => record.turn)).toEqual([1, 2, 3, 4]);
+      const firstPage = await store.readRecent(key, () => false);
+      expect(firstPage[0]?.turn).toBe(4);
+    });
+
+    it('hands out copies: changing what was read changes nothing stored', async () => {
+      const key = newConversation();
+      await storeTurn(store, key, 1);
+      const [record] = await store.readAll(key);
+      record!.messages().push({ role: 'user', content: 'injected' });
+      (record!.result() as TurnResult).reply = 'changed';
+      const [again] = await store.readAll(key);
+      expect(again!.messages()).toEqual(sampleTurnMessages(1));
+      expect((again!.result() as TurnResult).reply).toBe('Answer 1');
+    });
+
+    it('reads nothing for an unknown conversation', async () => {
+      expect(await store.readRecent(newConversation(), everything)).toEqual([]);
+      expect(await store.readAll(newConversation())).toEqual([]);
+    });
+
     it('keeps conversations with the same id apart when their owners differ', async () => {
       const conversationId = `c-${randomUUID()}`;
       const owners = ['alice', 'bob', '-', 'al#ice', undefined];
+      for (const owner of owners) await storeTurn(store, { conversationId, ...(owner === undefined ? {} : { owner }) }, 1, `request-of-${owner}`);
       for (const owner of owners) {
-        const key = { conversationId, owner };
-        await storeTurn(store, key, `request-of-${owner}`);
+        const records = await store.readAll({ conversationId, ...(owner === undefined ? {} : { owner }) });
+        expect(records.map((record) => record.requestIds)).toEqual([[`request-of-${owner}`]]);
       }
-      for (const owner of owners) {
-        const turns = await store.getConversation({ conversationId, owner });
-        expect(turns.map((turn) => turn.requestId)).toEqual([`request-of-${owner}`]);
-      }
-    });
-  });
-
-  describe('getConversation', () => {
-    it('returns every stored message of every completed turn, oldest first', async () => {
-      const key = newConversation('owner-1');
-      await storeTurn(store, key, 'request-1');
-      time += 1_000;
-      await storeTurn(store, key, 'request-2');
-      await claim(store, key, 'request-3'); // pending: not a stored turn yet
-
-      const turns = await store.getConversation(key);
-
-      expect(turns).toEqual([1, 2].map((turn) => ({
-        turn,
-        requestId: `request-${turn}`,
-        createdAt: new Date(Date.UTC(2025, 0, 1, 12, 0, turn - 1)).toISOString(),
-        completedAt: new Date(Date.UTC(2025, 0, 1, 12, 0, turn - 1)).toISOString(),
-        messages: sampleTurnMessages(turn),
-        result: sampleResult(key, turn),
-      })));
-    });
-
-    it('returns no turns for an unknown conversation', async () => {
-      expect(await store.getConversation(newConversation())).toEqual([]);
     });
   });
 
   describe('deleteConversation', () => {
-    it('deletes every turn, open claims included, and returns how many', async () => {
+    it('deletes every turn, running ones included, and returns how many', async () => {
       const key = newConversation();
-      await storeTurn(store, key);
-      await storeTurn(store, key);
-      const open = await claim(store, key, 'request-3');
-
+      await storeTurn(store, key, 1);
+      await storeTurn(store, key, 2);
+      await store.create(key, 3, claimWrite('claim-3', 'request-3'));
       expect(await store.deleteConversation(key)).toBe(3);
-
-      expect(await store.getConversation(key)).toEqual([]);
-      await expectStoreError(store.completeTurn(open.claim, sampleTurnMessages(3), sampleResult(key, 3)), 'turn_not_stored');
-      expect((await claim(store, key, 'request-4')).claim.turn).toBe(1);
+      expect(await store.readAll(key)).toEqual([]);
+      await takenError(store.update(key, 3, { claimId: 'claim-3', status: 'running' }, completeWrite(key, 3, 'claim-3', 'request-3')));
     });
 
     it('returns 0 for an unknown conversation', async () => {

@@ -69,13 +69,13 @@ describe('agent.ask', () => {
     const { agent, store } = agentFixture(null);
     await expect(agent.ask({ conversationId: 'x', message: 'hi' })).rejects.toBeInstanceOf(ModelNotConfiguredError);
     await expect(agent.ask({ conversationId: 'x', message: 'hi' })).rejects.toThrow(/OPENAI_API_KEY.*OPENAI_BASE_URL/);
-    expect(await store.getConversation({ conversationId: 'x' })).toEqual([]);
+    expect(await store.readAll({ conversationId: 'x' })).toEqual([]);
   });
 
   it('leaves no turn behind when the model fails before any tool ran, so a retry can run', async () => {
     const { agent, store } = agentFixture([new ModelError('model_unavailable', 'HTTP 503'), textReply('second try')]);
     await expect(agent.ask({ conversationId: 'flaky', message: 'hi', requestId: 'r1' })).rejects.toBeInstanceOf(ModelError);
-    expect(await store.getConversation({ conversationId: 'flaky' })).toEqual([]);
+    expect(await store.readAll({ conversationId: 'flaky' })).toEqual([]);
     await expect(agent.ask({ conversationId: 'flaky', message: 'hi', requestId: 'r1' })).resolves.toMatchObject({ turn: 1, reply: 'second try' });
   });
 

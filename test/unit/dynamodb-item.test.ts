@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../lib/core/errors.ts';
 import { estimateTokens, historyViolations } from '../../lib/core/history.ts';
 import type { HistoryMessage, ToolMessage } from '../../lib/core/messages.ts';
-import type { TurnClaim } from '../../lib/core/ports.ts';
-import type { TurnResult } from '../../lib/core/turn.ts';
+import type { TurnWrite } from '../../lib/core/ports.ts';
 import { fitMessagesForStorage, truncateToolMessage } from '../../lib/adapters/dynamodb/fit.ts';
-import { completedTurnItem, decodeStoredTurn, readTurnItem } from '../../lib/adapters/dynamodb/item.ts';
+import { readTurnItem, turnItem } from '../../lib/adapters/dynamodb/item.ts';
 import { itemSizeBytes } from '../../lib/adapters/dynamodb/item-size.ts';
 import { conversationPartitionKey } from '../../lib/adapters/dynamodb/keys.ts';
 
@@ -82,43 +81,43 @@ describe('itemSizeBytes', () => {
 });
 
 describe('turn item codec', () => {
-  const claim: TurnClaim = { key: { conversationId: 'c1' }, turn: 3, requestId: 'request-3', createdAt: '2025-01-01T12:00:00.000Z' };
-  const result: TurnResult = {
-    conversationId: 'c1',
-    turn: 3,
-    reply: 'Read them.',
-    stopReason: 'completed',
-    rounds: 2,
-    toolCalls: [{ id: 'call_0', name: 'read', arguments: { path: '/tmp', deep: [1, { x: null }] }, ok: true, durationMs: 4 }],
-    usage: { promptTokens: 1, completionTokens: 2 },
+  const write: TurnWrite = {
+    status: 'complete',
+    claimId: 'claim-3',
+    requestIds: ['request-3', 'approval-3'],
+    createdAt: '2025-01-01T12:00:00.000Z',
+    completedAt: '2025-01-01T12:00:05.000Z',
+    messages: turnWithOutputs('contents'),
+    result: {
+      conversationId: 'c1',
+      turn: 3,
+      reply: 'Read them.',
+      stopReason: 'completed',
+      rounds: 2,
+      toolCalls: [{ id: 'call_0', name: 'read', arguments: { path: '/tmp', deep: [1, { x: null }] }, ok: true, durationMs: 4 }],
+      usage: { promptTokens: 1, completionTokens: 2 },
+    },
   };
 
-  it('decodes a completed turn back to the messages and result it was given', () => {
-    const messages = turnWithOutputs('contents');
-    const item = completedTurnItem('-#c1', claim, { messages, result, completedAt: '2025-01-01T12:00:05.000Z', expiresAt: 1 });
-    const summary = readTurnItem({ ...item });
-    expect(summary).toMatchObject({ turn: 3, requestId: 'request-3', status: 'complete', tokens: estimateTokens(messages) });
-    expect(decodeStoredTurn(summary.item)).toEqual({
-      turn: 3,
-      requestId: 'request-3',
-      createdAt: claim.createdAt,
-      completedAt: '2025-01-01T12:00:05.000Z',
-      messages,
-      result,
-    });
+  it('reads an item back as the record it was written from', () => {
+    const item = turnItem('-#c1', 3, write, write.messages, { expiresAt: 1, writtenAt: 2 });
+    expect(item).toMatchObject({ v: 2, requestId: 'request-3', status: 'complete', writtenAt: 2 });
+    const record = readTurnItem({ ...item });
+    expect(record).toMatchObject({ turn: 3, requestIds: ['request-3', 'approval-3'], claimId: 'claim-3', status: 'complete', tokens: estimateTokens(write.messages) });
+    expect(record.messages()).toEqual(write.messages);
+    expect(record.result()).toEqual(write.result);
   });
 
   it('refuses an item of an unknown version', () => {
-    expect(() => readTurnItem({ pk: '-#c1', sk: 1, v: 2, requestId: 'r', status: 'complete' })).toThrow(
+    expect(() => readTurnItem({ pk: '-#c1', sk: 1, v: 3, requestId: 'r', status: 'complete' })).toThrow(
       expect.objectContaining({ code: 'unsupported_item_version' }),
     );
   });
 
-  it('reports an item whose messages are not gzipped JSON as invalid', () => {
-    const item = { pk: '-#c1', sk: 1, v: 1, requestId: 'r', status: 'complete', createdAt: 'x', completedAt: 'y', result: '{}', messages: new Uint8Array([1, 2]) };
-    const decode = () => decodeStoredTurn(readTurnItem(item).item);
-    expect(decode).toThrow(StoreError);
-    expect(decode).toThrow(expect.objectContaining({ code: 'invalid_stored_item' }));
+  it('reports an item whose messages are not gzipped JSON as invalid, when they are read', () => {
+    const record = readTurnItem({ pk: '-#c1', sk: 1, v: 2, requestId: 'r', status: 'complete', createdAt: 'x', completedAt: 'y', result: '{}', messages: new Uint8Array([1, 2]) });
+    expect(() => record.messages()).toThrow(StoreError);
+    expect(() => record.messages()).toThrow(expect.objectContaining({ code: 'invalid_stored_item' }));
   });
 });
 

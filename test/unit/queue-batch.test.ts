@@ -25,7 +25,7 @@ const lambdaContext = (remainingMs = 60_000) => ({ getRemainingTimeInMillis: () 
 function recordingAnnouncer(fail: (call: number) => boolean = () => false) {
   const announced: Array<{ result: TurnResult; requestId: string }> = [];
   const announcer: TurnAnnouncer = {
-    async turnCompleted(result, requestId) {
+    async announce(result, requestId) {
       if (fail(announced.length + 1)) {
         announced.push({ result, requestId });
         throw new Error('PutEvents failed');
@@ -75,6 +75,7 @@ function gatedWorker(options: Partial<QueueWorkerOptions> = {}) {
       started.push(input);
       return new Promise<TurnResult>((resolve) => finish.set(input.requestId!, () => resolve(turnResult(input))));
     },
+    decide: () => Promise.reject(new Error('no decisions in this test')),
   };
   const { config } = agentFixture([]);
   const work = createQueueWorker({ agent, announcer: recordingAnnouncer().announcer, logger: recordingLogger().logger, config, ...options });
@@ -96,9 +97,9 @@ describe('the queue worker with an SQS batch', () => {
     ), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [] });
-    const weather = await store.getConversation({ conversationId: 'weather' });
-    expect(weather.map((turn) => [turn.turn, turn.requestId, turn.result.reply])).toEqual([[1, 'r1', 'answer to Shanghai?'], [2, 'r3', 'answer to tomorrow?']]);
-    expect((await store.getConversation({ conversationId: 'news' })).map((turn) => turn.requestId)).toEqual(['r2']);
+    const weather = await store.readAll({ conversationId: 'weather' });
+    expect(weather.map((record) => [record.turn, record.requestIds[0], (record.result() as TurnResult).reply])).toEqual([[1, 'r1', 'answer to Shanghai?'], [2, 'r3', 'answer to tomorrow?']]);
+    expect((await store.readAll({ conversationId: 'news' })).map((record) => record.requestIds[0])).toEqual(['r2']);
     expect(announced.map(({ requestId, result }) => [requestId, result.conversationId, result.turn]).sort()).toEqual([['r1', 'weather', 1], ['r2', 'news', 1], ['r3', 'weather', 2]]);
   });
 
@@ -112,7 +113,7 @@ describe('the queue worker with an SQS batch', () => {
     ), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
-    expect((await store.getConversation({ conversationId: 'c' })).map((turn) => turn.requestId)).toEqual(['r1', 'r3']);
+    expect((await store.readAll({ conversationId: 'c' })).map((record) => record.requestIds[0])).toEqual(['r1', 'r3']);
     const errors = logs.filter((entry) => entry.level === 'error');
     expect(errors).toHaveLength(1);
     expect(errors[0]!.fields).toMatchObject({ messageId: 'm2', code: 'unknown_field', receiveCount: '1' });
@@ -184,7 +185,7 @@ describe('the queue worker with an SQS batch', () => {
 
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }] });
     expect(model!.requests.map(lastQuestion).sort()).toEqual(['first', 'unrelated']);
-    expect(await store.getConversation({ conversationId: 'c' })).toEqual([]);
+    expect(await store.readAll({ conversationId: 'c' })).toEqual([]);
   });
 
   it.each([
@@ -196,7 +197,7 @@ describe('the queue worker with an SQS batch', () => {
   ])('reports a record failed when %s', async (_case, error) => {
     const { config } = agentFixture([]);
     const { logger, entries } = recordingLogger();
-    const work = createQueueWorker({ agent: { ask: () => Promise.reject(error) }, announcer: recordingAnnouncer().announcer, logger, config });
+    const work = createQueueWorker({ agent: { ask: () => Promise.reject(error), decide: () => Promise.reject(error) }, announcer: recordingAnnouncer().announcer, logger, config });
 
     const response = await work(sqsEvent(record('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext());
 
@@ -211,7 +212,7 @@ describe('the queue worker with an SQS batch', () => {
     const response = await work(sqsEvent(record('m1', { conversationId: 'half', message: 'hi', requestId: 'r1' })), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [] });
-    expect((await store.getConversation({ conversationId: 'half' }))[0]?.result.stopReason).toBe('error');
+    expect(((await store.readAll({ conversationId: 'half' }))[0]?.result() as TurnResult).stopReason).toBe('error');
     expect(announced).toMatchObject([{ requestId: 'r1', result: { stopReason: 'error', error: { code: 'model_timeout' } } }]);
   });
 
@@ -224,7 +225,7 @@ describe('the queue worker with an SQS batch', () => {
 
     expect([first, second]).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }]);
     expect(model!.requests).toHaveLength(1);
-    expect(await store.getConversation({ conversationId: 'c' })).toHaveLength(1);
+    expect(await store.readAll({ conversationId: 'c' })).toHaveLength(1);
     expect(announced).toHaveLength(2);
     expect(announced[1]).toEqual(announced[0]);
   });
@@ -289,6 +290,7 @@ describe('the queue worker near the Lambda deadline', () => {
         if (input.requestId === 'r1') clock += 50_000;
         return turnResult(input);
       },
+      decide: () => Promise.reject(new Error('no decisions in this test')),
     };
     const { config } = agentFixture([]);
     const work = createQueueWorker({ agent, announcer: recordingAnnouncer().announcer, logger: recordingLogger().logger, config, startMarginMs: 20_000, now: () => clock });

@@ -34,7 +34,7 @@ describe('the queue worker with redelivery', () => {
     const scheduled: SqsRecord[] = [];
     const redelivery: RedeliveryScheduler = { scheduleRetry: async (records) => void scheduled.push(...records) };
     const fixture = agentFixture([textReply('one'), textReply('three')]);
-    const work = createQueueWorker({ agent: fixture.agent, announcer: { turnCompleted: async () => {} }, logger: silentLogger, config: fixture.config, redelivery });
+    const work = createQueueWorker({ agent: fixture.agent, announcer: { announce: async () => {} }, logger: silentLogger, config: fixture.config, redelivery });
 
     const poison = record('m2', { conversationId: 'c', message: 'no request id' }, '2');
     const response = await work({ Records: [record('m1', { conversationId: 'c', message: 'one', requestId: 'r1' }), poison, record('m3', { conversationId: 'd', message: 'three', requestId: 'r3' })] }, { getRemainingTimeInMillis: () => 60_000 });

@@ -22,7 +22,7 @@ function worker(script: Parameters<typeof agentFixture>[0], options: { failAnnou
   const fixture = agentFixture(script);
   const announced: Array<{ result: TurnResult; requestId: string }> = [];
   const announcer: TurnAnnouncer = {
-    async turnCompleted(result, requestId) {
+    async announce(result, requestId) {
       if (options.failAnnouncement) throw new Error('PutEvents failed');
       announced.push({ result, requestId });
     },
@@ -39,7 +39,7 @@ describe('the queue worker with an EventBridge event', () => {
     const result = await work(eventBridgeEvent, lambdaContext);
 
     expect(result).toMatchObject({ conversationId: 'orders-events', turn: 1, reply: '已取消', stopReason: 'completed', toolCalls: [{ name: 'batchCancelOrdersByOrderNo', ok: true }] });
-    expect((await store.getConversation({ conversationId: 'orders-events' }))[0]?.requestId).toBe('evt-6a7e8feb-b491-4cf7');
+    expect((await store.readAll({ conversationId: 'orders-events' }))[0]?.requestIds[0]).toBe('evt-6a7e8feb-b491-4cf7');
     expect(announced).toEqual([{ result, requestId: 'evt-6a7e8feb-b491-4cf7' }]);
   });
 
@@ -79,7 +79,7 @@ describe('the queue worker with a direct invoke', () => {
     const { work, store } = worker([textReply('stored')], { failAnnouncement: true });
 
     await expect(work(directInvoke, lambdaContext)).rejects.toThrow('PutEvents failed');
-    expect(await store.getConversation({ conversationId: 'direct-invoke' })).toHaveLength(1);
+    expect(await store.readAll({ conversationId: 'direct-invoke' })).toHaveLength(1);
   });
 });
 
@@ -98,8 +98,8 @@ describe('createSkippingAnnouncer', () => {
     const announcer = createSkippingAnnouncer(logger);
     const result: TurnResult = { conversationId: 'c', turn: 1, reply: 'x', stopReason: 'completed', rounds: 1, toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 } };
 
-    await announcer.turnCompleted(result, 'r1');
-    await announcer.turnCompleted(result, 'r2');
+    await announcer.announce(result, 'r1');
+    await announcer.announce(result, 'r2');
 
     expect(entries).toMatchObject([{ level: 'info', message: expect.stringMatching(/EVENT_BUS_NAME is not set/) }]);
   });

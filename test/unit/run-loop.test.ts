@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { runLoop, type LoopInput } from '../../lib/agent/run-loop.ts';
-import { ModelError } from '../../lib/core/errors.ts';
-import { historyViolations } from '../../lib/core/history.ts';
+import { runLoop, type LoopInput, type LoopLimits } from '../../lib/agent/run-loop.ts';
+import type { OfferedTool } from '../../lib/agent/tool-policy.ts';
+import { newDraft, type TurnDraft } from '../../lib/agent/turn-draft.ts';
+import { ModelError, StoreError } from '../../lib/core/errors.ts';
+import { findOpenRound, historyViolations } from '../../lib/core/history.ts';
 import type { HistoryMessage } from '../../lib/core/messages.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolDefinition, ToolGateway } from '../../lib/core/ports.ts';
 import { createFakeGateway, waitForAbort } from '../../lib/testing/fake-gateway.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tools.ts';
@@ -11,24 +13,52 @@ import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tool
 const weatherTool = { definition: getWeather, run: (args: Record<string, unknown>) => ({ ok: true, text: `{"city":"${String(args.city)}","condition":"晴"}` }) };
 const cancelTool = { definition: batchCancelOrdersByOrderNo, run: () => ({ ok: true, text: '{"success":["ORD1"]}' }) };
 
-function setup(script: ScriptedStep[], overrides: Partial<LoopInput> = {}, gateway: ToolGateway = createFakeGateway([weatherTool, cancelTool])) {
+/** As tool control offers them: getWeather read-only, the cancel tool not; none needs approval unless said. */
+const offered = (tool: ToolDefinition, extra: Partial<OfferedTool> = {}): OfferedTool => ({ ...tool, server: 'fake', needsApproval: false, readOnly: tool.name === 'getWeather', ...extra });
+
+const LIMITS: LoopLimits = {
+  maxRounds: 5,
+  modelTimeoutMs: 30_000,
+  toolTimeoutMs: 5_000,
+  maxOutputChars: 10_000,
+  maxCallsPerRound: 16,
+  maxCallsPerTurn: 64,
+  maxConcurrentCalls: 8,
+  reserveMs: 0,
+};
+
+type SetupOverrides = Partial<Omit<LoopInput, 'limits'>> & { limits?: Partial<LoopLimits> };
+
+function setup(script: ScriptedStep[], overrides: SetupOverrides = {}, gateway: ToolGateway = createFakeGateway([weatherTool, cancelTool])) {
   const model = createScriptedModel(script);
+  const draft: TurnDraft = overrides.draft ?? newDraft('What is the weather in Shanghai?');
   const input: LoopInput = {
     model,
     gateway,
-    tools: [getWeather, batchCancelOrdersByOrderNo],
+    tools: [offered(getWeather), offered(batchCancelOrdersByOrderNo)],
     systemPrompt: 'system prompt',
     history: [],
-    question: 'What is the weather in Shanghai?',
-    maxRounds: 5,
     deadlineAt: Date.now() + 60_000,
-    reserveMs: 0,
-    modelTimeoutMs: 30_000,
-    toolTimeoutMs: 5_000,
-    maxOutputChars: 10_000,
     ...overrides,
+    draft,
+    limits: { ...LIMITS, ...overrides.limits },
   };
-  return { model, gateway, run: () => runLoop(input) };
+  /** The outcome with the draft's contents, as one object to assert on. */
+  const run = async () => {
+    const outcome = await runLoop(input);
+    const stopReason = outcome.kind === 'stopped' ? outcome.reason : outcome.kind === 'failed' ? 'error' : outcome.kind === 'paused' ? 'approval_required' : 'completed';
+    return {
+      stopReason,
+      rounds: draft.rounds,
+      messages: draft.messages,
+      toolCalls: draft.toolCalls,
+      usage: draft.usage,
+      ...(outcome.kind === 'completed' ? { reply: outcome.reply } : {}),
+      ...(outcome.kind === 'failed' ? { cause: outcome.cause } : {}),
+      ...(outcome.kind === 'paused' ? { pending: outcome.pending } : {}),
+    };
+  };
+  return { model, gateway, draft, run };
 }
 
 const toolMessages = (messages: HistoryMessage[]) => messages.filter((message) => message.role === 'tool');
@@ -118,7 +148,7 @@ describe('runLoop', () => {
 
   it('reports an MCP result with isError as a failed call and goes on', async () => {
     const gateway = createFakeGateway([{ definition: getWeather, run: () => ({ ok: false, text: 'city not found' }) }]);
-    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: 'Atlantis' } }]), textReply('no such city')], { tools: [getWeather] }, gateway);
+    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: 'Atlantis' } }]), textReply('no such city')], { tools: [offered(getWeather)] }, gateway);
     const outcome = await run();
     expect(toolMessages(outcome.messages)[0]!.content).toBe('Error: city not found');
     expect(outcome.toolCalls[0]!.ok).toBe(false);
@@ -128,7 +158,7 @@ describe('runLoop', () => {
   it('cancels a call that exceeds the tool timeout and tells the model', async () => {
     let received: AbortSignal | undefined;
     const gateway = createFakeGateway([{ definition: getWeather, run: (_, signal) => { received = signal; return waitForAbort(signal); } }]);
-    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('timed out')], { tools: [getWeather], toolTimeoutMs: 50 }, gateway);
+    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('timed out')], { tools: [offered(getWeather)], limits: { toolTimeoutMs: 50 } }, gateway);
     const outcome = await run();
     expect(received?.aborted).toBe(true);
     expect(toolMessages(outcome.messages)[0]!.content).toMatch(/did not answer within 50 ms and was cancelled/);
@@ -137,14 +167,14 @@ describe('runLoop', () => {
 
   it('reports a dropped connection as a failed call', async () => {
     const gateway = createFakeGateway([{ definition: getWeather, run: () => { throw new Error('Connection closed'); } }]);
-    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('ok')], { tools: [getWeather] }, gateway);
+    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('ok')], { tools: [offered(getWeather)] }, gateway);
     const outcome = await run();
     expect(toolMessages(outcome.messages)[0]!.content).toMatch(/calling "getWeather" failed: Connection closed/);
   });
 
   it('truncates tool output to the configured cap', async () => {
     const gateway = createFakeGateway([{ definition: getWeather, run: () => ({ ok: true, text: 'x'.repeat(500) }) }]);
-    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: 'a' } }]), textReply('ok')], { tools: [getWeather], maxOutputChars: 100 }, gateway);
+    const { run } = setup([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: 'a' } }]), textReply('ok')], { tools: [offered(getWeather)], limits: { maxOutputChars: 100 } }, gateway);
     const outcome = await run();
     const content = toolMessages(outcome.messages)[0]!.content;
     expect(content.startsWith('x'.repeat(100) + '\n…[truncated: the tool returned 500 characters, 100 are shown]')).toBe(true);
@@ -153,13 +183,12 @@ describe('runLoop', () => {
   it('stops with max_rounds while the model still asks for tools, answering the last calls without running them', async () => {
     const gateway = createFakeGateway([weatherTool, cancelTool]);
     const again = (round: number) => toolCallsReply([{ id: `call_${round}`, name: 'getWeather', arguments: { city: `city${round}` } }]);
-    const { run } = setup([again(1), again(2), again(3)], { maxRounds: 3 }, gateway);
+    const { run } = setup([again(1), again(2), again(3)], { limits: { maxRounds: 3 } }, gateway);
     const outcome = await run();
     expect(outcome).toMatchObject({ stopReason: 'max_rounds', rounds: 3 });
     expect(gateway.calls).toHaveLength(2);
     expect(outcome.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'call_3', content: expect.stringMatching(/Not executed: the turn reached its limit of 3/) });
     expect(historyViolations(outcome.messages)).toEqual([]);
-    expect(outcome.reply).toMatch(/stopped after 3 rounds/);
   });
 
   it('stops with deadline before calling the model when no time is left', async () => {
@@ -174,7 +203,7 @@ describe('runLoop', () => {
     const gateway = createFakeGateway([{ definition: getWeather, run: (_, signal) => waitForAbort(signal) }]);
     const { model, run } = setup(
       [toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('never sent')],
-      { tools: [getWeather], deadlineAt: Date.now() + 300, toolTimeoutMs: 60_000 },
+      { tools: [offered(getWeather)], deadlineAt: Date.now() + 300, limits: { toolTimeoutMs: 60_000 } },
       gateway,
     );
     const outcome = await run();
@@ -189,7 +218,7 @@ describe('runLoop', () => {
     const gateway = createFakeGateway([weatherTool]);
     const { run } = setup(
       [async () => { clock += 10_000; return toolCallsReply([{ id: 'late', name: 'getWeather', arguments: { city: '上海' } }]); }],
-      { tools: [getWeather], deadlineAt: clock + 5_000, now: () => clock },
+      { tools: [offered(getWeather)], deadlineAt: clock + 5_000, now: () => clock },
       gateway,
     );
     const outcome = await run();
@@ -205,16 +234,15 @@ describe('runLoop', () => {
       new ModelError('model_unavailable', 'HTTP 503 from the model'),
     ]);
     const outcome = await run();
-    expect(outcome).toMatchObject({ stopReason: 'error', rounds: 1, error: { code: 'model_unavailable', timeout: false } });
+    expect(outcome).toMatchObject({ stopReason: 'error', rounds: 1, cause: { code: 'model_unavailable', timeout: false } });
     expect(outcome.toolCalls).toHaveLength(1);
     expect(historyViolations(outcome.messages)).toEqual([]);
-    expect(outcome.reply).toMatch(/language model failed .*Tools used so far: batchCancelOrdersByOrderNo/);
   });
 
   it('stops with error and no rounds when the first model call fails', async () => {
     const { run } = setup([new ModelError('model_timeout', 'no answer in 30 s', { timeout: true })]);
     const outcome = await run();
-    expect(outcome).toMatchObject({ stopReason: 'error', rounds: 0, toolCalls: [], error: { code: 'model_timeout', timeout: true } });
+    expect(outcome).toMatchObject({ stopReason: 'error', rounds: 0, toolCalls: [], cause: { code: 'model_timeout', timeout: true } });
     expect(outcome.cause).toBeInstanceOf(ModelError);
   });
 
@@ -234,5 +262,92 @@ describe('runLoop', () => {
     expect(ids[1]).not.toBe('call_0');
     expect(toolMessages(outcome.messages).map((message) => message.toolCallId)).toEqual(ids);
     expect(historyViolations(model.requests[2]!.messages)).toEqual([]);
+  });
+
+  describe('tool control', () => {
+    const many = (count: number) => toolCallsReply(Array.from({ length: count }, (_, index) => ({ id: `call_${index}`, name: 'getWeather', arguments: { city: `city ${index}` } })));
+
+    it('runs at most tools.maxCallsPerRound calls of one reply and answers the rest with the limit that stopped them', async () => {
+      const gateway = createFakeGateway([weatherTool, cancelTool]);
+      const { run } = setup([many(40), textReply('done')], {}, gateway);
+      const outcome = await run();
+      expect(gateway.calls).toHaveLength(16);
+      const answers = toolMessages(outcome.messages);
+      expect(answers).toHaveLength(40);
+      expect(answers.map((message) => message.toolCallId)).toEqual(Array.from({ length: 40 }, (_, index) => `call_${index}`));
+      expect(answers[16]!.content).toMatch(/asked for 40 tool calls and at most 16 run per reply \(tools\.maxCallsPerRound\)/);
+      expect(outcome.toolCalls.filter((call) => !call.ok)).toHaveLength(24);
+      expect(historyViolations(outcome.messages)).toEqual([]);
+    });
+
+    it('runs at most tools.maxCallsPerTurn calls in one turn', async () => {
+      const gateway = createFakeGateway([weatherTool, cancelTool]);
+      const { run } = setup([many(3), many(3), textReply('done')], { limits: { maxCallsPerTurn: 4 } }, gateway);
+      const outcome = await run();
+      expect(gateway.calls).toHaveLength(4);
+      expect(toolMessages(outcome.messages).at(-1)!.content).toMatch(/already made 4 tool calls, its limit \(tools\.maxCallsPerTurn\)/);
+    });
+
+    it('runs at most tools.maxConcurrentCalls at once, the rest waiting their turn', async () => {
+      let running = 0;
+      let most = 0;
+      const gateway = createFakeGateway([{ definition: getWeather, run: async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        running -= 1;
+        return { ok: true, text: 'ok' };
+      } }]);
+      const { run } = setup([many(10), textReply('done')], { tools: [offered(getWeather)], limits: { maxConcurrentCalls: 3 } }, gateway);
+      await run();
+      expect(gateway.calls).toHaveLength(10);
+      expect(most).toBe(3);
+    });
+
+    it('records the round before and after calls that may change something, and not for read-only ones', async () => {
+      const records: HistoryMessage[][] = [];
+      const journal = { record: async (draft: TurnDraft) => void records.push(structuredClone(draft.messages)) };
+      const { run } = setup([
+        toolCallsReply([{ id: 'w', name: 'getWeather', arguments: { city: 'a' } }]),
+        toolCallsReply([{ id: 'c', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } }]),
+        textReply('done'),
+      ], { journal });
+      await run();
+      expect(records).toHaveLength(2);
+      expect(findOpenRound(records[0]!)?.unanswered.map((call) => call.id)).toEqual(['c']);
+      expect(historyViolations(records[1]!)).toEqual([]);
+      expect(toolMessages(records[1]!).map((message) => message.toolCallId)).toEqual(['w', 'c']);
+    });
+
+    it('runs nothing of a round it could not record, and fails the turn with the store’s error', async () => {
+      const gateway = createFakeGateway([weatherTool, cancelTool]);
+      const failure = new StoreError('store_unavailable', 'DynamoDB is down');
+      const { run } = setup([toolCallsReply([{ id: 'c', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } }])], { journal: { record: async () => { throw failure; } } }, gateway);
+      const outcome = await run();
+      expect(outcome).toMatchObject({ stopReason: 'error', cause: failure });
+      expect(gateway.calls).toEqual([]);
+      expect(toolMessages(outcome.messages)[0]!.content).toMatch(/could not record this call before running it, so it did not run/);
+      expect(historyViolations(outcome.messages)).toEqual([]);
+    });
+
+    it('runs the calls that need no approval, then pauses with the others waiting and unanswered', async () => {
+      const gateway = createFakeGateway([weatherTool, cancelTool]);
+      const { run } = setup([toolCallsReply([
+        { id: 'w', name: 'getWeather', arguments: { city: 'a' } },
+        { id: 'c', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD9'] } },
+      ])], { tools: [offered(getWeather), offered(batchCancelOrdersByOrderNo, { needsApproval: true })] }, gateway);
+      const outcome = await run();
+      expect(outcome).toMatchObject({ stopReason: 'approval_required', rounds: 1, pending: [{ toolCallId: 'c', name: 'batchCancelOrdersByOrderNo', server: 'fake', arguments: { orderNos: ['ORD9'] } }] });
+      expect(gateway.calls.map((call) => call.name)).toEqual(['getWeather']);
+      expect(findOpenRound(outcome.messages)?.unanswered.map((call) => call.id)).toEqual(['c']);
+    });
+
+    it('answers a call to a tool that is not offered like an unknown tool, without calling it', async () => {
+      const gateway = createFakeGateway([weatherTool, cancelTool]);
+      const { run } = setup([toolCallsReply([{ id: 'c', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['x'] } }]), textReply('ok')], { tools: [offered(getWeather)] }, gateway);
+      const outcome = await run();
+      expect(gateway.calls).toEqual([]);
+      expect(toolMessages(outcome.messages)[0]!.content).toMatch(/no tool named "batchCancelOrdersByOrderNo"\. Available tools: getWeather\./);
+    });
   });
 });

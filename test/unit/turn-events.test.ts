@@ -25,7 +25,7 @@ describe('the EventBridge turn announcer', () => {
   it('puts one AgentTurnCompleted event from mcp-agent on the bus, with the turn result and requestId as detail', async () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
 
-    await announcer().turnCompleted(result, 'evt-6a7e8feb');
+    await announcer().announce(result, 'evt-6a7e8feb');
 
     const calls = eventBridge.commandCalls(PutEventsCommand);
     expect(calls).toHaveLength(1);
@@ -37,7 +37,7 @@ describe('the EventBridge turn announcer', () => {
   it('throws event_publish_failed naming the reason when EventBridge rejects the entry', async () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'try again' }] });
 
-    await expect(announcer().turnCompleted(result, 'r1')).rejects.toSatisfy(
+    await expect(announcer().announce(result, 'r1')).rejects.toSatisfy(
       (error) => error instanceof AgentError && error.code === 'event_publish_failed' && /InternalFailure \(try again\)/.test(error.message) && /mcp-agent-bus/.test(error.message),
     );
   });
@@ -46,7 +46,7 @@ describe('the EventBridge turn announcer', () => {
     const sdkError = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
     eventBridge.on(PutEventsCommand).rejects(sdkError);
 
-    await expect(announcer().turnCompleted(result, 'r1')).rejects.toSatisfy(
+    await expect(announcer().announce(result, 'r1')).rejects.toSatisfy(
       (error) => error instanceof AgentError && error.code === 'event_publish_failed' && error.cause === sdkError && /Rate exceeded/.test(error.message),
     );
   });
@@ -55,7 +55,7 @@ describe('the EventBridge turn announcer', () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
     const huge = { ...result, reply: '长'.repeat(100_000) };
 
-    await announcer().turnCompleted(huge, 'r1');
+    await announcer().announce(huge, 'r1');
 
     const detail = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!.Detail!;
     expect(Buffer.byteLength(detail)).toBeLessThan(256 * 1024);

@@ -2,7 +2,7 @@ import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } 
 import { errorMessage } from '../../core/errors.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import { AnnouncementError, type TurnAnnouncer } from '../../queue/announcer.ts';
-import { AGENT_EVENT_SOURCE, TURN_COMPLETED } from '../../queue/event-names.ts';
+import { AGENT_EVENT_SOURCE, APPROVAL_REQUIRED, TURN_COMPLETED } from '../../queue/event-names.ts';
 
 export interface EventBridgeAnnouncerOptions {
   client: EventBridgeClient;
@@ -17,12 +17,15 @@ export interface EventBridgeAnnouncerOptions {
  */
 const MAX_ENTRY_BYTES = 256 * 1024;
 
-/** Announces each finished turn as an `AgentTurnCompleted` event; throws when it was not accepted. */
+/**
+ * Announces each finished turn as an `AgentTurnCompleted` event, and each paused one as
+ * `AgentApprovalRequired`; throws when it was not accepted.
+ */
 export function createEventBridgeTurnAnnouncer(options: EventBridgeAnnouncerOptions): TurnAnnouncer {
   const { client, eventBusName } = options;
   return {
-    async turnCompleted(result, requestId) {
-      const entry = turnCompletedEntry(eventBusName, result, requestId);
+    async announce(result, requestId) {
+      const entry = turnEntry(eventBusName, result, requestId);
       let output;
       try {
         output = await client.send(new PutEventsCommand({ Entries: [entry] }));
@@ -31,15 +34,16 @@ export function createEventBridgeTurnAnnouncer(options: EventBridgeAnnouncerOpti
       }
       if ((output.FailedEntryCount ?? 0) > 0) {
         const rejected = output.Entries?.[0];
-        throw new AnnouncementError(`Event bus ${eventBusName} rejected the ${TURN_COMPLETED} event of turn ${result.turn} of conversation ${result.conversationId}: ${rejected?.ErrorCode ?? 'unknown error'}${rejected?.ErrorMessage ? ` (${rejected.ErrorMessage})` : ''}`);
+        throw new AnnouncementError(`Event bus ${eventBusName} rejected the ${entry.DetailType} event of turn ${result.turn} of conversation ${result.conversationId}: ${rejected?.ErrorCode ?? 'unknown error'}${rejected?.ErrorMessage ? ` (${rejected.ErrorMessage})` : ''}`);
       }
     },
   };
 }
 
-/** The event: detail = the turn result plus the requestId consumers dedupe on. */
-export function turnCompletedEntry(eventBusName: string, result: TurnResult, requestId: string): PutEventsRequestEntry {
-  const entry = (detail: object): PutEventsRequestEntry => ({ EventBusName: eventBusName, Source: AGENT_EVENT_SOURCE, DetailType: TURN_COMPLETED, Detail: JSON.stringify(detail) });
+/** The event: detail = the turn result (with its pendingApprovals when paused) plus the requestId consumers dedupe on. */
+export function turnEntry(eventBusName: string, result: TurnResult, requestId: string): PutEventsRequestEntry {
+  const detailType = result.stopReason === 'approval_required' && result.pendingApprovals?.length ? APPROVAL_REQUIRED : TURN_COMPLETED;
+  const entry = (detail: object): PutEventsRequestEntry => ({ EventBusName: eventBusName, Source: AGENT_EVENT_SOURCE, DetailType: detailType, Detail: JSON.stringify(detail) });
   const whole = entry({ ...result, requestId });
   if (entrySize(whole) <= MAX_ENTRY_BYTES) return whole;
   const { reply: _reply, toolCalls, ...summary } = result;

@@ -2,75 +2,120 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { StoreError } from '../../core/errors.ts';
 import { estimateTokens } from '../../core/history.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
-import type { StoredTurn, TurnClaim } from '../../core/ports.ts';
-import type { TurnResult } from '../../core/turn.ts';
-import type { TurnSummary } from './turn-scan.ts';
+import type { TurnRecord, TurnStatus, TurnWrite } from '../../core/ports.ts';
+import { emptyProgress, type TurnProgress, type TurnResult } from '../../core/turn.ts';
 
 /**
  * The stored item shape of a turn, and its conversion to and from domain values. `v` versions the
- * shape: an item written by a newer schema is refused rather than misread.
+ * shape: version 1 items (before approvals and round records) are still read; an item written by
+ * a newer schema is refused rather than misread.
  */
-export const ITEM_VERSION = 1;
+export const ITEM_VERSION = 2;
+
+/** The stored status: a running turn is `pending` (its name since version 1). */
+export type ItemStatus = 'pending' | 'paused' | 'complete';
 
 export interface TurnItem {
   pk: string;
   /** The turn number: 1, 2, 3... */
   sk: number;
   v: number;
+  /** The request that started the turn (the first of requestIds). */
   requestId: string;
-  status: 'pending' | 'complete';
-  /** ms epoch; only while pending. */
-  leaseExpiresAt?: number;
+  requestIds: string[];
+  /** The invocation holding (or that last wrote) the turn; every conditional write checks it. */
+  claimId: string;
+  status: ItemStatus;
   createdAt: string;
   completedAt?: string;
+  /** ms epoch; only while pending. */
+  leaseExpiresAt?: number;
+  /** ms epoch; only while paused. */
+  approvalExpiresAt?: number;
   /** epoch seconds: the table's TTL attribute. */
   expiresAt: number;
   /** gzip of the JSON of the turn's HistoryMessage[] (text compresses well; the item limit is 400 KB). */
-  messages?: Uint8Array;
-  /** The TurnResult as JSON text: tool arguments are arbitrary JSON that a DynamoDB map may reject. */
-  result?: string;
+  messages: Uint8Array;
+  /** The TurnResult (paused, complete) or TurnProgress (pending) as JSON text: tool arguments are arbitrary JSON a DynamoDB map may reject. */
+  result: string;
   /** estimateTokens(messages), so history can be budgeted without decompressing every turn. */
-  tokens?: number;
+  tokens: number;
+  /**
+   * ms epoch of this write, increasing with every write of the item: an update applies only over an
+   * older one, so a write delayed on the network (its client gave up and retried) can never land
+   * over a newer one.
+   */
+  writtenAt: number;
 }
 
 /** A turn's TTL, in epoch seconds: each turn is kept `ttlDays` after it was last written. */
 export const expiresAtSeconds = (nowMs: number, ttlDays: number): number =>
   Math.floor(nowMs / 1000) + Math.round(ttlDays * 86_400);
 
-export function pendingTurnItem(
-  pk: string,
-  claim: TurnClaim,
-  times: { leaseExpiresAt: number; expiresAt: number },
-): TurnItem {
-  return { ...itemHeader(pk, claim), status: 'pending', leaseExpiresAt: times.leaseExpiresAt, expiresAt: times.expiresAt };
-}
+export const itemStatus = (status: TurnStatus): ItemStatus => (status === 'running' ? 'pending' : status);
 
-/** What every turn item carries, pending or complete. */
-const itemHeader = (pk: string, claim: TurnClaim) => ({ pk, sk: claim.turn, v: ITEM_VERSION, requestId: claim.requestId, createdAt: claim.createdAt });
-
-/** The item as it will read once the turn is complete (the claim's item, updated). */
-export function completedTurnItem(
-  pk: string,
-  claim: TurnClaim,
-  turn: { messages: HistoryMessage[]; result: TurnResult; completedAt: string; expiresAt: number },
-): TurnItem {
-  return {
-    ...itemHeader(pk, claim),
-    status: 'complete',
-    completedAt: turn.completedAt,
-    expiresAt: turn.expiresAt,
-    messages: gzipSync(JSON.stringify(turn.messages)),
-    result: JSON.stringify(turn.result),
-    tokens: estimateTokens(turn.messages),
+/** The item for a write; `messages` are the (possibly fitted) messages to store. */
+export function turnItem(pk: string, turn: number, write: TurnWrite, messages: readonly HistoryMessage[], times: { expiresAt: number; writtenAt: number }): TurnItem {
+  const item: TurnItem = {
+    pk,
+    sk: turn,
+    v: ITEM_VERSION,
+    requestId: write.requestIds[0] ?? '',
+    requestIds: write.requestIds,
+    claimId: write.claimId,
+    status: itemStatus(write.status),
+    createdAt: write.createdAt,
+    expiresAt: times.expiresAt,
+    writtenAt: times.writtenAt,
+    messages: gzipSync(JSON.stringify(messages)),
+    result: JSON.stringify(write.result),
+    tokens: estimateTokens(messages),
   };
+  if (write.completedAt !== undefined) item.completedAt = write.completedAt;
+  if (write.leaseExpiresAt !== undefined) item.leaseExpiresAt = write.leaseExpiresAt;
+  if (write.approvalExpiresAt !== undefined) item.approvalExpiresAt = write.approvalExpiresAt;
+  return item;
 }
 
-/** Checks the version and the fields every item has; the heavy fields are decoded on demand. */
-export function readTurnItem(raw: Record<string, unknown>): TurnSummary & { item: TurnItem } {
-  if (raw.v !== ITEM_VERSION) {
+/** What a conditional write compares: who holds the turn, and its status (version 1 items included). */
+export interface ItemHolder {
+  requestIds: string[];
+  claimId: string;
+  status: TurnStatus;
+  leaseExpiresAt?: number;
+}
+
+export function readHolder(raw: Record<string, unknown>): ItemHolder {
+  const item = checkedItem(raw);
+  const holder: ItemHolder = { requestIds: requestIdsOf(item), claimId: claimIdOf(item), status: domainStatus(item.status) };
+  if (typeof item.leaseExpiresAt === 'number') holder.leaseExpiresAt = item.leaseExpiresAt;
+  return holder;
+}
+
+/** A stored item as a TurnRecord; messages and result are decoded on first use. */
+export function readTurnItem(raw: Record<string, unknown>): TurnRecord {
+  const item = checkedItem(raw);
+  const record: TurnRecord = {
+    turn: item.sk,
+    requestIds: requestIdsOf(item),
+    claimId: claimIdOf(item),
+    status: domainStatus(item.status),
+    createdAt: item.createdAt,
+    tokens: typeof item.tokens === 'number' ? item.tokens : 0,
+    messages: once(() => decodeMessages(item)),
+    result: once(() => decodeResult(item)),
+  };
+  if (typeof item.completedAt === 'string') record.completedAt = item.completedAt;
+  if (typeof item.leaseExpiresAt === 'number') record.leaseExpiresAt = item.leaseExpiresAt;
+  if (typeof item.approvalExpiresAt === 'number') record.approvalExpiresAt = item.approvalExpiresAt;
+  return record;
+}
+
+function checkedItem(raw: Record<string, unknown>): TurnItem {
+  if (raw.v !== ITEM_VERSION && raw.v !== 1) {
     throw new StoreError(
       'unsupported_item_version',
-      `Stored turn ${String(raw.pk)}/${String(raw.sk)} has item version ${String(raw.v)}; this code reads version ${ITEM_VERSION}.`,
+      `Stored turn ${String(raw.pk)}/${String(raw.sk)} has item version ${String(raw.v)}; this code reads versions 1 and ${ITEM_VERSION}.`,
     );
   }
   const item = raw as unknown as TurnItem;
@@ -78,19 +123,19 @@ export function readTurnItem(raw: Record<string, unknown>): TurnSummary & { item
     typeof item.pk === 'string' &&
     typeof item.sk === 'number' &&
     typeof item.requestId === 'string' &&
-    (item.status === 'pending' || item.status === 'complete');
+    (item.status === 'pending' || item.status === 'paused' || item.status === 'complete');
   if (!valid) throw invalidItem(raw, 'a key, requestId or status is missing');
-  return {
-    turn: item.sk,
-    requestId: item.requestId,
-    status: item.status,
-    leaseExpiresAt: item.leaseExpiresAt,
-    tokens: item.tokens ?? 0,
-    item,
-  };
+  return item;
 }
 
-export function decodeMessages(item: TurnItem): HistoryMessage[] {
+const domainStatus = (status: ItemStatus): TurnStatus => (status === 'pending' ? 'running' : status);
+/** Version 1 items carry one requestId and no claimId: the request was its own claim. */
+const requestIdsOf = (item: TurnItem): string[] => (Array.isArray(item.requestIds) ? item.requestIds : [item.requestId]);
+const claimIdOf = (item: TurnItem): string => (typeof item.claimId === 'string' ? item.claimId : item.requestId);
+
+function decodeMessages(item: TurnItem): HistoryMessage[] {
+  // A version 1 claim stored no messages: it never recorded anything.
+  if (item.messages === undefined && item.status === 'pending') return [];
   if (!(item.messages instanceof Uint8Array)) throw invalidItem(item, 'messages are missing');
   try {
     return JSON.parse(gunzipSync(item.messages).toString('utf8')) as HistoryMessage[];
@@ -99,24 +144,20 @@ export function decodeMessages(item: TurnItem): HistoryMessage[] {
   }
 }
 
-export function decodeStoredTurn(item: TurnItem): StoredTurn {
-  if (item.status !== 'complete' || typeof item.result !== 'string' || typeof item.completedAt !== 'string') {
-    throw invalidItem(item, 'it is not a complete turn');
-  }
-  let result: TurnResult;
+function decodeResult(item: TurnItem): TurnResult | TurnProgress {
+  if (item.result === undefined && item.status === 'pending') return emptyProgress();
+  if (typeof item.result !== 'string') throw invalidItem(item, 'result is missing');
   try {
-    result = JSON.parse(item.result) as TurnResult;
+    return JSON.parse(item.result) as TurnResult | TurnProgress;
   } catch (error) {
     throw invalidItem(item, 'result is not JSON', error);
   }
-  return {
-    turn: item.sk,
-    requestId: item.requestId,
-    createdAt: item.createdAt,
-    completedAt: item.completedAt,
-    messages: decodeMessages(item),
-    result,
-  };
+}
+
+/** Decoded at most once, and only when asked for: most turns read are only counted, never opened. */
+function once<T>(decode: () => T): () => T {
+  let value: { decoded: T } | undefined;
+  return () => structuredClone((value ??= { decoded: decode() }).decoded);
 }
 
 const invalidItem = (item: Record<string, unknown> | TurnItem, reason: string, cause?: unknown) =>

@@ -1,130 +1,121 @@
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, StoreError } from '../../core/errors.ts';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { StoreError, TurnTakenError } from '../../core/errors.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
-import type { BeginTurnInput, BeginTurnOutcome, ConversationKey, ConversationStore, StoredTurn, TurnClaim } from '../../core/ports.ts';
-import type { TurnResult } from '../../core/turn.ts';
+import type { ConversationKey, ConversationStore, TurnExpectation, TurnRecord, TurnWrite } from '../../core/ports.ts';
 import { deleteConversationItems } from './delete.ts';
 import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
 import { fitMessagesForStorage, STORED_ITEM_TARGET_BYTES } from './fit.ts';
-import { completedTurnItem, decodeMessages, decodeStoredTurn, expiresAtSeconds, pendingTurnItem, readTurnItem, type TurnItem } from './item.ts';
+import { expiresAtSeconds, readHolder, readTurnItem, turnItem, type ItemHolder, type TurnItem } from './item.ts';
 import { itemSizeBytes } from './item-size.ts';
 import { conversationPartitionKey } from './keys.ts';
 import { queryConversationPages } from './query.ts';
-import { historyMessages, startTurnScan } from './turn-scan.ts';
-import { claimTurnInput, completeTurnInput, releaseTurnInput } from './writes.ts';
+import { createTurnInput, readBackInput, removeTurnInput, updateTurnInput } from './writes.ts';
 
 export interface DynamoConversationStoreOptions {
+  /** Built with the request timeouts of conversation.* (lib/adapters/dynamodb/client.ts). */
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Each turn is kept this long after it was written (the table's TTL). */
+  /** Each turn is kept this long after it was last written (the table's TTL). */
   ttlDays: number;
   /** ms epoch; injectable for tests. */
   now?: () => number;
 }
 
 /**
- * Conversations in one DynamoDB table, one item per turn. A turn costs three requests whatever
- * its number of rounds: one Query (history + claim check), one conditional Put (claim), one
- * conditional Update (complete). No transactions, so the local emulator runs it as production does.
+ * Conversations in one DynamoDB table, one item per turn. A turn costs one Query and two
+ * conditional writes (claim, complete), plus two per round whose calls may change something (the
+ * round record, before and after), whatever its number of rounds. No transactions, so the local
+ * emulators run it as production does.
  */
 export function createDynamoConversationStore(options: DynamoConversationStoreOptions): ConversationStore {
   const { client, tableName, ttlDays } = options;
   const now = options.now ?? Date.now;
+  let lastWrittenAt = 0;
+  /** Strictly increasing, so two writes in one millisecond still come in order. */
+  const writeTime = () => (lastWrittenAt = Math.max(now(), lastWrittenAt + 1));
 
-  async function beginTurn(input: BeginTurnInput): Promise<BeginTurnOutcome> {
-    const startedAt = now();
-    const scan = startTurnScan<ReturnType<typeof readTurnItem>>({ ...input, now: startedAt });
-    // One Query, newest first; a further page only while the history budget is not met. A retry is
-    // recognised among the items this Query read: always the newest turns, back at least as far as
-    // the budget reaches (whole 1 MB pages), which is where a client's retry finds its turn.
-    for await (const page of queryConversationPages({ client, tableName, key: input.key, newestFirst: true })) {
-      for (const item of page) scan.add(readTurnItem(item));
-      if (!scan.wantsMore()) break;
-    }
-    const outcome = scan.result();
-    if (outcome.kind === 'replay') return { kind: 'replay', turn: decodeStoredTurn(outcome.turn.item) };
-
-    // Decoded before claiming, so an unreadable item cannot leave a claim behind.
-    const history: HistoryMessage[] = historyMessages(outcome, (turn) => decodeMessages(turn.item));
-    const claim: TurnClaim = {
-      key: input.key,
-      turn: outcome.nextTurn,
-      requestId: input.requestId,
-      createdAt: new Date(startedAt).toISOString(),
-    };
-    const item = pendingTurnItem(conversationPartitionKey(input.key), claim, {
-      leaseExpiresAt: startedAt + input.leaseMs,
-      expiresAt: expiresAtSeconds(startedAt, ttlDays),
-    });
-    try {
-      await client.send(new PutCommand(claimTurnInput(tableName, item)));
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw storeUnavailable('PutItem', tableName, error);
-      throw new ConflictError(
-        'conversation_busy',
-        `Another request claimed turn ${claim.turn} of this conversation first; retry when it has finished.`,
-        { cause: error },
-      );
-    }
-    return { kind: 'claimed', claim, history };
-  }
-
-  async function completeTurn(claim: TurnClaim, messages: HistoryMessage[], result: TurnResult): Promise<void> {
-    const completedAt = now();
-    const pk = conversationPartitionKey(claim.key);
-    const build = (candidate: HistoryMessage[]) =>
-      completedTurnItem(pk, claim, {
-        messages: candidate,
-        result,
-        completedAt: new Date(completedAt).toISOString(),
-        expiresAt: expiresAtSeconds(completedAt, ttlDays),
-      });
-    const fit = fitMessagesForStorage(messages, (candidate) => itemSizeBytes(toRecord(build(candidate))));
+  /** The item of a write, its tool outputs cut (in the stored copy only) when it would not fit. */
+  function itemOf(key: ConversationKey, turn: number, write: TurnWrite): TurnItem {
+    const pk = conversationPartitionKey(key);
+    const times = { expiresAt: expiresAtSeconds(now(), ttlDays), writtenAt: writeTime() };
+    const build = (messages: readonly HistoryMessage[]) => turnItem(pk, turn, write, messages, times);
+    const fit = fitMessagesForStorage(write.messages, (candidate) => itemSizeBytes({ ...build(candidate) }));
     if (!fit.fits) {
       throw new StoreError(
         'turn_too_large',
-        `Turn ${claim.turn} needs ${fit.smallestBytes} bytes even with every tool output cut, over the ${STORED_ITEM_TARGET_BYTES}-byte limit for a stored turn (DynamoDB items hold 400 KB); nothing was stored.`,
+        `Turn ${turn} needs ${fit.smallestBytes} bytes even with every tool output cut, over the ${STORED_ITEM_TARGET_BYTES}-byte limit for a stored turn (DynamoDB items hold 400 KB).`,
       );
     }
+    return build(fit.messages);
+  }
+
+  /** What is at (key, turn) now, after a condition failed; undefined when nothing is. */
+  async function readBack(key: ConversationKey, turn: number, operation: string): Promise<ItemHolder | undefined> {
     try {
-      await client.send(new UpdateCommand(completeTurnInput(tableName, claim, build(fit.messages))));
+      const output = await client.send(new GetCommand(readBackInput(tableName, { pk: conversationPartitionKey(key), sk: turn })));
+      return output.Item ? readHolder(output.Item) : undefined;
     } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw storeUnavailable('UpdateItem', tableName, error);
-      throw new StoreError(
-        'turn_not_stored',
-        `Turn ${claim.turn} is no longer claimed by request ${claim.requestId} (released, completed or deleted); it was not stored.`,
-        { cause: error },
-      );
+      throw storeUnavailable(`${operation} (reading back after a failed condition)`, tableName, error);
     }
   }
 
-  async function releaseTurn(claim: TurnClaim): Promise<void> {
+  async function readRecent(key: ConversationKey, wantsMore: (readSoFar: readonly TurnRecord[]) => boolean): Promise<TurnRecord[]> {
+    const records: TurnRecord[] = [];
+    // One Query, newest first; a further page only while the caller wants more.
+    for await (const page of queryConversationPages({ client, tableName, key, newestFirst: true })) {
+      records.push(...page.map(readTurnItem));
+      if (!wantsMore(records)) break;
+    }
+    return records;
+  }
+
+  async function readAll(key: ConversationKey): Promise<TurnRecord[]> {
+    const records: TurnRecord[] = [];
+    for await (const page of queryConversationPages({ client, tableName, key, newestFirst: false })) records.push(...page.map(readTurnItem));
+    return records;
+  }
+
+  async function create(key: ConversationKey, turn: number, write: TurnWrite): Promise<void> {
+    const item = itemOf(key, turn, write);
     try {
-      await client.send(new DeleteCommand(releaseTurnInput(tableName, claim)));
+      await client.send(new PutCommand(createTurnInput(tableName, item)));
     } catch (error) {
-      // The claim is already gone or no longer ours: there is nothing left to give back.
+      if (!isConditionalCheckFailed(error)) throw storeUnavailable('PutItem', tableName, error);
+      const current = await readBack(key, turn, 'PutItem');
+      // Our own claim, whose first answer was lost: the SDK's retry found it.
+      if (current?.claimId === write.claimId) return;
+      throw new TurnTakenError(`Turn ${turn} was claimed by another request first.`, current, { cause: error });
+    }
+  }
+
+  async function update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite): Promise<void> {
+    const item = itemOf(key, turn, write);
+    try {
+      await client.send(new PutCommand(updateTurnInput(tableName, item, expected)));
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw storeUnavailable('PutItem', tableName, error);
+      const current = await readBack(key, turn, 'PutItem');
+      // Our own write, whose first answer was lost.
+      if (current?.claimId === write.claimId && current.status === write.status) return;
+      throw new TurnTakenError(`Turn ${turn} is no longer held by this request (${current ? `it is ${current.status}` : 'it was deleted'}).`, current, { cause: error });
+    }
+  }
+
+  async function remove(key: ConversationKey, turn: number, expected: TurnExpectation): Promise<void> {
+    try {
+      await client.send(new DeleteCommand(removeTurnInput(tableName, { pk: conversationPartitionKey(key), sk: turn }, expected)));
+    } catch (error) {
+      // The turn is already gone or no longer ours: there is nothing left to give back.
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('DeleteItem', tableName, error);
     }
   }
 
-  async function getConversation(key: ConversationKey): Promise<StoredTurn[]> {
-    const turns: StoredTurn[] = [];
-    for await (const page of queryConversationPages({ client, tableName, key, newestFirst: false })) {
-      for (const raw of page) {
-        const { status, item } = readTurnItem(raw);
-        if (status === 'complete') turns.push(decodeStoredTurn(item));
-      }
-    }
-    return turns;
-  }
-
   return {
-    beginTurn,
-    completeTurn,
-    releaseTurn,
-    getConversation,
+    readRecent,
+    readAll,
+    create,
+    update,
+    remove,
     deleteConversation: (key) => deleteConversationItems(client, tableName, key),
   };
 }
-
-const toRecord = (item: TurnItem): Record<string, unknown> => ({ ...item });

@@ -1,69 +1,67 @@
-import type { DeleteCommandInput, PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { TurnClaim } from '../../core/ports.ts';
-import type { TurnItem } from './item.ts';
-import { conversationPartitionKey } from './keys.ts';
+import type { DeleteCommandInput, GetCommandInput, PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TurnExpectation } from '../../core/ports.ts';
+import { itemStatus, type TurnItem } from './item.ts';
 
 /**
- * The three conditional writes of a turn's life. Their conditions are what keeps two loops from
- * running side by side on one conversation and a turn from being stored half or twice:
+ * The conditional writes of a turn's life. Their conditions keep two loops from running side by
+ * side on one conversation and a turn from being stored half or twice:
  *
- *   beginTurn     Put    (pk, n+1) status=pending   if no item at (pk, n+1)           -> else 409
- *   completeTurn  Update (pk, n+1) status=complete  if requestId is ours and pending  -> else claim lost
- *   releaseTurn   Delete (pk, n+1)                  if requestId is ours and pending  -> else nothing to do
+ *   create  Put    (pk, n)   if no item at (pk, n)                               -> else taken (409)
+ *   update  Put    (pk, n)   if its claimId and status are the expected ones,
+ *                            and it was written before this write                -> else taken
+ *   remove  Delete (pk, n)   if its claimId and status are the expected ones     -> else nothing to do
+ *
+ * A write whose condition fails is read back (GetItem) before it is called a conflict: DynamoDB
+ * may answer 500 after a write that happened, the SDK then retries it, and the retry fails on the
+ * very item the first attempt wrote. Finding its own claimId there, the write is a success.
  */
 
-export function claimTurnInput(tableName: string, item: TurnItem): PutCommandInput {
+export function createTurnInput(tableName: string, item: TurnItem): PutCommandInput {
   return {
     TableName: tableName,
     Item: { ...item },
     // Why: the Query saw no item at this turn number, but another request may have claimed it
-    // since. Only the first write to a (pk, sk) succeeds; the loser gets 409 and runs nothing.
+    // since. Only the first write to a (pk, sk) succeeds; the loser runs nothing.
     ConditionExpression: 'attribute_not_exists(pk)',
   };
 }
 
-export function completeTurnInput(tableName: string, claim: TurnClaim, item: TurnItem): UpdateCommandInput {
+export function updateTurnInput(tableName: string, item: TurnItem, expected: TurnExpectation): PutCommandInput {
+  const held = heldBy(expected);
   return {
     TableName: tableName,
-    Key: { pk: item.pk, sk: item.sk },
-    UpdateExpression:
-      'SET #status = :complete, #messages = :messages, #result = :result, #tokens = :tokens, ' +
-      '#completedAt = :completedAt, #expiresAt = :expiresAt REMOVE #leaseExpiresAt',
-    // Why: only the request holding the claim may complete it, and only once. If the claim was
-    // released or the conversation deleted, the item is gone and this fails rather than creating a
-    // turn out of nothing. A claim past its lease still completes when nobody removed it: the turn
-    // is whole on its own, so the history stays valid.
-    ConditionExpression: '#requestId = :requestId AND #status = :pending',
-    ExpressionAttributeNames: {
-      '#status': 'status',
-      '#messages': 'messages',
-      '#result': 'result',
-      '#tokens': 'tokens',
-      '#completedAt': 'completedAt',
-      '#expiresAt': 'expiresAt',
-      '#leaseExpiresAt': 'leaseExpiresAt',
-      '#requestId': 'requestId',
-    },
-    ExpressionAttributeValues: {
-      ':complete': 'complete',
-      ':pending': 'pending',
-      ':messages': item.messages,
-      ':result': item.result,
-      ':tokens': item.tokens,
-      ':completedAt': item.completedAt,
-      ':expiresAt': item.expiresAt,
-      ':requestId': claim.requestId,
-    },
+    // The whole item is replaced: attributes of the old status (a lease, an approval expiry) go.
+    Item: { ...item },
+    // Why the write time: a write the client gave up on may still land later; it must not undo a newer one.
+    ConditionExpression: `${held.ConditionExpression} AND (attribute_not_exists(#writtenAt) OR #writtenAt < :writtenAt)`,
+    ExpressionAttributeNames: { ...held.ExpressionAttributeNames, '#writtenAt': 'writtenAt' },
+    ExpressionAttributeValues: { ...held.ExpressionAttributeValues, ':writtenAt': item.writtenAt },
   };
 }
 
-export function releaseTurnInput(tableName: string, claim: TurnClaim): DeleteCommandInput {
+export function removeTurnInput(tableName: string, key: { pk: string; sk: number }, expected: TurnExpectation): DeleteCommandInput {
+  return { TableName: tableName, Key: key, ...heldBy(expected) };
+}
+
+/** The few attributes a failed condition is checked against. */
+export function readBackInput(tableName: string, key: { pk: string; sk: number }): GetCommandInput {
   return {
     TableName: tableName,
-    Key: { pk: conversationPartitionKey(claim.key), sk: claim.turn },
-    // Why: remove our own open claim only, never a completed turn or another request's claim.
-    ConditionExpression: '#requestId = :requestId AND #status = :pending',
-    ExpressionAttributeNames: { '#requestId': 'requestId', '#status': 'status' },
-    ExpressionAttributeValues: { ':requestId': claim.requestId, ':pending': 'pending' },
+    Key: key,
+    ConsistentRead: true,
+    ProjectionExpression: 'pk, sk, v, requestId, requestIds, claimId, #status, leaseExpiresAt',
+    ExpressionAttributeNames: { '#status': 'status' },
+  };
+}
+
+/**
+ * Why: only the request holding the turn may write it, and only in the status it read. A version 1
+ * item has no claimId; its request was its own claim.
+ */
+function heldBy(expected: TurnExpectation) {
+  return {
+    ConditionExpression: '(#claimId = :claimId OR (attribute_not_exists(#claimId) AND #requestId = :claimId)) AND #status = :status',
+    ExpressionAttributeNames: { '#claimId': 'claimId', '#requestId': 'requestId', '#status': 'status' },
+    ExpressionAttributeValues: { ':claimId': expected.claimId, ':status': itemStatus(expected.status) },
   };
 }

@@ -4,7 +4,8 @@
  * managed-server.ts), and a server that is down costs only its own tools.
  */
 import { ConfigError } from '../../core/errors.ts';
-import type { JsonObject, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports.ts';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonObject, ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports.ts';
 import { callServerTool } from './call-tool.ts';
 import { ToolCallError } from './errors.ts';
 import { ManagedServer } from './managed-server.ts';
@@ -55,6 +56,9 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
           name,
           description: tool.description ?? '',
           parameters: (tool.inputSchema as JsonObject | undefined) ?? EMPTY_SCHEMA,
+          server: server.spec.name,
+          originalName: tool.name,
+          ...annotationsOf(tool),
         });
       }
     }
@@ -108,4 +112,14 @@ function assertDistinctServerNames(options: McpGatewayOptions): void {
     if (seen.has(spec.name)) throw new ConfigError(`MCP server name "${spec.name}" is used twice; names must be unique.`);
     seen.add(spec.name);
   }
+}
+
+/** The hints tool control reads (readOnlyHint, destructiveHint), when the server gives them. */
+function annotationsOf(tool: Tool): { annotations?: ToolAnnotations } {
+  const hints = tool.annotations;
+  if (!hints) return {};
+  const annotations: ToolAnnotations = {};
+  if (typeof hints.readOnlyHint === 'boolean') annotations.readOnlyHint = hints.readOnlyHint;
+  if (typeof hints.destructiveHint === 'boolean') annotations.destructiveHint = hints.destructiveHint;
+  return Object.keys(annotations).length > 0 ? { annotations } : {};
 }

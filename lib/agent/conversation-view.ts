@@ -1,0 +1,49 @@
+import type { HistoryMessage } from '../core/messages.ts';
+import type { TurnRecord } from '../core/ports.ts';
+import type { PendingApproval, StopReason, TurnResult } from '../core/turn.ts';
+import { settledTurn, type TurnRules } from './open-turn.ts';
+import { approvalExpired, leaseHolds } from './turn-opening.ts';
+
+export interface ConversationTurnView {
+  turn: number;
+  requestId: string;
+  createdAt: string;
+  /** Absent while the turn waits for approval. */
+  completedAt?: string;
+  stopReason: StopReason;
+  messages: HistoryMessage[];
+  /** The calls the turn waits on (`approval_required`, not yet decided). */
+  pendingApprovals?: PendingApproval[];
+}
+
+export interface ConversationView {
+  conversationId: string;
+  turns: ConversationTurnView[];
+}
+
+/**
+ * Every stored turn as a caller reads it, oldest first. A turn still running is left out (it is not
+ * part of the conversation yet); one whose process died, or whose approvals expired, is shown as the
+ * next request will complete it, so what the caller reads never depends on whether one came yet.
+ */
+export function conversationView(conversationId: string, records: readonly TurnRecord[], now: number, rules: TurnRules): ConversationView {
+  const turns = records.flatMap((record): ConversationTurnView[] => {
+    const base = { turn: record.turn, requestId: record.requestIds[0] ?? '', createdAt: record.createdAt };
+    if (record.status === 'running') {
+      if (leaseHolds(record, now)) return [];
+      const settled = settledTurn(record, 'interrupted', conversationId, rules);
+      return [{ ...base, stopReason: settled.result.stopReason, messages: settled.messages }];
+    }
+    if (record.status === 'paused') {
+      if (approvalExpired(record, now)) {
+        const settled = settledTurn(record, 'approval-expired', conversationId, rules);
+        return [{ ...base, stopReason: settled.result.stopReason, messages: settled.messages }];
+      }
+      const result = record.result() as TurnResult;
+      return [{ ...base, stopReason: result.stopReason, messages: record.messages(), pendingApprovals: result.pendingApprovals ?? [] }];
+    }
+    const result = record.result() as TurnResult;
+    return [{ ...base, ...(record.completedAt ? { completedAt: record.completedAt } : {}), stopReason: result.stopReason, messages: record.messages() }];
+  });
+  return { conversationId, turns };
+}

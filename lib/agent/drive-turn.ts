@@ -1,0 +1,175 @@
+import { AgentError, errorMessage, InternalError, ModelError, StoreError, TurnNotStoredError, TurnTakenError } from '../core/errors.ts';
+import { closeOpenRound, historyViolations } from '../core/history.ts';
+import type { Logger } from '../core/logger.ts';
+import type { HistoryMessage } from '../core/messages.ts';
+import type { ConversationStore, ModelClient, ToolGateway } from '../core/ports.ts';
+import type { PendingApproval, StopReason, TurnError, TurnResult } from '../core/turn.ts';
+import type { LoopEvent } from './events.ts';
+import { fallbackReply } from './fallback-reply.ts';
+import { heldTurnWrites, untilStored, type HeldTurn } from './held-turn.ts';
+import { runLoop, type LoopLimits, type LoopOutcome } from './run-loop.ts';
+import { toolText } from './tool-messages.ts';
+import type { PlannedCall } from './tool-plan.ts';
+import type { OfferedTool } from './tool-policy.ts';
+import { answerCalls } from './tool-round.ts';
+import type { TurnDraft } from './turn-draft.ts';
+
+export interface DriveInput {
+  held: HeldTurn;
+  history: HistoryMessage[];
+  draft: TurnDraft;
+  tools: OfferedTool[];
+  /** A resumed turn: the decided calls of its open round, answered before the loop goes on. */
+  decided?: PlannedCall[];
+  deadlineAt: number;
+  onEvent?: (event: LoopEvent) => void;
+}
+
+export interface DriveServices {
+  model: ModelClient;
+  gateway: ToolGateway;
+  store: ConversationStore;
+  logger: Logger;
+  systemPrompt: string;
+  limits: LoopLimits;
+  approvalTtlMs: number;
+  now: () => number;
+}
+
+/**
+ * Runs a held turn to its end and stores it:
+ *
+ *   completed, max_rounds, deadline   -> complete the turn
+ *   calls need approval               -> pause the turn (stored with its pending calls)
+ *   failed (model or record), nothing ran in a fresh turn
+ *                                     -> release the claim, throw the failure (nothing to keep)
+ *   failed after tools ran, or in a resumed turn
+ *                                     -> complete the turn with stopReason `error`
+ *
+ * A final write is retried until the deadline; if it still fails after tools ran, the caller gets
+ * turn_not_stored (the record lets the next request complete the turn as interrupted).
+ */
+export async function driveTurn(input: DriveInput, services: DriveServices): Promise<TurnResult> {
+  const { held, draft } = input;
+  const writes = heldTurnWrites(services.store, held);
+  const journal = { record: writes.record };
+  let outcome: LoopOutcome | undefined;
+  if (input.decided) {
+    const answered = await answerCalls(input.decided, {
+      draft,
+      round: draft.rounds,
+      execution: executionOf(input, services),
+      journal,
+      ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+    });
+    if (answered.kind === 'not-recorded') outcome = { kind: 'failed', cause: answered.cause };
+  }
+  outcome ??= await runLoop({
+    model: services.model,
+    gateway: services.gateway,
+    tools: input.tools,
+    systemPrompt: services.systemPrompt,
+    history: input.history,
+    draft,
+    limits: services.limits,
+    deadlineAt: input.deadlineAt,
+    journal,
+    now: services.now,
+    ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+  });
+
+  const resumed = input.decided !== undefined;
+  if (outcome.kind === 'failed' && !resumed && draft.ran.length === 0) {
+    // Nothing ran, so nothing happened that the conversation must remember: the caller can retry.
+    await releaseQuietly(writes.release, held, services.logger);
+    throw outcome.cause instanceof AgentError ? outcome.cause : new ModelError('model_unavailable', errorMessage(outcome.cause), { cause: outcome.cause });
+  }
+  const result = resultOf(held, draft, outcome, services.limits.maxRounds);
+  const messages = outcome.kind === 'failed' ? closeOpenRound(draft.messages, () => toolText.turnFailed()) : draft.messages;
+  assertValidHistory(input.history, messages, outcome.kind === 'paused');
+
+  const retry = { until: input.deadlineAt, now: services.now };
+  try {
+    if (outcome.kind === 'paused') {
+      await untilStored(() => writes.pause(messages, result, services.now() + services.approvalTtlMs), retry);
+    } else {
+      await untilStored(() => writes.complete(messages, result, new Date(services.now()).toISOString()), retry);
+    }
+  } catch (error) {
+    throw await notStored(error, input, writes.release, services.logger);
+  }
+  return result;
+}
+
+function executionOf(input: DriveInput, services: DriveServices) {
+  const timeLeft = Math.max(1, input.deadlineAt - services.limits.reserveMs - services.now());
+  return {
+    gateway: services.gateway,
+    timeoutMs: Math.min(services.limits.toolTimeoutMs, timeLeft),
+    maxOutputChars: services.limits.maxOutputChars,
+    maxConcurrentCalls: services.limits.maxConcurrentCalls,
+    signal: AbortSignal.timeout(timeLeft),
+    now: services.now,
+  };
+}
+
+function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRounds: number): TurnResult {
+  const base = { conversationId: held.key.conversationId, turn: held.turn, rounds: draft.rounds, toolCalls: draft.toolCalls, usage: draft.usage };
+  const stopped = (stopReason: Exclude<StopReason, 'completed'>, extra: { error?: TurnError; pendingApprovals?: PendingApproval[] } = {}): TurnResult => ({
+    ...base,
+    reply: fallbackReply(stopReason, draft.messages, { maxRounds, ...extra }),
+    stopReason,
+    ...extra,
+  });
+  switch (outcome.kind) {
+    case 'completed':
+      return { ...base, reply: outcome.reply, stopReason: 'completed' };
+    case 'stopped':
+      return stopped(outcome.reason);
+    case 'paused':
+      return stopped('approval_required', { pendingApprovals: outcome.pending });
+    case 'failed':
+      return stopped('error', { error: turnError(outcome.cause) });
+  }
+}
+
+function turnError(error: unknown): TurnError {
+  if (error instanceof ModelError) return { code: error.code, message: error.message, timeout: error.timeout };
+  if (error instanceof AgentError) return { code: error.code, message: error.message, timeout: false };
+  return { code: 'model_unavailable', message: errorMessage(error), timeout: false };
+}
+
+/** Never store, or send, a history that breaks the invariant: a bug, not a condition to live with. */
+function assertValidHistory(history: HistoryMessage[], messages: HistoryMessage[], paused: boolean): void {
+  const checked = paused ? closeOpenRound(messages, () => '') : messages;
+  const violations = historyViolations([...history, ...checked]);
+  if (violations.length > 0) throw new InternalError(`refusing to store a turn that breaks the history invariant: ${violations.join('; ')}`);
+}
+
+/**
+ * The turn could not be stored. When nothing ran in this request, there is nothing to remember:
+ * give the claim back and say the store is unavailable. Otherwise say exactly what happened.
+ */
+async function notStored(error: unknown, input: DriveInput, release: () => Promise<void>, logger: Logger): Promise<unknown> {
+  const ran = input.draft.ran;
+  if (ran.length === 0 && input.decided === undefined) {
+    await releaseQuietly(release, input.held, logger);
+    return error instanceof TurnTakenError ? new StoreError('store_unavailable', error.message, { cause: error }) : error;
+  }
+  const calls = ran.map((call) => `${call.name} (${call.id})`).join(', ');
+  const why = error instanceof TurnTakenError ? 'another request completed it first, after its claim ran out' : errorMessage(error).replace(/[.。]+$/, '');
+  return new TurnNotStoredError(
+    `Tools ran in turn ${input.held.turn} (${calls || 'none in this request'}), but the turn could not be stored: ${why}. The conversation will show turn ${input.held.turn} as interrupted, with calls whose results were not recorded marked as of unknown outcome; check their effect before asking again.`,
+    ran.map((call) => call.name),
+    { cause: error },
+  );
+}
+
+/** A failure to give a claim back is logged: the claim's lease ends on its own anyway. */
+async function releaseQuietly(release: () => Promise<void>, held: HeldTurn, logger: Logger): Promise<void> {
+  try {
+    await release();
+  } catch (error) {
+    logger.error('could not release a turn claim; it is free again when its lease ends', { conversationId: held.key.conversationId, turn: held.turn, error: errorMessage(error) });
+  }
+}

@@ -1,0 +1,38 @@
+import type { ModelClient, ToolGateway, ToolServerStatus } from '../core/ports.ts';
+import type { AgentConfig } from '../config/load.ts';
+import type { OfferedTool } from './tool-policy.ts';
+
+export interface ServerHealth extends ToolServerStatus {
+  /** The tools offered to the model (after allowTools / denyTools), and which need approval. */
+  tools: Array<{ name: string; needsApproval: boolean }>;
+}
+
+export interface HealthReport {
+  status: 'ok' | 'degraded';
+  model: { configured: boolean; name: string; baseURL: string };
+  /** Tools offered to the model, over all servers. */
+  tools: number;
+  mcpServers: ServerHealth[];
+}
+
+export interface HealthSources {
+  gateway: ToolGateway;
+  model: ModelClient | undefined;
+  modelConfig: Pick<AgentConfig['model'], 'name' | 'baseURL'>;
+  offeredTools(): Promise<OfferedTool[]>;
+}
+
+export async function healthReport(sources: HealthSources): Promise<HealthReport> {
+  const offered = await sources.offeredTools();
+  const servers = await sources.gateway.status();
+  const mcpServers = servers.map((server) => {
+    const tools = offered.filter((tool) => tool.server === server.name).map((tool) => ({ name: tool.name, needsApproval: tool.needsApproval }));
+    return { ...server, toolCount: tools.length, tools };
+  });
+  return {
+    status: servers.every((server) => server.status === 'connected') && sources.model ? 'ok' : 'degraded',
+    model: { configured: Boolean(sources.model), name: sources.modelConfig.name, baseURL: sources.modelConfig.baseURL },
+    tools: offered.length,
+    mcpServers,
+  };
+}

@@ -1,0 +1,77 @@
+import { StoreError } from '../core/errors.ts';
+import type { HistoryMessage } from '../core/messages.ts';
+import type { ConversationKey, ConversationStore, TurnWrite } from '../core/ports.ts';
+import type { TurnResult } from '../core/turn.ts';
+import { progressOf, type TurnDraft } from './turn-draft.ts';
+
+/** A turn this request holds: it claimed it, or took over a paused turn to resume it. */
+export interface HeldTurn {
+  key: ConversationKey;
+  turn: number;
+  /** This invocation's own id: every write is conditional on the turn still being held by it. */
+  claimId: string;
+  requestIds: string[];
+  createdAt: string;
+  leaseExpiresAt: number;
+}
+
+/** The writes of a held turn's life, each conditional on the turn still being held (running) by this claim. */
+export function heldTurnWrites(store: ConversationStore, held: HeldTurn) {
+  const expected = { claimId: held.claimId, status: 'running' as const };
+  const base = { claimId: held.claimId, requestIds: held.requestIds, createdAt: held.createdAt };
+  return {
+    /** The round record: what the turn did so far, before and after calls that may change something. */
+    record: (draft: TurnDraft) =>
+      store.update(held.key, held.turn, expected, { ...base, status: 'running', leaseExpiresAt: held.leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }),
+    pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number) =>
+      store.update(held.key, held.turn, expected, { ...base, status: 'paused', approvalExpiresAt, messages, result }),
+    complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string) =>
+      store.update(held.key, held.turn, expected, { ...base, status: 'complete', completedAt, messages, result }),
+    /** Gives the claim back when the turn produced nothing worth keeping (nothing ran). */
+    release: () => store.remove(held.key, held.turn, expected),
+  };
+}
+
+/** The first write of a claimed turn: running, with only its question. */
+export function claimWrite(held: HeldTurn, draft: TurnDraft): TurnWrite {
+  return {
+    status: 'running',
+    claimId: held.claimId,
+    requestIds: held.requestIds,
+    createdAt: held.createdAt,
+    leaseExpiresAt: held.leaseExpiresAt,
+    messages: draft.messages,
+    result: progressOf(draft),
+  };
+}
+
+export interface RetryOptions {
+  /** Epoch ms: no attempt starts after this. */
+  until: number;
+  now: () => number;
+  sleep?: (milliseconds: number) => Promise<void>;
+}
+
+const FIRST_PAUSE_MS = 200;
+const LONGEST_PAUSE_MS = 2_000;
+
+/**
+ * Runs a store write again while the store is unavailable (each attempt already bounded by the
+ * client's own timeout and retries), pausing longer each time, until `until`. A turn whose tools
+ * ran must not give up on being stored while there is time left. A write that finds the turn taken
+ * is not retried: it never will succeed.
+ */
+export async function untilStored<T>(write: () => Promise<T>, options: RetryOptions): Promise<T> {
+  const sleep = options.sleep ?? ((milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds)));
+  let pause = FIRST_PAUSE_MS;
+  for (;;) {
+    try {
+      return await write();
+    } catch (error) {
+      const retryable = error instanceof StoreError && error.code === 'store_unavailable';
+      if (!retryable || options.now() + pause >= options.until) throw error;
+      await sleep(pause);
+      pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
+    }
+  }
+}

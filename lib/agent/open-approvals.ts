@@ -1,0 +1,106 @@
+import { ConflictError, InputError, NotFoundError, TurnTakenError } from '../core/errors.ts';
+import { findOpenRound, historyMessages } from '../core/history.ts';
+import type { HistoryMessage } from '../core/messages.ts';
+import type { ConversationKey, ConversationStore } from '../core/ports.ts';
+import type { TurnResult } from '../core/turn.ts';
+import type { HeldTurn } from './held-turn.ts';
+import { settleTurn, type TurnRules } from './open-turn.ts';
+import { toolText } from './tool-messages.ts';
+import { parseArguments, type PlannedCall } from './tool-plan.ts';
+import type { OfferedTool } from './tool-policy.ts';
+import { approvalExpired, decideOpening, readUntil } from './turn-opening.ts';
+import { resumedDraft, type TurnDraft } from './turn-draft.ts';
+import type { ApprovalDecision } from './validate-input.ts';
+
+export interface OpenApprovalsInput {
+  store: ConversationStore;
+  key: ConversationKey;
+  requestId: string;
+  claimId: string;
+  decisions: ApprovalDecision[];
+  /** The tools offered now: an approved call whose tool is no longer offered is answered as unknown. */
+  tools: ReadonlyMap<string, OfferedTool>;
+  now: number;
+  leaseExpiresAt: number;
+  rules: TurnRules;
+}
+
+export type OpenedApprovals =
+  | { kind: 'replay'; result: TurnResult }
+  | { kind: 'resumed'; held: HeldTurn; history: HistoryMessage[]; draft: TurnDraft; decided: PlannedCall[] };
+
+/**
+ * Takes up a paused turn with a person's decisions: every waiting call decided in one request, none
+ * that is not waiting. One Query, one conditional write that moves the turn from paused to running
+ * under this request's claim (two requests deciding at once: one wins, the other gets 409).
+ */
+export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedApprovals> {
+  const { store, key, requestId, rules } = input;
+  const recent = await store.readRecent(key, readUntil(requestId, rules.historyTokenBudget));
+  const own = decideOpening(recent, requestId, input.now);
+  // A retry of this very request: the same answers as a retried message (replay, in progress, settle).
+  if (own.kind === 'replay' && own.record.requestIds.includes(requestId)) return { kind: 'replay', result: own.record.result() as TurnResult };
+  if (own.kind === 'busy' && own.ownRequest) throw new ConflictError('turn_in_progress', `Request ${requestId} is still running turn ${own.record.turn}; retry later to get its result.`, { retryAfterSeconds: Math.max(1, Math.ceil(((own.record.leaseExpiresAt ?? input.now) - input.now) / 1000)) });
+  if (own.kind === 'settle' && own.then === 'replay') {
+    const settled = await settleTurn(store, key, own.record, own.how, input.claimId, new Date(input.now).toISOString(), rules);
+    return { kind: 'replay', result: settled.result };
+  }
+
+  const paused = recent[0];
+  if (!paused) throw new NotFoundError('conversation_not_found', `There is no conversation "${key.conversationId}". Start one with POST /conversations.`);
+  if (paused.status !== 'paused') {
+    const why = paused.status === 'running' ? `turn ${paused.turn} is running (its calls were decided by another request, or it needs none)` : `its last turn, ${paused.turn}, is complete`;
+    throw new ConflictError('approval_not_pending', `No tool calls are waiting for approval in this conversation: ${why}.`);
+  }
+  const open = findOpenRound(paused.messages());
+  const waiting = new Map((open?.unanswered ?? []).map((call) => [call.id, call]));
+  const unknown = input.decisions.filter((decision) => !waiting.has(decision.toolCallId)).map((decision) => decision.toolCallId);
+  if (unknown.length > 0) {
+    throw new ConflictError('approval_not_pending', `Not waiting for approval: ${unknown.join(', ')} (already decided, or never asked for). Waiting now: ${[...waiting.keys()].join(', ')}.`);
+  }
+  const decided = new Map(input.decisions.map((decision) => [decision.toolCallId, decision]));
+  const missing = [...waiting.keys()].filter((id) => !decided.has(id));
+  if (missing.length > 0) {
+    throw new InputError('undecided_calls', `Decide every call waiting for approval in one request; missing: ${missing.join(', ')}.`);
+  }
+  if (approvalExpired(paused, input.now)) {
+    await settleTurn(store, key, paused, 'approval-expired', input.claimId, new Date(input.now).toISOString(), rules);
+    throw new ConflictError('approval_expired', `The calls waiting for approval in turn ${paused.turn} expired (approvals.ttlSeconds is ${rules.approvalTtlSeconds}) and were declined; send a new message to continue.`);
+  }
+
+  const held: HeldTurn = {
+    key,
+    turn: paused.turn,
+    claimId: input.claimId,
+    requestIds: [...paused.requestIds, requestId],
+    createdAt: paused.createdAt,
+    leaseExpiresAt: input.leaseExpiresAt,
+  };
+  const draft = resumedDraft(paused.messages(), paused.result());
+  try {
+    await store.update(key, paused.turn, { claimId: paused.claimId, status: 'paused' }, {
+      status: 'running',
+      claimId: held.claimId,
+      requestIds: held.requestIds,
+      createdAt: held.createdAt,
+      leaseExpiresAt: held.leaseExpiresAt,
+      messages: draft.messages,
+      result: { rounds: draft.rounds, toolCalls: draft.toolCalls, usage: draft.usage },
+    });
+  } catch (error) {
+    if (!(error instanceof TurnTakenError)) throw error;
+    throw new ConflictError('approval_not_pending', `The calls waiting for approval in turn ${paused.turn} were just decided by another request.`, { cause: error });
+  }
+  const history = historyMessages(recent.filter((record) => record.status === 'complete'), rules.historyTokenBudget);
+  const planned = (open?.unanswered ?? []).map((call): PlannedCall => {
+    const decision = decided.get(call.id)!;
+    const parsed = parseArguments(call.arguments);
+    const args = parsed.ok ? parsed.value : {};
+    if (!decision.approved) return { kind: 'refused', call, arguments: args, text: toolText.declined(decision.reason) };
+    const tool = input.tools.get(call.name);
+    if (!tool) return { kind: 'refused', call, arguments: args, text: toolText.unknownTool(call.name, [...input.tools.keys()]) };
+    // Approved: it runs with exactly the arguments it was approved with.
+    return { kind: 'run', call, tool, arguments: args };
+  });
+  return { kind: 'resumed', held, history, draft, decided: planned };
+}

@@ -1,0 +1,137 @@
+import { ConflictError, TurnTakenError } from '../core/errors.ts';
+import { historyMessages } from '../core/history.ts';
+import type { HistoryMessage } from '../core/messages.ts';
+import type { ConversationKey, ConversationStore, TurnRecord } from '../core/ports.ts';
+import type { TurnResult } from '../core/turn.ts';
+import { claimWrite, type HeldTurn } from './held-turn.ts';
+import { settleDeclined, settleInterrupted, type SettledTurn } from './settle-turn.ts';
+import { toolText } from './tool-messages.ts';
+import { decideOpening, readUntil, type SettleHow } from './turn-opening.ts';
+import type { TurnDraft } from './turn-draft.ts';
+
+export interface TurnRules {
+  maxRounds: number;
+  historyTokenBudget: number;
+  approvalTtlSeconds: number;
+}
+
+export interface OpenTurnInput {
+  store: ConversationStore;
+  key: ConversationKey;
+  requestId: string;
+  claimId: string;
+  /** The new turn's draft: its question. */
+  draft: TurnDraft;
+  now: number;
+  leaseExpiresAt: number;
+  rules: TurnRules;
+}
+
+export type OpenedTurn =
+  | { kind: 'replay'; result: TurnResult }
+  | { kind: 'claimed'; held: HeldTurn; history: HistoryMessage[] };
+
+/**
+ * Reads the conversation's newest turns (one Query), then replays this request's turn, refuses
+ * while another runs, or claims the next turn (one conditional write), first completing an
+ * unfinished turn before it (one more write, only then).
+ */
+export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
+  const { store, key, requestId, rules } = input;
+  const recent = await store.readRecent(key, readUntil(requestId, rules.historyTokenBudget));
+  const opening = decideOpening(recent, requestId, input.now);
+  if (opening.kind === 'replay') return { kind: 'replay', result: opening.record.result() as TurnResult };
+  if (opening.kind === 'busy') throw busy(opening.record, opening.ownRequest, requestId, input.now);
+
+  let complete = recent.filter((record) => record.status === 'complete');
+  let nextTurn = opening.kind === 'claim' ? opening.nextTurn : opening.record.turn + 1;
+  if (opening.kind === 'settle') {
+    const settled = await settleTurn(store, key, opening.record, opening.how, input.claimId, new Date(input.now).toISOString(), rules);
+    if (opening.then === 'replay') return { kind: 'replay', result: settled.result };
+    complete = [asComplete(opening.record, settled), ...complete];
+    nextTurn = opening.record.turn + 1;
+  }
+  const held: HeldTurn = {
+    key,
+    turn: nextTurn,
+    claimId: input.claimId,
+    requestIds: [requestId],
+    createdAt: new Date(input.now).toISOString(),
+    leaseExpiresAt: input.leaseExpiresAt,
+  };
+  // Decided (and decoded) before claiming, so an unreadable turn cannot leave a claim behind.
+  const history = historyMessages(complete, rules.historyTokenBudget);
+  try {
+    await store.create(key, nextTurn, claimWrite(held, input.draft));
+  } catch (error) {
+    if (!(error instanceof TurnTakenError)) throw error;
+    // Another request claimed this turn number since the read (or this very request, racing itself).
+    const ownRequest = error.current?.requestIds.includes(requestId) ?? false;
+    throw conflict(ownRequest, requestId, nextTurn, error.current?.leaseExpiresAt, input.now, error);
+  }
+  return { kind: 'claimed', held, history };
+}
+
+/**
+ * Completes an unfinished turn that is not this request's to run: interrupted (its process died),
+ * or declined (a new message, or expired approvals). Conditional on the turn being as read: if it
+ * changed meanwhile, the caller is told to retry.
+ */
+export async function settleTurn(
+  store: ConversationStore,
+  key: ConversationKey,
+  record: TurnRecord,
+  how: SettleHow,
+  claimId: string,
+  completedAt: string,
+  rules: TurnRules,
+): Promise<SettledTurn> {
+  const settled = settledTurn(record, how, key.conversationId, rules);
+  try {
+    await store.update(key, record.turn, { claimId: record.claimId, status: record.status }, {
+      status: 'complete',
+      claimId,
+      requestIds: record.requestIds,
+      createdAt: record.createdAt,
+      completedAt,
+      messages: settled.messages,
+      result: settled.result,
+    });
+  } catch (error) {
+    if (!(error instanceof TurnTakenError)) throw error;
+    throw new ConflictError('conversation_busy', `Turn ${record.turn} of this conversation changed while this request was completing it; retry the request.`, { cause: error, retryAfterSeconds: 1 });
+  }
+  return settled;
+}
+
+export function settledTurn(record: TurnRecord, how: SettleHow, conversationId: string, rules: TurnRules): SettledTurn {
+  switch (how) {
+    case 'interrupted':
+      return settleInterrupted(record, conversationId, rules.maxRounds);
+    case 'new-message':
+      return settleDeclined(record, conversationId, toolText.declinedForNewMessage(), 'A new message arrived instead of a decision, so the calls waiting for approval were declined:');
+    case 'approval-expired':
+      return settleDeclined(record, conversationId, toolText.approvalExpired(rules.approvalTtlSeconds), 'Nobody decided on the calls waiting for approval in time, so they were declined:');
+  }
+}
+
+/** A settled record as the history sees it: complete, with its settled messages. */
+function asComplete(record: TurnRecord, settled: SettledTurn): TurnRecord {
+  return { ...record, status: 'complete', messages: () => settled.messages, result: () => settled.result };
+}
+
+function busy(record: TurnRecord, ownRequest: boolean, requestId: string, now: number): ConflictError {
+  return conflict(ownRequest, requestId, record.turn, record.leaseExpiresAt, now);
+}
+
+function conflict(ownRequest: boolean, requestId: string, turn: number, leaseExpiresAt: number | undefined, now: number, cause?: unknown): ConflictError {
+  const seconds = Math.max(1, Math.ceil(((leaseExpiresAt ?? now) - now) / 1000));
+  if (ownRequest) {
+    return new ConflictError('turn_in_progress', `Request ${requestId} is still running as turn ${turn}; retry after ${seconds} s to get its result.`, { cause, retryAfterSeconds: seconds });
+  }
+  return new ConflictError(
+    'conversation_busy',
+    `Another request is running turn ${turn} of this conversation. Retry after ${seconds} s: by then it has finished or, if its process stopped, the turn is completed as interrupted and the conversation is free.`,
+    { cause, retryAfterSeconds: seconds },
+  );
+}

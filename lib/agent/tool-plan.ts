@@ -1,0 +1,70 @@
+import { errorMessage } from '../core/errors.ts';
+import type { ToolCall } from '../core/messages.ts';
+import type { JsonObject } from '../core/ports.ts';
+import { toolText } from './tool-messages.ts';
+import type { OfferedTool } from './tool-policy.ts';
+import { checkArguments } from './validate-arguments.ts';
+
+/**
+ * What becomes of each call of a reply, decided before any of them runs, in the order tool control
+ * applies: the limits (so nobody is asked to approve a call that could not run), the policy (a
+ * tool not offered is unknown), the arguments (JSON, then the tool's inputSchema), the approval.
+ */
+export type PlannedCall =
+  | { kind: 'refused'; call: ToolCall; arguments: unknown; text: string }
+  | { kind: 'approval'; call: ToolCall; tool: OfferedTool; arguments: JsonObject }
+  | { kind: 'run'; call: ToolCall; tool: OfferedTool; arguments: JsonObject };
+
+export interface CallLimits {
+  maxCallsPerRound: number;
+  maxCallsPerTurn: number;
+}
+
+export interface PlanContext {
+  tools: ReadonlyMap<string, OfferedTool>;
+  limits: CallLimits;
+  /** Calls the turn made in earlier rounds. */
+  callsSoFar: number;
+}
+
+export function planCalls(calls: readonly ToolCall[], context: PlanContext): PlannedCall[] {
+  const { limits } = context;
+  return calls.map((call, index): PlannedCall => {
+    const parsed = parseArguments(call.arguments);
+    const refuse = (text: string): PlannedCall => ({ kind: 'refused', call, arguments: parsed.ok ? parsed.value : call.arguments, text });
+    if (index >= limits.maxCallsPerRound) return refuse(toolText.overRoundLimit(calls.length, limits.maxCallsPerRound));
+    if (context.callsSoFar + index >= limits.maxCallsPerTurn) return refuse(toolText.overTurnLimit(limits.maxCallsPerTurn));
+    const tool = context.tools.get(call.name);
+    if (!tool) return refuse(toolText.unknownTool(call.name, [...context.tools.keys()]));
+    if (!parsed.ok) return refuse(parsed.reason === 'not-object' ? toolText.notAnObject(call.name) : toolText.invalidJson(call.name, parsed.reason));
+    const check = checkArguments(tool.parameters, parsed.value);
+    if (!check.valid) return refuse(toolText.invalidArguments(call.name, check.problems));
+    return { kind: tool.needsApproval ? 'approval' : 'run', call, tool, arguments: parsed.value };
+  });
+}
+
+type ParsedArguments = { ok: true; value: JsonObject } | { ok: false; reason: string };
+
+/** The model's arguments text, parsed once: what runs, what is recorded and what is streamed. */
+export function parseArguments(text: string): ParsedArguments {
+  if (text.trim() === '') return { ok: true, value: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: errorMessage(error) };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, reason: 'not-object' };
+  return { ok: true, value: value as JsonObject };
+}
+
+/** The arguments as a turn result shows them: parsed when they are JSON, else the raw text. */
+export function shownArguments(text: string): unknown {
+  const parsed = parseArguments(text);
+  if (parsed.ok) return parsed.value;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

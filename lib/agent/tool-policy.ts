@@ -1,0 +1,62 @@
+import type { ToolDefinition } from '../core/ports.ts';
+import type { ToolPolicy } from '../config/schema.ts';
+
+/** A tool the model is offered, with what tool control needs to know about it. */
+export interface OfferedTool extends ToolDefinition {
+  /** Its calls wait for a person's approval before they run. */
+  needsApproval: boolean;
+  /** The server marks it read-only: its calls change nothing, so a round of them needs no record. */
+  readOnly: boolean;
+}
+
+/** No policy in agent.yml: every tool offered, none needs approval. */
+const OPEN_POLICY: ToolPolicy = { denyTools: [], requireApproval: 'never' };
+
+/**
+ * What the model is offered: each server's tools that its `allowTools` (default: all) lets through
+ * and its `denyTools` does not name, with the approval each needs. Patterns match the name as the
+ * server lists it. A tool not offered is never called: a call naming it is an unknown tool.
+ */
+export function applyToolPolicies(tools: readonly ToolDefinition[], policies: ReadonlyMap<string, ToolPolicy>): OfferedTool[] {
+  const matchers = new Map([...policies].map(([server, policy]) => [server, compilePolicy(policy)]));
+  const open = compilePolicy(OPEN_POLICY);
+  return tools.flatMap((tool) => {
+    const policy = (tool.server === undefined ? undefined : matchers.get(tool.server)) ?? open;
+    const listedName = tool.originalName ?? tool.name;
+    if (!policy.offers(listedName)) return [];
+    return [{ ...tool, needsApproval: policy.needsApproval(listedName, tool), readOnly: tool.annotations?.readOnlyHint === true }];
+  });
+}
+
+interface CompiledPolicy {
+  offers(name: string): boolean;
+  needsApproval(name: string, tool: ToolDefinition): boolean;
+}
+
+function compilePolicy(policy: ToolPolicy): CompiledPolicy {
+  const allowed = policy.allowTools === undefined ? () => true : globsMatcher(policy.allowTools);
+  const denied = globsMatcher(policy.denyTools);
+  const approval = policy.requireApproval;
+  const listed = Array.isArray(approval) ? globsMatcher(approval) : undefined;
+  return {
+    offers: (name) => allowed(name) && !denied(name),
+    needsApproval(name, tool) {
+      if (listed) return listed(name);
+      if (approval === 'always') return true;
+      if (approval === 'never') return false;
+      // destructive: unless the server says the tool changes nothing, or nothing irreversibly.
+      return !(tool.annotations?.readOnlyHint === true || tool.annotations?.destructiveHint === false);
+    },
+  };
+}
+
+/** `*` matches any run of characters, `?` one character; everything else literally, whole name. */
+export function globsMatcher(patterns: readonly string[]): (name: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  const expressions = patterns.map(
+    (pattern) => new RegExp(`^${[...pattern].map((character) => (character === '*' ? '.*' : character === '?' ? '.' : escape(character))).join('')}$`, 's'),
+  );
+  return (name) => expressions.some((expression) => expression.test(name));
+}
+
+const escape = (character: string) => character.replace(/[\\^$.|+()[\]{}]/g, '\\$&');

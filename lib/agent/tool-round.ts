@@ -1,0 +1,108 @@
+import type { ToolMessage } from '../core/messages.ts';
+import type { PendingApproval, ToolCallRecord } from '../core/turn.ts';
+import type { LoopEvent } from './events.ts';
+import { answered, executeToolCalls, type AnsweredCall, type ToolExecutionContext } from './execute-tools.ts';
+import { toolText } from './tool-messages.ts';
+import type { PlannedCall } from './tool-plan.ts';
+import type { TurnDraft } from './turn-draft.ts';
+
+/** Durable record of a running turn: written before a round's calls that may change something start, and after they end. */
+export interface Journal {
+  /** Throws when the record could not be written. */
+  record(draft: TurnDraft): Promise<void>;
+}
+
+export interface ToolRoundContext {
+  draft: TurnDraft;
+  round: number;
+  execution: ToolExecutionContext;
+  journal?: Journal;
+  onEvent?: (event: LoopEvent) => void;
+}
+
+export type ToolRoundOutcome =
+  | { kind: 'answered' }
+  | { kind: 'waiting'; pending: PendingApproval[] }
+  /** The record before the calls failed: they did not run, and were answered so. */
+  | { kind: 'not-recorded'; cause: unknown };
+
+/**
+ * Answers the calls of the draft's last round as planned. Refused calls get their text at once;
+ * calls to run run (concurrently, bounded), and when any of them may change something the draft is
+ * recorded before they start and after they end, so no side effect is ever forgotten; calls that
+ * need approval are left waiting. Tool messages and records end up in the calls' order.
+ */
+export async function answerCalls(planned: readonly PlannedCall[], context: ToolRoundContext): Promise<ToolRoundOutcome> {
+  const { draft, round } = context;
+  const answers = new Map<string, AnsweredCall>();
+  const maxOutputChars = context.execution.maxOutputChars;
+  const answer = (id: string, call: AnsweredCall) => {
+    answers.set(id, call);
+    context.onEvent?.({ type: 'tool-result', round, result: call.record });
+  };
+  for (const entry of planned) {
+    if (entry.kind === 'refused') answer(entry.call.id, answered(entry.call, entry.arguments, false, entry.text, maxOutputChars));
+  }
+  const toRun = planned.filter((entry) => entry.kind === 'run');
+  const recorded = context.journal !== undefined && toRun.some((entry) => !entry.tool.readOnly);
+  let failure: unknown;
+  if (recorded) {
+    try {
+      await context.journal!.record({ ...draft, ...withAnswers(draft, answers) });
+    } catch (error) {
+      failure = error;
+    }
+  }
+  if (failure === undefined) {
+    draft.ran.push(...toRun.map((entry) => entry.call));
+    await executeToolCalls(toRun, context.execution, (index, result) => answer(toRun[index]!.call.id, result));
+  } else {
+    for (const entry of toRun) answer(entry.call.id, answered(entry.call, entry.arguments, false, toolText.notRecorded(), maxOutputChars));
+  }
+  const settled = withAnswers(draft, answers);
+  draft.messages = settled.messages;
+  draft.toolCalls = settled.toolCalls;
+  if (failure !== undefined) return { kind: 'not-recorded', cause: failure };
+  if (recorded && context.journal) {
+    try {
+      await context.journal.record(draft);
+    } catch (error) {
+      // The calls ran; their results are in the draft, which the turn still tries to store whole.
+      return { kind: 'not-recorded', cause: error };
+    }
+  }
+  const waiting = planned.filter((entry) => entry.kind === 'approval' && !answers.has(entry.call.id));
+  if (waiting.length === 0) return { kind: 'answered' };
+  return {
+    kind: 'waiting',
+    pending: waiting.map((entry) => ({
+      toolCallId: entry.call.id,
+      name: entry.call.name,
+      server: entry.kind === 'approval' ? entry.tool.server ?? '' : '',
+      arguments: entry.arguments,
+    })),
+  };
+}
+
+/**
+ * The draft with these answers placed after the round's assistant message, in the calls' order
+ * (answers already there are kept), and their records appended in the same order.
+ */
+function withAnswers(draft: TurnDraft, answers: ReadonlyMap<string, AnsweredCall>): Pick<TurnDraft, 'messages' | 'toolCalls'> {
+  let at = draft.messages.length - 1;
+  while (at >= 0 && draft.messages[at]!.role === 'tool') at--;
+  const existing = new Map(
+    draft.messages.slice(at + 1).flatMap((message) => (message.role === 'tool' ? [[message.toolCallId, message] as const] : [])),
+  );
+  const tools: ToolMessage[] = [];
+  const records: ToolCallRecord[] = [];
+  const assistant = draft.messages[at];
+  const calls = assistant?.role === 'assistant' ? assistant.toolCalls : [];
+  for (const call of calls) {
+    const answer = answers.get(call.id);
+    const message = existing.get(call.id) ?? answer?.message;
+    if (message) tools.push(message);
+    if (answer && !existing.has(call.id)) records.push(answer.record);
+  }
+  return { messages: [...draft.messages.slice(0, at + 1), ...tools], toolCalls: [...draft.toolCalls, ...records] };
+}

@@ -1,0 +1,24 @@
+import type { HistoryMessage, ToolCall } from '../core/messages.ts';
+import { emptyProgress, type TurnProgress } from '../core/turn.ts';
+
+/**
+ * A turn while it runs: its messages (the question and everything the loop appended) and what it has
+ * done so far. The loop appends to it; the turn's record stores it; its result is made from it.
+ */
+export interface TurnDraft extends TurnProgress {
+  messages: HistoryMessage[];
+  /** Calls sent to their tools by this request (not refused, not declined): what a failure must name. */
+  ran: ToolCall[];
+}
+
+export function newDraft(question: string): TurnDraft {
+  return { messages: [{ role: 'user', content: question }], ...emptyProgress(), ran: [] };
+}
+
+/** A paused turn's draft, taken up again by the request that decides its approvals. */
+export function resumedDraft(messages: HistoryMessage[], progress: TurnProgress): TurnDraft {
+  return { messages: [...messages], rounds: progress.rounds, toolCalls: [...progress.toolCalls], usage: { ...progress.usage }, ran: [] };
+}
+
+/** What the record of a running turn stores of its draft. */
+export const progressOf = (draft: TurnDraft): TurnProgress => ({ rounds: draft.rounds, toolCalls: draft.toolCalls, usage: draft.usage });

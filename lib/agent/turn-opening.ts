@@ -1,0 +1,59 @@
+import type { TurnRecord } from '../core/ports.ts';
+
+/**
+ * What a request finds when it opens a turn, decided from the conversation's newest turns (newest
+ * first) without any database. Only the newest turn can be unfinished: opening a turn first
+ * completes the one before it.
+ *
+ *   this request's turn is there:  complete, or paused and waiting   -> replay its result
+ *                                  running, lease holds               -> busy (turn_in_progress)
+ *                                  running past its lease, expired    -> settle it, then replay
+ *   the newest turn is running, lease holds                          -> busy (conversation_busy)
+ *   the newest turn is running past its lease                        -> settle (interrupted), claim
+ *   the newest turn is paused                                        -> settle (declined), claim
+ *   otherwise                                                        -> claim newest + 1
+ */
+export type Opening =
+  | { kind: 'replay'; record: TurnRecord }
+  | { kind: 'busy'; record: TurnRecord; ownRequest: boolean }
+  | { kind: 'settle'; record: TurnRecord; how: SettleHow; then: 'replay' | 'claim' }
+  | { kind: 'claim'; nextTurn: number };
+
+/** Why an unfinished turn is completed by someone else: its process died, or its approvals will not come. */
+export type SettleHow = 'interrupted' | 'new-message' | 'approval-expired';
+
+export function decideOpening(recent: readonly TurnRecord[], requestId: string, now: number): Opening {
+  const own = recent.find((record) => record.requestIds.includes(requestId));
+  const newest = recent[0];
+  if (own) {
+    if (own.status === 'complete') return { kind: 'replay', record: own };
+    if (own.status === 'running') {
+      return leaseHolds(own, now) ? { kind: 'busy', record: own, ownRequest: true } : { kind: 'settle', record: own, how: 'interrupted', then: 'replay' };
+    }
+    return approvalExpired(own, now) ? { kind: 'settle', record: own, how: 'approval-expired', then: 'replay' } : { kind: 'replay', record: own };
+  }
+  if (!newest) return { kind: 'claim', nextTurn: 1 };
+  if (newest.status === 'running') {
+    return leaseHolds(newest, now) ? { kind: 'busy', record: newest, ownRequest: false } : { kind: 'settle', record: newest, how: 'interrupted', then: 'claim' };
+  }
+  if (newest.status === 'paused') {
+    return { kind: 'settle', record: newest, how: approvalExpired(newest, now) ? 'approval-expired' : 'new-message', then: 'claim' };
+  }
+  return { kind: 'claim', nextTurn: newest.turn + 1 };
+}
+
+export const leaseHolds = (record: TurnRecord, now: number): boolean => (record.leaseExpiresAt ?? 0) > now;
+
+export const approvalExpired = (record: TurnRecord, now: number): boolean =>
+  record.approvalExpiresAt !== undefined && record.approvalExpiresAt <= now;
+
+/**
+ * How far to read: on while this request's turn is not found and the turns read stay within the
+ * history budget (a retry is found among the newest turns, where a client's retry looks for it).
+ */
+export function readUntil(requestId: string, historyTokenBudget: number): (readSoFar: readonly TurnRecord[]) => boolean {
+  return (readSoFar) => {
+    if (readSoFar.some((record) => record.requestIds.includes(requestId))) return false;
+    return readSoFar.reduce((sum, record) => sum + record.tokens, 0) <= historyTokenBudget;
+  };
+}
