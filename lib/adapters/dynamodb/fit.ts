@@ -98,8 +98,8 @@ function cutToCap(messages: readonly HistoryMessage[], cap: number): Candidate {
   let truncatedToolMessages = 0;
   const cut = messages.map((message) => {
     if (message.role !== 'tool') return message;
-    const truncated = truncateToolMessage(message, cap);
-    if (message.content.length <= cap || truncated.content.length >= message.content.length) {
+    const truncated = message.content.length > cap ? truncateToolMessage(message, cap) : message;
+    if (truncated.content.length >= message.content.length) {
       kept += message.content.length;
       return message;
     }
