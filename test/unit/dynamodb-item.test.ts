@@ -1,72 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../lib/core/errors.ts';
-import { estimateTokens, historyViolations } from '../../lib/core/history.ts';
-import type { HistoryMessage, ToolMessage } from '../../lib/core/messages.ts';
+import { estimateTokens } from '../../lib/core/history.ts';
 import type { TurnWrite } from '../../lib/core/ports.ts';
-import { fitMessagesForStorage, truncateToolMessage } from '../../lib/adapters/dynamodb/fit.ts';
 import { readTurnItem, turnItem } from '../../lib/adapters/dynamodb/item.ts';
 import { itemSizeBytes } from '../../lib/adapters/dynamodb/item-size.ts';
 import { conversationPartitionKey } from '../../lib/adapters/dynamodb/keys.ts';
-
-const tool = (id: string, content: string): ToolMessage => ({ role: 'tool', toolCallId: id, name: 'read', content });
-
-function turnWithOutputs(...outputs: string[]): HistoryMessage[] {
-  const ids = outputs.map((_, index) => `call_${index}`);
-  return [
-    { role: 'user', content: 'Read the files.' },
-    { role: 'assistant', content: null, toolCalls: ids.map((id) => ({ id, name: 'read', arguments: '{}' })) },
-    ...outputs.map((output, index) => tool(`call_${index}`, output)),
-    { role: 'assistant', content: 'Read them.', toolCalls: [] },
-  ];
-}
-
-/** A measure that is easy to reason about: the characters of all contents. */
-const contentCharacters = (messages: HistoryMessage[]) =>
-  messages.reduce((sum, message) => sum + (message.content?.length ?? 0), 0);
-
-describe('fitMessagesForStorage', () => {
-  it('returns the messages unchanged when the item already fits', () => {
-    const messages = turnWithOutputs('a'.repeat(100));
-    expect(fitMessagesForStorage(messages, contentCharacters, 1_000)).toEqual({ fits: true, messages, truncatedToolMessages: 0 });
-  });
-
-  it('halves the longest tool output first, keeping its head and saying how much it kept', () => {
-    const long = 'x'.repeat(1_000);
-    const short = 'y'.repeat(300);
-    const result = fitMessagesForStorage(turnWithOutputs(long, short), contentCharacters, 1_000);
-    expect(result).toMatchObject({ fits: true, truncatedToolMessages: 1 });
-    const messages = result.fits ? result.messages : [];
-    expect(messages[2]?.content).toBe(`${'x'.repeat(500)}\n…[truncated for storage: kept 500 of 1000 characters]`);
-    expect(messages[3]?.content).toBe(short);
-  });
-
-  it('keeps roles, order and tool call ids, so the history invariant still holds', () => {
-    const original = turnWithOutputs('a'.repeat(5_000), 'b'.repeat(4_000), 'c'.repeat(10));
-    const result = fitMessagesForStorage(original, (messages) => JSON.stringify(messages).length, 2_000);
-    expect(result.fits).toBe(true);
-    const messages = result.fits ? result.messages : [];
-    expect(messages.map((message) => [message.role, message.role === 'tool' ? message.toolCallId : ''])).toEqual(
-      original.map((message) => [message.role, message.role === 'tool' ? message.toolCallId : '']),
-    );
-    expect(historyViolations(messages)).toEqual([]);
-    expect(JSON.stringify(messages).length).toBeLessThanOrEqual(2_000);
-  });
-
-  it('reports at once that the turn cannot fit when the text outside tool outputs is too large', () => {
-    const messages = turnWithOutputs('a'.repeat(10_000));
-    messages.push({ role: 'assistant', content: 'z'.repeat(2_000), toolCalls: [] });
-    let measurements = 0;
-    const result = fitMessagesForStorage(messages, (candidate) => (measurements += 1, contentCharacters(candidate)), 1_000);
-    expect(result).toMatchObject({ fits: false });
-    expect(measurements).toBe(2);
-  });
-});
-
-describe('truncateToolMessage', () => {
-  it('never splits a surrogate pair', () => {
-    expect(truncateToolMessage(tool('call_1', 'a😀b'), 2).content).toBe('a\n…[truncated for storage: kept 1 of 4 characters]');
-  });
-});
+import { turnWithOutputs } from '../support/turn-messages.ts';
 
 describe('itemSizeBytes', () => {
   it.each([
