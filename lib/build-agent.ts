@@ -57,6 +57,7 @@ function defaultModel(config: AgentConfig, logger: Logger): ModelClient {
     model: config.model.name,
     temperature: config.model.temperature,
     ...(config.model.maxTokens === undefined ? {} : { maxTokens: config.model.maxTokens }),
+    textToolCalls: config.model.textToolCalls,
     logger,
   });
 }

@@ -152,23 +152,32 @@ describe('createOpenAIModel reply', () => {
     expect(reply.toolCalls).toEqual([{ id: 'call_00_a', name: 'getWeather', arguments: '{"city":"上海"}' }]);
   });
 
-  it('turns a tool call a server wrote as text (vLLM without a tool parser) into a call', async () => {
-    const { model } = await modelAgainst([
-      {
-        choices: [
-          {
-            message: { role: 'assistant', content: '<think>\nweather\n</think>\n\n<tool_call>\n{"name": "getWeather", "arguments": {"city": "上海"}}\n</tool_call>', tool_calls: [] },
-            finish_reason: 'stop',
-          },
-        ],
-      },
-    ]);
+  const textCall = (content: string) => ({ choices: [{ message: { role: 'assistant', content, tool_calls: [] }, finish_reason: 'stop' }] });
+  const HERMES_CALL = '<tool_call>\n{"name": "getWeather", "arguments": {"city": "上海"}}\n</tool_call>';
+
+  it('turns a tool call a server wrote as text (vLLM without a tool parser) into a call, when model.textToolCalls is on', async () => {
+    const { model } = await modelAgainst([textCall(`<think>\nweather\n</think>\n\n${HERMES_CALL}`)], { textToolCalls: true });
 
     const reply = await model.complete(request());
 
     expect(reply.content).toBeNull();
     expect(reply.reasoning).toEqual({ field: 'reasoning_content', text: 'weather' });
     expect(reply.toolCalls).toEqual([{ id: expect.stringMatching(/^call_[A-Za-z0-9]{24}$/), name: 'getWeather', arguments: '{"city":"上海"}' }]);
+  });
+
+  it('leaves tool calls written as text as text when model.textToolCalls is off (the default)', async () => {
+    const { model } = await modelAgainst([textCall(HERMES_CALL)]);
+    const reply = await model.complete(request());
+    expect(reply.toolCalls).toEqual([]);
+    expect(reply.content).toBe(HERMES_CALL);
+  });
+
+  it('runs nothing a reply quotes inside prose, even with model.textToolCalls on', async () => {
+    const prose = `To cancel, the model would write ${HERMES_CALL} and the service would run it.`;
+    const { model } = await modelAgainst([textCall(prose)], { textToolCalls: true });
+    const reply = await model.complete(request());
+    expect(reply.toolCalls).toEqual([]);
+    expect(reply.content).toBe(prose);
   });
 
   it.each([

@@ -21,6 +21,8 @@ export interface OpenAIModelOptions {
   temperature: number;
   /** Sent as `max_tokens` only when set: some models (OpenAI reasoning models) reject it. */
   maxTokens?: number;
+  /** Read tool calls a server wrote into `content` (model.textToolCalls in agent.yml). */
+  textToolCalls?: boolean;
   logger?: Logger;
 }
 
@@ -39,7 +41,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
         });
         // The SDK hands back the parsed JSON untouched, so fields its types omit (reasoning_content,
         // object arguments) still reach the normalizer.
-        const reply = withTextToolCalls(normalizeCompletion(body), request.tools);
+        const normalized = normalizeCompletion(body);
+        const reply = options.textToolCalls ? withTextToolCalls(normalized, request.tools) : normalized;
         logger.debug('model-call-completed', {
           model: options.model,
           durationMs: Date.now() - startedAt,

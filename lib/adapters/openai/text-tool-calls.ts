@@ -12,7 +12,8 @@ import { isJsonObject } from '../../core/json.ts';
  *   <|python_tag|>{"name": "getWeather", "parameters": {"city": "上海"}}                 Llama 3.x
  *   ```json {"name": "getWeather", "arguments": {...}} ```  or the bare object, as the whole reply
  *
- * Used only when the reply has no real tool calls, and only for names of tools that were offered,
+ * Used only when the model is configured for it (`model.textToolCalls`), only when the reply has no
+ * real tool calls and consists of the calls alone, and only for names of tools that were offered,
  * so a reply that merely talks about tool-call syntax stays text.
  */
 export interface TextToolCalls {
@@ -80,9 +81,13 @@ function jsonOrText(text: string): unknown {
 
 const asObject = (value: unknown): Record<string, unknown> | undefined => (isJsonObject(value) ? value : undefined);
 
-/** A reply without tool calls whose text holds calls to offered tools (quirks §2.6) gets them as calls. */
+/**
+ * A reply without tool calls whose text is nothing but calls to offered tools (quirks §2.6) gets
+ * them as calls. A reply that has anything else to say stays text, whatever it quotes: a model
+ * explaining tool-call syntax must never cancel an order.
+ */
 export function withTextToolCalls(reply: ModelReply, tools: ModelRequest['tools']): ModelReply {
   if (reply.toolCalls.length > 0 || reply.content === null || tools.length === 0) return reply;
   const found = extractTextToolCalls(reply.content, new Set(tools.map((tool) => tool.name)), generateToolCallId);
-  return found ? { ...reply, content: found.content, toolCalls: found.calls } : reply;
+  return found && found.content === null ? { ...reply, content: null, toolCalls: found.calls } : reply;
 }
