@@ -75,13 +75,15 @@ export class AgentApi extends Construct {
     conversation.addMethod('DELETE', streaming);
     const messages = conversation.addResource('messages');
     messages.addMethod('POST', streaming);
+    const approvals = conversation.addResource('approvals');
+    approvals.addMethod('POST', streaming);
     const health = this.api.root.addResource('health');
     health.addMethod('GET', buffered);
 
     // Every other method and path reaches the contract too, which answers 405 with an Allow header
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token".
     // A specific method wins over ANY; OPTIONS stays with the CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, health]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, health]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

@@ -6,7 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { TURN_REQUESTED } from '../lib/queue/event-names.ts';
+import { APPROVAL_DECIDED, TURN_REQUESTED } from '../lib/queue/event-names.ts';
 
 /**
  * Records per worker invocation. The worker runs a batch's conversations concurrently (one
@@ -71,8 +71,8 @@ export class AsyncTurns extends Construct {
     this.bus = new EventBus(this, 'Bus', { eventBusName: `${Stack.of(this).stackName}-events` });
     this.rule = new Rule(this, 'TurnRequested', {
       eventBus: this.bus,
-      description: `Queues ${TURN_REQUESTED} events for the worker`,
-      eventPattern: { detailType: [TURN_REQUESTED] },
+      description: `Queues ${TURN_REQUESTED} and ${APPROVAL_DECIDED} events for the worker`,
+      eventPattern: { detailType: [TURN_REQUESTED, APPROVAL_DECIDED] },
       // An event EventBridge cannot deliver to the queue (after its own retries) is kept in the
       // dead-letter queue too, rather than dropped.
       targets: [new SqsQueue(this.queue, { deadLetterQueue: this.deadLetterQueue })],

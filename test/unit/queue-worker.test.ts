@@ -18,8 +18,8 @@ function recordingLogger() {
   return { logger, entries };
 }
 
-function worker(script: Parameters<typeof agentFixture>[0], options: { failAnnouncement?: boolean } = {}) {
-  const fixture = agentFixture(script);
+function worker(script: Parameters<typeof agentFixture>[0], options: { failAnnouncement?: boolean; yaml?: string } = {}) {
+  const fixture = agentFixture(script, options.yaml ? { yaml: options.yaml } : {});
   const announced: Array<{ result: TurnResult; requestId: string }> = [];
   const announcer: TurnAnnouncer = {
     async announce(result, requestId) {
@@ -80,6 +80,36 @@ describe('the queue worker with a direct invoke', () => {
 
     await expect(work(directInvoke, lambdaContext)).rejects.toThrow('PutEvents failed');
     expect(await store.readAll({ conversationId: 'direct-invoke' })).toHaveLength(1);
+  });
+});
+
+describe('the queue worker with a turn that waits for approval', () => {
+  const APPROVALS = 'mcpServers:\n  fake: { command: unused, requireApproval: destructive }';
+  const cancel = toolCallsReply([{ id: 'c1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } }]);
+
+  it('announces the paused turn with its pendingApprovals, and resumes it from {conversationId, requestId, decisions}', async () => {
+    const { work, announced, gateway } = worker([cancel, textReply('已取消')], { yaml: APPROVALS });
+
+    const paused = await work({ conversationId: 'queued-orders', message: '取消 ORD1', requestId: 'ticket-1' }, lambdaContext);
+    expect(paused).toMatchObject({ stopReason: 'approval_required', pendingApprovals: [{ toolCallId: 'c1' }] });
+    expect(gateway.calls).toEqual([]);
+
+    const resumed = await work({ conversationId: 'queued-orders', decisions: [{ toolCallId: 'c1', approved: true }], requestId: 'ticket-1-approval' }, lambdaContext);
+    expect(resumed).toMatchObject({ turn: 1, stopReason: 'completed', reply: '已取消' });
+    expect(gateway.calls.map((call) => call.name)).toEqual(['batchCancelOrdersByOrderNo']);
+    expect(announced.map(({ result, requestId }) => [requestId, result.stopReason])).toEqual([['ticket-1', 'approval_required'], ['ticket-1-approval', 'completed']]);
+  });
+
+  it('takes decisions from an AgentApprovalDecided event', async () => {
+    const { work } = worker([cancel, textReply('不取消')], { yaml: APPROVALS });
+    await work({ conversationId: 'event-orders', message: '取消 ORD1', requestId: 'ask-1' }, lambdaContext);
+    const event = { ...eventBridgeEvent, 'detail-type': 'AgentApprovalDecided', detail: { conversationId: 'event-orders', requestId: 'decide-1', decisions: [{ toolCallId: 'c1', approved: false }] } };
+    await expect(work(event, lambdaContext)).resolves.toMatchObject({ stopReason: 'completed', reply: '不取消' });
+  });
+
+  it('refuses a payload with both a message and decisions', async () => {
+    const { work } = worker([], { yaml: APPROVALS });
+    await expect(work({ conversationId: 'c', message: 'hi', decisions: [{ toolCallId: 'c1', approved: true }], requestId: 'r' }, lambdaContext)).rejects.toMatchObject({ code: 'invalid_payload' });
   });
 });
 

@@ -167,7 +167,7 @@ describe('McpAgentStack asynchronous turns', () => {
     templateFor({ workerMaxConcurrency: 3 }).hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } });
   });
 
-  it('routes AgentTurnRequested events on its own named bus to the queue, and undeliverable ones to the dead-letter queue', () => {
+  it('routes AgentTurnRequested and AgentApprovalDecided events on its own named bus to the queue, and undeliverable ones to the dead-letter queue', () => {
     const template = templateFor();
     const [busId] = resource(template, 'AWS::Events::EventBus', 'AsyncTurnsBus');
     const [queueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
@@ -176,7 +176,7 @@ describe('McpAgentStack asynchronous turns', () => {
     template.resourceCountIs('AWS::Events::Rule', 1);
     template.hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: busId },
-      EventPattern: Match.exact({ 'detail-type': ['AgentTurnRequested'] }),
+      EventPattern: Match.exact({ 'detail-type': ['AgentTurnRequested', 'AgentApprovalDecided'] }),
       Targets: [{ Arn: { 'Fn::GetAtt': [queueId, 'Arn'] }, DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } }, Id: Match.anyValue() }],
     });
   });

@@ -22,6 +22,17 @@ const announcer = () => createEventBridgeTurnAnnouncer({ client: new EventBridge
 describe('the EventBridge turn announcer', () => {
   beforeEach(() => eventBridge.reset());
 
+  it('announces a turn waiting for approval as AgentApprovalRequired, with its pendingApprovals', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+    const paused: TurnResult = { ...result, stopReason: 'approval_required', pendingApprovals: [{ toolCallId: 'call_2', name: 'batchCancelOrdersByOrderNo', server: 'demo', arguments: { orderNos: ['ORD2'] } }] };
+
+    await announcer().announce(paused, 'evt-2');
+
+    const entry = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!;
+    expect(entry).toMatchObject({ Source: 'mcp-agent', DetailType: 'AgentApprovalRequired' });
+    expect(JSON.parse(entry.Detail!)).toMatchObject({ requestId: 'evt-2', stopReason: 'approval_required', pendingApprovals: paused.pendingApprovals });
+  });
+
   it('puts one AgentTurnCompleted event from mcp-agent on the bus, with the turn result and requestId as detail', async () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
 
