@@ -96,6 +96,7 @@ export class ManagedServer {
       connection = await withoutLogContext(() => connectServer(this.spec, {
         signal: deadline.signal,
         logger: this.options.logger,
+        maxResultBytes: this.options.settings.maxResultBytes,
         onToolsChanged: () => this.invalidate(),
         onClosed: () => this.handleClosed(connection),
       }));
