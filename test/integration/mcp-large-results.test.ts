@@ -4,6 +4,7 @@ import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
 import type { ToolGateway } from '../../lib/core/ports.ts';
 import { BIG_RESULT_BYTES } from '../fixtures/large-result-mcp.ts';
 import { startLargeResultHttpServer, type LargeResultHttpServer } from '../fixtures/large-result-http-server.ts';
+import { startSdkLargeResultServer } from '../fixtures/sdk-large-result-server.ts';
 import { gatewayOptions, PROJECT_ROOT, recordingLogger } from '../support/mcp-servers.ts';
 
 const STDIO_ENTRY = `${PROJECT_ROOT}test/fixtures/large-result-stdio-server.ts`;
@@ -13,12 +14,13 @@ const tooLarge = (name: string) =>
   'ask for less (a narrower query, fewer items, a smaller page or range)';
 
 let http: LargeResultHttpServer;
+let sdk: LargeResultHttpServer;
 const gateways: ToolGateway[] = [];
 
 beforeAll(async () => {
-  http = await startLargeResultHttpServer();
+  [http, sdk] = await Promise.all([startLargeResultHttpServer(), startSdkLargeResultServer()]);
 });
-afterAll(() => http.close());
+afterAll(() => Promise.all([http.close(), sdk.close()]));
 afterEach(async () => {
   await Promise.all(gateways.splice(0).map((gateway) => gateway.close()));
 });
@@ -85,5 +87,23 @@ describe('tool results over tools.maxResultBytes', () => {
 
     expect(big.ok).toBe(true);
     expect(big.text).toHaveLength(BIG_RESULT_BYTES);
+  }, 60_000);
+
+  it.each<[string, () => McpServerSpec]>([
+    ['Streamable HTTP', () => ({ name: 'sdk', type: 'http', url: `${sdk.baseUrl}/mcp`, headers: {} })],
+    ['legacy SSE', () => ({ name: 'sdk', type: 'sse', url: `${sdk.baseUrl}/sse`, headers: {} })],
+  ])("fail only their own call on the MCP SDK's own server, over %s", async (_transport, spec) => {
+    const gateway = startGateway(spec());
+
+    const first = await call(gateway, 'small');
+    const big = await call(gateway, 'big');
+    const second = await call(gateway, 'small');
+
+    expect([first, big, second]).toEqual([
+      { ok: true, text: 'small call 1' },
+      { ok: false, text: tooLarge('big') },
+      { ok: true, text: 'small call 2' },
+    ]);
+    expect(await gateway.status()).toMatchObject([{ name: 'sdk', status: 'connected' }]);
   }, 60_000);
 });
