@@ -36,7 +36,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
   const logger = contextualLogger(options.logger ?? createJsonLogger(config.logging.level));
   const model = options.model ?? (config.model.configured ? defaultModel(config, logger) : undefined);
-  const gateway = options.gateway ?? createMcpGateway({ servers: config.mcpServers, timings: config.tools, logger });
+  const gateway = options.gateway ?? createMcpGateway({ servers: config.mcpServers, settings: config.tools, logger });
   const store = options.store ?? createDynamoConversationStore({
     client: options.documentClient,
     tableName: config.conversation.tableName,

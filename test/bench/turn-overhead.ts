@@ -67,7 +67,8 @@ const rows = [];
   const table = await startLocalTable();
   const gateway: ToolGateway = createMcpGateway({
     servers: [{ name: 'demo', type: 'stdio', command: 'node', args: [DEMO_SERVER], env: {} }],
-    timings: { connectTimeoutSeconds: 15, catalogTtlSeconds: 300, retryFailedAfterSeconds: 30 }, logger: silentLogger,
+    settings: { connectTimeoutSeconds: 15, catalogTtlSeconds: 300, retryFailedAfterSeconds: 30, maxResultBytes: 1024 * 1024 },
+    logger: silentLogger,
   });
   const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 1 });
   const agent = createAgent(config, { model: instantModel, gateway, store, logger: silentLogger });

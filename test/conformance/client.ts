@@ -10,7 +10,7 @@ import { createJsonLogger } from '../../lib/core/logger.ts';
 const url = process.argv.at(-1)!;
 const gateway = createMcpGateway({
   servers: [{ name: 'conformance', type: 'http', url, headers: {} }],
-  timings: { connectTimeoutSeconds: 10, catalogTtlSeconds: 60, retryFailedAfterSeconds: 60 },
+  settings: { connectTimeoutSeconds: 10, catalogTtlSeconds: 60, retryFailedAfterSeconds: 60, maxResultBytes: 1024 * 1024 },
   logger: createJsonLogger('warn'),
 });
 const tools = await gateway.listTools();

@@ -35,12 +35,18 @@ export function recordingLogger(): Logger & { entries: LogEntry[] } {
 /** Gateway options with generous limits: the machine is slow and noisy. */
 export function gatewayOptions(
   servers: McpServerSpec[],
-  timings: Partial<McpGatewayOptions['timings']> = {},
+  settings: Partial<McpGatewayOptions['settings']> = {},
   logger: McpGatewayOptions['logger'] = recordingLogger(),
 ): McpGatewayOptions {
   return {
     servers,
-    timings: { connectTimeoutSeconds: 20, catalogTtlSeconds: 3_600, retryFailedAfterSeconds: 3_600, ...timings },
+    settings: {
+      connectTimeoutSeconds: 20,
+      catalogTtlSeconds: 3_600,
+      retryFailedAfterSeconds: 3_600,
+      maxResultBytes: 1024 * 1024,
+      ...settings,
+    },
     logger,
   };
 }

@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import type { JsonObject, ToolOutput } from '../../core/ports.ts';
+import { RESULT_TOO_LARGE, type ResultTooLargeData } from './bounded/oversize.ts';
 import type { ServerConnection } from './connect.ts';
 import { renderToolResult } from './content.ts';
 import { ToolCallError } from './errors.ts';
@@ -41,6 +42,7 @@ export async function callServerTool(
         cause: error,
       });
     }
+    if (error instanceof McpError && error.code === RESULT_TOO_LARGE) return { ok: false, text: tooLargeText(target, error) };
     if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
       // The server answered with a JSON-RPC error (or its result broke the tool's outputSchema):
       // that is the tool's own failure, which the model can read and act on.
@@ -54,6 +56,15 @@ export async function callServerTool(
   } finally {
     options.signal.removeEventListener('abort', forward);
   }
+}
+
+/** The result was dropped while it arrived (lib/adapters/mcp/bounded/): the session is intact. */
+function tooLargeText(target: CallTarget, error: McpError): string {
+  const { maxResultBytes } = (error.data ?? {}) as Partial<ResultTooLargeData>;
+  return (
+    `the result of "${target.name}" was larger than ${maxResultBytes} bytes (tools.maxResultBytes) and was cut off while ` +
+    'it arrived; ask for less (a narrower query, fewer items, a smaller page or range)'
+  );
 }
 
 /** A caller that implements its timeout as an `AbortSignal.timeout()` still gets a timeout error. */

@@ -4,12 +4,14 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import { createBoundedFetch } from './bounded/fetch.ts';
+import { BoundedStdioClientTransport } from './bounded/stdio.ts';
 import { logStderrLines } from './stderr.ts';
 import type { McpServerSpec, TransportKind } from './types.ts';
 
@@ -25,6 +27,8 @@ export interface ConnectOptions {
   /** Aborts the attempt (connect timeout or gateway shutdown); whatever was started is closed. */
   signal: AbortSignal;
   logger: Logger;
+  /** A message larger than this is cut off while it arrives; only its request fails. */
+  maxResultBytes: number;
   /** The server sent `notifications/tools/list_changed`. */
   onToolsChanged(): void;
   /** The session ended (process exit, dropped stream, or our own close). */
@@ -56,7 +60,7 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
 }
 
 async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOptions): Promise<ServerConnection> {
-  const transport = createTransport(spec, kind, options.logger);
+  const transport = createTransport(spec, kind, options);
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
   client.onclose = () => options.onClosed();
@@ -76,9 +80,11 @@ async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOp
   }
 }
 
-function createTransport(spec: McpServerSpec, kind: TransportKind, logger: Logger): Transport {
+function createTransport(spec: McpServerSpec, kind: TransportKind, options: ConnectOptions): Transport {
+  const { logger, maxResultBytes } = options;
+  const bounds = { maxResultBytes, server: spec.name, logger };
   if (spec.type === 'stdio') {
-    const transport = new StdioClientTransport({
+    const transport = new BoundedStdioClientTransport({
       // `node` means the service's own runtime: the PATH node of the host may be older.
       command: spec.command === 'node' ? process.execPath : spec.command,
       args: spec.args,
@@ -86,15 +92,17 @@ function createTransport(spec: McpServerSpec, kind: TransportKind, logger: Logge
       ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
       // stdout carries the protocol; stderr goes to the debug log, never to our stdout.
       stderr: 'pipe',
-    });
+    }, bounds);
     if (transport.stderr) logStderrLines(transport.stderr, spec.name, logger);
     return transport;
   }
   const requestInit = { headers: spec.headers };
   const url = new URL(spec.url);
+  // Every response body the transport reads messages from is bounded as it arrives.
+  const fetch = createBoundedFetch(bounds);
   return kind === 'sse'
-    ? new SSEClientTransport(url, { requestInit })
-    : new StreamableHTTPClientTransport(url, { requestInit });
+    ? new SSEClientTransport(url, { requestInit, fetch })
+    : new StreamableHTTPClientTransport(url, { requestInit, fetch });
 }
 
 /** Ends the server-side session politely (HTTP DELETE), without letting a dead server stall us. */

@@ -21,9 +21,9 @@ const EMPTY_SCHEMA: JsonObject = { type: 'object', properties: {} };
 
 export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
   assertDistinctServerNames(options);
-  const { servers: specs, ...settings } = options;
+  const { servers: specs, ...serverOptions } = options;
   const shutdown = new AbortController();
-  const servers = specs.map((spec) => new ManagedServer(spec, { ...settings, shutdown: shutdown.signal }));
+  const servers = specs.map((spec) => new ManagedServer(spec, { ...serverOptions, shutdown: shutdown.signal }));
   let routes = new Map<string, ToolRoute>();
   let started = false;
   let inFlight: Promise<ToolDefinition[]> | undefined;

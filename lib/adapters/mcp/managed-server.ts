@@ -18,11 +18,11 @@ import { startDeadline, type Deadline } from './deadline.ts';
 import { listAllTools } from './list-tools.ts';
 import type { McpGatewayOptions, McpServerSpec, TransportKind } from './types.ts';
 
-export type ManagedServerSettings = Omit<McpGatewayOptions, 'servers'> & { shutdown: AbortSignal };
+export type ManagedServerOptions = Omit<McpGatewayOptions, 'servers'> & { shutdown: AbortSignal };
 
 export class ManagedServer {
   readonly spec: McpServerSpec;
-  private readonly settings: ManagedServerSettings;
+  private readonly options: ManagedServerOptions;
   private connection: ServerConnection | undefined;
   private tools: Tool[] = [];
   private expiresAt = 0;
@@ -31,9 +31,9 @@ export class ManagedServer {
   private failure: { message: string; at: number } | undefined;
   private transport: TransportKind;
 
-  constructor(spec: McpServerSpec, settings: ManagedServerSettings) {
+  constructor(spec: McpServerSpec, options: ManagedServerOptions) {
     this.spec = spec;
-    this.settings = settings;
+    this.options = options;
     this.transport = spec.type === 'stdio' ? 'stdio' : spec.type === 'sse' ? 'sse' : 'http';
   }
 
@@ -60,7 +60,7 @@ export class ManagedServer {
   }
 
   async refresh(): Promise<void> {
-    if (this.settings.shutdown.aborted) return;
+    if (this.options.shutdown.aborted) return;
     if (this.connection) {
       if (Date.now() < this.expiresAt) return;
       const connection = this.connection;
@@ -78,7 +78,7 @@ export class ManagedServer {
       }
       return;
     }
-    if (this.failure && Date.now() - this.failure.at < ms(this.settings.timings.retryFailedAfterSeconds)) return;
+    if (this.failure && Date.now() - this.failure.at < ms(this.options.settings.retryFailedAfterSeconds)) return;
     await this.connect();
   }
 
@@ -95,16 +95,17 @@ export class ManagedServer {
       // The server process outlives this turn: its stderr lines must not carry this turn's ids.
       connection = await withoutLogContext(() => connectServer(this.spec, {
         signal: deadline.signal,
-        logger: this.settings.logger,
+        logger: this.options.logger,
+        maxResultBytes: this.options.settings.maxResultBytes,
         onToolsChanged: () => this.invalidate(),
         onClosed: () => this.handleClosed(connection),
       }));
       this.transport = connection.transport;
       await this.list(connection, deadline.signal);
-      if (this.settings.shutdown.aborted) throw new Error('the tool gateway was closed');
+      if (this.options.shutdown.aborted) throw new Error('the tool gateway was closed');
       this.connection = connection;
       this.failure = undefined;
-      this.settings.logger.info('mcp server connected', {
+      this.options.logger.info('mcp server connected', {
         server: this.spec.name,
         transport: this.transport,
         toolCount: this.tools.length,
@@ -119,9 +120,9 @@ export class ManagedServer {
 
   private async list(connection: ServerConnection, signal: AbortSignal): Promise<void> {
     const generation = this.generation;
-    const listing = await listAllTools(connection.client, { signal, timeoutMs: ms(this.settings.timings.connectTimeoutSeconds) });
+    const listing = await listAllTools(connection.client, { signal, timeoutMs: ms(this.options.settings.connectTimeoutSeconds) });
     this.tools = listing.tools;
-    const ttlMs = listing.ttlMs ?? ms(this.settings.timings.catalogTtlSeconds);
+    const ttlMs = listing.ttlMs ?? ms(this.options.settings.catalogTtlSeconds);
     this.expiresAt = generation === this.generation ? Date.now() + ttlMs : 0;
   }
 
@@ -143,20 +144,20 @@ export class ManagedServer {
   private markFailed(reason: string, logMessage: string): void {
     this.connection = undefined;
     this.failure = { message: reason, at: Date.now() };
-    this.settings.logger.warn(logMessage, { server: this.spec.name, transport: this.transport, error: reason });
+    this.options.logger.warn(logMessage, { server: this.spec.name, transport: this.transport, error: reason });
   }
 
   private startDeadline(): Deadline {
-    return startDeadline(ms(this.settings.timings.connectTimeoutSeconds), this.settings.shutdown);
+    return startDeadline(ms(this.options.settings.connectTimeoutSeconds), this.options.shutdown);
   }
 
   private recordFailure(error: unknown, deadline: Deadline, timeoutWording: string): void {
-    if (this.settings.shutdown.aborted) return;
+    if (this.options.shutdown.aborted) return;
     const message = deadline.timedOut
-      ? `${timeoutWording} within ${ms(this.settings.timings.connectTimeoutSeconds)} ms`
+      ? `${timeoutWording} within ${ms(this.options.settings.connectTimeoutSeconds)} ms`
       : errorMessage(error);
     this.failure = { message, at: Date.now() };
-    this.settings.logger.warn('mcp server unavailable', {
+    this.options.logger.warn('mcp server unavailable', {
       server: this.spec.name,
       transport: this.transport,
       error: message,

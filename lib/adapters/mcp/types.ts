@@ -1,4 +1,4 @@
-/** What the MCP tool gateway needs of the configuration: each server's connection, and timings. */
+/** What the MCP tool gateway needs of the configuration: each server's connection, timings and limits. */
 import type { AgentConfig, McpServerConfig } from '../../config/load.ts';
 import type { Logger } from '../../core/logger.ts';
 
@@ -10,13 +10,17 @@ export type McpServerSpec =
   | (Pick<StdioServer, 'name' | 'type' | 'command' | 'args' | 'env'> & { cwd?: string })
   | Pick<RemoteServer, 'name' | 'type' | 'url' | 'headers'>;
 
-export type McpTimings = Pick<AgentConfig['tools'], 'connectTimeoutSeconds' | 'catalogTtlSeconds' | 'retryFailedAfterSeconds'>;
+export type McpSettings = Pick<
+  AgentConfig['tools'],
+  'connectTimeoutSeconds' | 'catalogTtlSeconds' | 'retryFailedAfterSeconds' | 'maxResultBytes'
+>;
 
 export interface McpGatewayOptions {
   servers: McpServerSpec[];
   /** connectTimeoutSeconds: per server, to connect and list its tools; catalogTtlSeconds: how long
-   * a server's tool list is cached; retryFailedAfterSeconds: a failed server is retried after this. */
-  timings: McpTimings;
+   * a server's tool list is cached; retryFailedAfterSeconds: a failed server is retried after this;
+   * maxResultBytes: a message larger than this is cut off while it arrives, failing only its call. */
+  settings: McpSettings;
   logger: Logger;
 }
 

@@ -1,0 +1,78 @@
+/**
+ * Byte accumulators that never hold more than they are allowed to. A message over the limit is
+ * dropped as it streams; what is kept of it is its first and last bytes, which is where a
+ * JSON-RPC message names its id (see envelope.ts), and how many bytes it had.
+ */
+
+/** Bytes kept at each end of a message that is dropped: room for any plausible envelope. */
+export const EDGE_BYTES = 1024;
+
+/** The first and last `EDGE_BYTES` of a stream of bytes, and its length. */
+export class ByteWindow {
+  bytes = 0;
+  private headParts: Buffer[] = [];
+  private headLength = 0;
+  private tailBytes: Buffer = Buffer.alloc(0);
+
+  add(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.bytes += chunk.length;
+    if (this.headLength < EDGE_BYTES) {
+      // Copied: a slice would keep the whole (possibly large) chunk alive.
+      const part = Buffer.from(chunk.subarray(0, EDGE_BYTES - this.headLength));
+      this.headParts.push(part);
+      this.headLength += part.length;
+    }
+    this.tailBytes =
+      chunk.length >= EDGE_BYTES
+        ? Buffer.from(chunk.subarray(chunk.length - EDGE_BYTES))
+        : Buffer.from(Buffer.concat([this.tailBytes, chunk]).subarray(-EDGE_BYTES));
+  }
+
+  get head(): string {
+    return Buffer.concat(this.headParts).toString('utf8');
+  }
+
+  get tail(): string {
+    return this.tailBytes.toString('utf8');
+  }
+}
+
+/** Bytes kept whole up to `limit`; past it, only a `ByteWindow` of them. */
+export class BoundedBytes {
+  readonly window = new ByteWindow();
+  private parts: Buffer[] = [];
+  private over = false;
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** True once the bytes added passed the limit; the whole content is gone from then on. */
+  get overflowed(): boolean {
+    return this.over;
+  }
+
+  get bytes(): number {
+    return this.window.bytes;
+  }
+
+  /** Adds a chunk; returns true if this chunk is the one that passed the limit. */
+  add(chunk: Buffer): boolean {
+    this.window.add(chunk);
+    if (this.over) return false;
+    if (this.window.bytes > this.limit) {
+      this.over = true;
+      this.parts = [];
+      return true;
+    }
+    if (chunk.length > 0) this.parts.push(chunk);
+    return false;
+  }
+
+  /** The whole content; only meaningful while not overflowed. */
+  whole(): Buffer {
+    return Buffer.concat(this.parts);
+  }
+}
