@@ -8,6 +8,7 @@ import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
 import { conversationView, type ConversationView } from './conversation-view.ts';
 import { driveTurn, type DriveInput, type DriveServices } from './drive-turn.ts';
+import { deadlineOf } from './held-turn.ts';
 import type { LoopEvent } from './events.ts';
 import { healthReport, type HealthReport } from './health.ts';
 import { newConversationId } from './new-conversation.ts';
@@ -134,7 +135,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),
-        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, rules }),
+        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, signal: deadlineOf(scope.deadlineAt, now).signal(), rules }),
       ]);
       if (opened.status === 'rejected') throw opened.reason;
       if (opened.value.kind === 'replay') {
@@ -167,6 +168,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         tools: new Map(tools.map((tool) => [tool.name, tool])),
         now: now(),
         leaseExpiresAt: scope.leaseExpiresAt,
+        signal: deadlineOf(scope.deadlineAt, now).signal(),
         rules,
       });
       if (opened.kind === 'replay') return opened.result;

@@ -6,7 +6,7 @@ import type { ConversationStore, ModelClient, ToolGateway } from '../core/ports.
 import type { PendingApproval, StopReason, TurnError, TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import { fallbackReply } from './fallback-reply.ts';
-import { heldTurnWrites, untilStored, type HeldTurn } from './held-turn.ts';
+import { deadlineOf, heldTurnWrites, untilStored, type HeldTurn } from './held-turn.ts';
 import { runLoop, type LoopLimits, type LoopOutcome } from './run-loop.ts';
 import { toolText } from './tool-messages.ts';
 import type { PlannedCall } from './tool-plan.ts';
@@ -51,7 +51,7 @@ export interface DriveServices {
  */
 export async function driveTurn(input: DriveInput, services: DriveServices): Promise<TurnResult> {
   const { held, draft } = input;
-  const writes = heldTurnWrites(services.store, held);
+  const writes = heldTurnWrites(services.store, held, deadlineOf(input.deadlineAt, services.now));
   const journal = { record: writes.record };
   let outcome: LoopOutcome | undefined;
   if (input.decided) {

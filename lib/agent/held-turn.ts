@@ -15,21 +15,36 @@ export interface HeldTurn {
   leaseExpiresAt: number;
 }
 
-/** The writes of a held turn's life, each conditional on the turn still being held (running) by this claim. */
-export function heldTurnWrites(store: ConversationStore, held: HeldTurn) {
+/**
+ * The writes of a held turn's life, each conditional on the turn still being held (running) by
+ * this claim, and each ended (the client's own retries too) when the turn's time is up.
+ */
+export function heldTurnWrites(store: ConversationStore, held: HeldTurn, deadline: Deadline) {
   const expected = { claimId: held.claimId, status: 'running' as const };
   const base = { claimId: held.claimId, requestIds: held.requestIds, createdAt: held.createdAt };
+  const options = () => ({ signal: deadline.signal() });
   return {
     /** The round record: what the turn did so far, before and after calls that may change something. */
     record: (draft: TurnDraft) =>
-      store.update(held.key, held.turn, expected, { ...base, status: 'running', leaseExpiresAt: held.leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }),
+      store.update(held.key, held.turn, expected, { ...base, status: 'running', leaseExpiresAt: held.leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }, options()),
     pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number) =>
-      store.update(held.key, held.turn, expected, { ...base, status: 'paused', approvalExpiresAt, messages, result }),
+      store.update(held.key, held.turn, expected, { ...base, status: 'paused', approvalExpiresAt, messages, result }, options()),
     complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string) =>
-      store.update(held.key, held.turn, expected, { ...base, status: 'complete', completedAt, messages, result }),
+      store.update(held.key, held.turn, expected, { ...base, status: 'complete', completedAt, messages, result }, options()),
     /** Gives the claim back when the turn produced nothing worth keeping (nothing ran). */
-    release: () => store.remove(held.key, held.turn, expected),
+    release: () => store.remove(held.key, held.turn, expected, options()),
   };
+}
+
+/** A turn's deadline as the store sees it: a signal that aborts a request still running at that moment. */
+export interface Deadline {
+  at: number;
+  signal(): AbortSignal;
+}
+
+/** The deadline, never less than a short moment away: a write that starts must get a chance. */
+export function deadlineOf(at: number, now: () => number, leastMs = 250): Deadline {
+  return { at, signal: () => AbortSignal.timeout(Math.max(leastMs, at - now())) };
 }
 
 /** The first write of a claimed turn: running, with only its question. */

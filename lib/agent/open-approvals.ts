@@ -22,6 +22,8 @@ export interface OpenApprovalsInput {
   tools: ReadonlyMap<string, OfferedTool>;
   now: number;
   leaseExpiresAt: number;
+  /** Ends the store requests of taking the turn up. */
+  signal?: AbortSignal;
   rules: TurnRules;
 }
 
@@ -36,13 +38,14 @@ export type OpenedApprovals =
  */
 export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedApprovals> {
   const { store, key, requestId, rules } = input;
-  const recent = await store.readRecent(key, readUntil(requestId, rules.historyTokenBudget));
+  const options = input.signal ? { signal: input.signal } : {};
+  const recent = await store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options);
   const own = decideOpening(recent, requestId, input.now);
   // A retry of this very request: the same answers as a retried message (replay, in progress, settle).
   if (own.kind === 'replay' && own.record.requestIds.includes(requestId)) return { kind: 'replay', result: own.record.result() as TurnResult };
   if (own.kind === 'busy' && own.ownRequest) throw new ConflictError('turn_in_progress', `Request ${requestId} is still running turn ${own.record.turn}; retry later to get its result.`, { retryAfterSeconds: Math.max(1, Math.ceil(((own.record.leaseExpiresAt ?? input.now) - input.now) / 1000)) });
   if (own.kind === 'settle' && own.then === 'replay') {
-    const settled = await settleTurn(store, key, own.record, own.how, input.claimId, new Date(input.now).toISOString(), rules);
+    const settled = await settleTurn(store, key, own.record, own.how, input.claimId, new Date(input.now).toISOString(), rules, options);
     return { kind: 'replay', result: settled.result };
   }
 
@@ -64,7 +67,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
     throw new InputError('undecided_calls', `Decide every call waiting for approval in one request; missing: ${missing.join(', ')}.`);
   }
   if (approvalExpired(paused, input.now)) {
-    await settleTurn(store, key, paused, 'approval-expired', input.claimId, new Date(input.now).toISOString(), rules);
+    await settleTurn(store, key, paused, 'approval-expired', input.claimId, new Date(input.now).toISOString(), rules, options);
     throw new ConflictError('approval_expired', `The calls waiting for approval in turn ${paused.turn} expired (approvals.ttlSeconds is ${rules.approvalTtlSeconds}) and were declined; send a new message to continue.`);
   }
 
@@ -86,7 +89,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
       leaseExpiresAt: held.leaseExpiresAt,
       messages: draft.messages,
       result: { rounds: draft.rounds, toolCalls: draft.toolCalls, usage: draft.usage },
-    });
+    }, options);
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
     throw new ConflictError('approval_not_pending', `The calls waiting for approval in turn ${paused.turn} were just decided by another request.`, { cause: error });

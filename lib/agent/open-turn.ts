@@ -1,7 +1,7 @@
 import { ConflictError, TurnTakenError } from '../core/errors.ts';
 import { historyMessages } from '../core/history.ts';
 import type { HistoryMessage } from '../core/messages.ts';
-import type { ConversationKey, ConversationStore, TurnRecord } from '../core/ports.ts';
+import type { ConversationKey, ConversationStore, StoreCallOptions, TurnRecord } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import { claimWrite, type HeldTurn } from './held-turn.ts';
 import { settleDeclined, settleInterrupted, type SettledTurn } from './settle-turn.ts';
@@ -24,6 +24,8 @@ export interface OpenTurnInput {
   draft: TurnDraft;
   now: number;
   leaseExpiresAt: number;
+  /** Ends the store requests of opening the turn. */
+  signal?: AbortSignal;
   rules: TurnRules;
 }
 
@@ -38,7 +40,8 @@ export type OpenedTurn =
  */
 export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   const { store, key, requestId, rules } = input;
-  const recent = await store.readRecent(key, readUntil(requestId, rules.historyTokenBudget));
+  const options = input.signal ? { signal: input.signal } : {};
+  const recent = await store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options);
   const opening = decideOpening(recent, requestId, input.now);
   if (opening.kind === 'replay') return { kind: 'replay', result: opening.record.result() as TurnResult };
   if (opening.kind === 'busy') throw busy(opening.record, opening.ownRequest, requestId, input.now);
@@ -46,7 +49,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   let complete = recent.filter((record) => record.status === 'complete');
   let nextTurn = opening.kind === 'claim' ? opening.nextTurn : opening.record.turn + 1;
   if (opening.kind === 'settle') {
-    const settled = await settleTurn(store, key, opening.record, opening.how, input.claimId, new Date(input.now).toISOString(), rules);
+    const settled = await settleTurn(store, key, opening.record, opening.how, input.claimId, new Date(input.now).toISOString(), rules, options);
     if (opening.then === 'replay') return { kind: 'replay', result: settled.result };
     complete = [asComplete(opening.record, settled), ...complete];
     nextTurn = opening.record.turn + 1;
@@ -62,7 +65,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   // Decided (and decoded) before claiming, so an unreadable turn cannot leave a claim behind.
   const history = historyMessages(complete, rules.historyTokenBudget);
   try {
-    await store.create(key, nextTurn, claimWrite(held, input.draft));
+    await store.create(key, nextTurn, claimWrite(held, input.draft), options);
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
     // Another request claimed this turn number since the read (or this very request, racing itself).
@@ -85,6 +88,7 @@ export async function settleTurn(
   claimId: string,
   completedAt: string,
   rules: TurnRules,
+  options: StoreCallOptions = {},
 ): Promise<SettledTurn> {
   const settled = settledTurn(record, how, key.conversationId, rules);
   try {
@@ -96,7 +100,7 @@ export async function settleTurn(
       completedAt,
       messages: settled.messages,
       result: settled.result,
-    });
+    }, options);
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
     throw new ConflictError('conversation_busy', `Turn ${record.turn} of this conversation changed while this request was completing it; retry the request.`, { cause: error, retryAfterSeconds: 1 });

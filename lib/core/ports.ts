@@ -138,6 +138,11 @@ export interface TurnExpectation {
   status: TurnStatus;
 }
 
+/** Ends a store request (and the client's own retries of it) when the turn's time is up. */
+export interface StoreCallOptions {
+  signal?: AbortSignal;
+}
+
 /**
  * Stored turns, one record per turn, written only conditionally. The decisions (who may run, what
  * is replayed, how a dead turn is completed) are the agent's; the store keeps the conditions true:
@@ -149,15 +154,15 @@ export interface ConversationStore {
    * The conversation's newest turns, newest first. Reading goes on (page by page) while `wantsMore`
    * says so after each page; an empty list for a conversation that does not exist.
    */
-  readRecent(key: ConversationKey, wantsMore: (readSoFar: readonly TurnRecord[]) => boolean): Promise<TurnRecord[]>;
+  readRecent(key: ConversationKey, wantsMore: (readSoFar: readonly TurnRecord[]) => boolean, options?: StoreCallOptions): Promise<TurnRecord[]>;
   /** Every turn, oldest first. */
   readAll(key: ConversationKey): Promise<TurnRecord[]>;
   /** Writes turn `turn` if it does not exist yet; throws TurnTakenError if it does. */
-  create(key: ConversationKey, turn: number, write: TurnWrite): Promise<void>;
+  create(key: ConversationKey, turn: number, write: TurnWrite, options?: StoreCallOptions): Promise<void>;
   /** Replaces turn `turn` if it meets `expected`; throws TurnTakenError if it does not (or is gone). */
-  update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite): Promise<void>;
+  update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite, options?: StoreCallOptions): Promise<void>;
   /** Deletes turn `turn` if it meets `expected`; does nothing otherwise. */
-  remove(key: ConversationKey, turn: number, expected: TurnExpectation): Promise<void>;
+  remove(key: ConversationKey, turn: number, expected: TurnExpectation, options?: StoreCallOptions): Promise<void>;
   /** Returns how many turns were deleted (0 when the conversation did not exist). */
   deleteConversation(key: ConversationKey): Promise<number>;
 }

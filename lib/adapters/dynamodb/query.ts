@@ -10,6 +10,7 @@ export interface ConversationQuery {
   newestFirst: boolean;
   /** Only these attributes (keys only for a delete), else the whole item. */
   attributes?: string[];
+  signal?: AbortSignal;
 }
 
 /**
@@ -35,7 +36,7 @@ export async function* queryConversationPages(query: ConversationQuery): AsyncGe
   do {
     let page;
     try {
-      page = await query.client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+      page = await query.client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }), query.signal ? { abortSignal: query.signal } : {});
     } catch (error) {
       throw storeUnavailable('Query', query.tableName, error);
     }

@@ -1,7 +1,7 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { StoreError, TurnTakenError } from '../../core/errors.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
-import type { ConversationKey, ConversationStore, TurnExpectation, TurnRecord, TurnWrite } from '../../core/ports.ts';
+import type { ConversationKey, ConversationStore, StoreCallOptions, TurnExpectation, TurnRecord, TurnWrite } from '../../core/ports.ts';
 import { deleteConversationItems } from './delete.ts';
 import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
 import { fitMessagesForStorage, STORED_ITEM_TARGET_BYTES } from './fit.ts';
@@ -50,19 +50,19 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
   }
 
   /** What is at (key, turn) now, after a condition failed; undefined when nothing is. */
-  async function readBack(key: ConversationKey, turn: number, operation: string): Promise<ItemHolder | undefined> {
+  async function readBack(key: ConversationKey, turn: number, operation: string, options: StoreCallOptions): Promise<ItemHolder | undefined> {
     try {
-      const output = await client.send(new GetCommand(readBackInput(tableName, { pk: conversationPartitionKey(key), sk: turn })));
+      const output = await client.send(new GetCommand(readBackInput(tableName, { pk: conversationPartitionKey(key), sk: turn })), sendOptions(options));
       return output.Item ? readHolder(output.Item) : undefined;
     } catch (error) {
       throw storeUnavailable(`${operation} (reading back after a failed condition)`, tableName, error);
     }
   }
 
-  async function readRecent(key: ConversationKey, wantsMore: (readSoFar: readonly TurnRecord[]) => boolean): Promise<TurnRecord[]> {
+  async function readRecent(key: ConversationKey, wantsMore: (readSoFar: readonly TurnRecord[]) => boolean, options: StoreCallOptions = {}): Promise<TurnRecord[]> {
     const records: TurnRecord[] = [];
     // One Query, newest first; a further page only while the caller wants more.
-    for await (const page of queryConversationPages({ client, tableName, key, newestFirst: true })) {
+    for await (const page of queryConversationPages({ client, tableName, key, newestFirst: true, ...options })) {
       records.push(...page.map(readTurnItem));
       if (!wantsMore(records)) break;
     }
@@ -75,35 +75,35 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
     return records;
   }
 
-  async function create(key: ConversationKey, turn: number, write: TurnWrite): Promise<void> {
+  async function create(key: ConversationKey, turn: number, write: TurnWrite, options: StoreCallOptions = {}): Promise<void> {
     const item = itemOf(key, turn, write);
     try {
-      await client.send(new PutCommand(createTurnInput(tableName, item)));
+      await client.send(new PutCommand(createTurnInput(tableName, item)), sendOptions(options));
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('PutItem', tableName, error);
-      const current = await readBack(key, turn, 'PutItem');
+      const current = await readBack(key, turn, 'PutItem', options);
       // Our own claim, whose first answer was lost: the SDK's retry found it.
       if (current?.claimId === write.claimId) return;
       throw new TurnTakenError(`Turn ${turn} was claimed by another request first.`, current, { cause: error });
     }
   }
 
-  async function update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite): Promise<void> {
+  async function update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite, options: StoreCallOptions = {}): Promise<void> {
     const item = itemOf(key, turn, write);
     try {
-      await client.send(new PutCommand(updateTurnInput(tableName, item, expected)));
+      await client.send(new PutCommand(updateTurnInput(tableName, item, expected)), sendOptions(options));
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('PutItem', tableName, error);
-      const current = await readBack(key, turn, 'PutItem');
+      const current = await readBack(key, turn, 'PutItem', options);
       // Our own write, whose first answer was lost.
       if (current?.claimId === write.claimId && current.status === write.status) return;
       throw new TurnTakenError(`Turn ${turn} is no longer held by this request (${current ? `it is ${current.status}` : 'it was deleted'}).`, current, { cause: error });
     }
   }
 
-  async function remove(key: ConversationKey, turn: number, expected: TurnExpectation): Promise<void> {
+  async function remove(key: ConversationKey, turn: number, expected: TurnExpectation, options: StoreCallOptions = {}): Promise<void> {
     try {
-      await client.send(new DeleteCommand(removeTurnInput(tableName, { pk: conversationPartitionKey(key), sk: turn }, expected)));
+      await client.send(new DeleteCommand(removeTurnInput(tableName, { pk: conversationPartitionKey(key), sk: turn }, expected)), sendOptions(options));
     } catch (error) {
       // The turn is already gone or no longer ours: there is nothing left to give back.
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('DeleteItem', tableName, error);
@@ -119,3 +119,6 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
     deleteConversation: (key) => deleteConversationItems(client, tableName, key),
   };
 }
+
+/** The SDK ends a request, and its own retries, when the signal aborts. */
+export const sendOptions = (options: StoreCallOptions) => (options.signal ? { abortSignal: options.signal } : {});

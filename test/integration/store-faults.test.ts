@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoDocumentClient } from '../../lib/adapters/dynamodb/client.ts';
+import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
+import { historyViolations } from '../../lib/core/history.ts';
+import { silentLogger } from '../../lib/core/logger.ts';
+import { createHttpHandler } from '../../lib/http/handle.ts';
+import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
+import { agentFixture, cancelTool, testGateway, weatherTool } from '../support/agent-fixture.ts';
+import { startFaultProxy, type FaultProxy } from '../support/dynamodb-fault-proxy.ts';
+import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
+
+/**
+ * The conversation store under faults, through the whole service: the HTTP contract, the agent, the
+ * DynamoDB store and its client (with the production timeouts), a fault-injecting proxy, dynalite.
+ * Each case asserts what the client gets, that the conversation is not locked afterwards, and that
+ * no turn is lost or doubled.
+ */
+
+let table: LocalTable;
+let proxy: FaultProxy;
+beforeAll(async () => {
+  table = await startLocalTable();
+  proxy = await startFaultProxy({ target: table.endpoint });
+});
+afterEach(() => proxy.clear());
+afterAll(async () => {
+  await proxy?.close();
+  await table?.close();
+});
+
+const YAML = `
+conversation: { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 }
+turn: { timeoutSeconds: 4, reserveSeconds: 1, leaseMarginSeconds: 2 }
+`;
+
+function service(script: ScriptedStep[], gateway = testGateway()) {
+  const client = createDynamoDocumentClient(
+    { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 },
+    { config: { endpoint: proxy.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } },
+  );
+  const store = createDynamoConversationStore({ client, tableName: table.tableName, ttlDays: 1 });
+  const fixture = agentFixture(script, { store, gateway, yaml: YAML });
+  const handle = createHttpHandler({ agent: fixture.agent, logger: silentLogger, maxBodyBytes: 65_536 });
+  const post = async (conversationId: string, body: Record<string, unknown>) => {
+    const response = await handle({ method: 'POST', path: `/conversations/${conversationId}/messages`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.statusCode, headers: response.headers, body: JSON.parse(response.body) as Record<string, any> };
+  };
+  const turns = async (conversationId: string) => (await store.readAll({ conversationId })).map((record) => ({ turn: record.turn, status: record.status, messages: record.messages() }));
+  return { ...fixture, post, turns };
+}
+
+/** The wire body's Item.status: 'pending' (a claim or a round record), 'paused' or 'complete'. */
+const itemStatus = (status: string) => (body: Record<string, unknown>) => (body.Item as { status?: { S?: string } } | undefined)?.status?.S === status;
+const creates = (body: Record<string, unknown>) => String(body.ConditionExpression ?? '').startsWith('attribute_not_exists');
+
+describe('the conversation store under faults', () => {
+  it('takes a claim whose answer was lost as its own: 200, one turn, the conversation free', async () => {
+    const { post, turns, model } = service([textReply('one'), textReply('two')]);
+    const conversationId = `c-${randomUUID()}`;
+    const fault = proxy.inject({ operation: 'PutItem', when: creates, kind: 'lose-response' });
+
+    const first = await post(conversationId, { message: 'hello' });
+
+    expect(fault.applied).toBe(1);
+    expect(first).toMatchObject({ status: 200, body: { turn: 1, reply: 'one' } });
+    expect(await post(conversationId, { message: 'again' })).toMatchObject({ status: 200, body: { turn: 2 } });
+    expect((await turns(conversationId)).map((turn) => [turn.turn, turn.status])).toEqual([[1, 'complete'], [2, 'complete']]);
+    expect(model!.requests).toHaveLength(2);
+  });
+
+  it('takes a completion whose answer was lost as stored: 200, no second run of the tools', async () => {
+    const { post, turns, gateway } = service([toolCallsReply([{ id: 'c1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } }]), textReply('已取消')]);
+    const conversationId = `c-${randomUUID()}`;
+    const fault = proxy.inject({ operation: 'PutItem', when: itemStatus('complete'), kind: 'lose-response', how: 'reset' });
+
+    const response = await post(conversationId, { message: '取消 ORD1' });
+
+    expect(fault.applied).toBe(1);
+    expect(response).toMatchObject({ status: 200, body: { turn: 1, stopReason: 'completed', reply: '已取消' } });
+    expect(gateway.calls).toHaveLength(1);
+    const stored = await turns(conversationId);
+    expect(stored.map((turn) => [turn.turn, turn.status])).toEqual([[1, 'complete']]);
+    expect(historyViolations(stored[0]!.messages)).toEqual([]);
+  });
+
+  it('waits out a few seconds of throttling and stores the turn', async () => {
+    const { post, turns } = service([textReply('patient')]);
+    const conversationId = `c-${randomUUID()}`;
+    proxy.inject({ operation: 'PutItem', kind: 'throttle', forMs: 1_500 });
+
+    const response = await post(conversationId, { message: 'hello' });
+
+    expect(response).toMatchObject({ status: 200, body: { reply: 'patient' } });
+    expect((await turns(conversationId)).map((turn) => turn.status)).toEqual(['complete']);
+  });
+
+  it.each([
+    ['never answers a request once', { kind: 'hang' as const }],
+    ['resets a connection once', { kind: 'reset' as const }],
+  ])('tries again when DynamoDB %s, within the request timeout', async (_, fault) => {
+    const { post, turns } = service([textReply('fine')]);
+    const conversationId = `c-${randomUUID()}`;
+    for (const operation of ['Query', 'PutItem']) proxy.inject({ operation, ...fault });
+
+    const response = await post(conversationId, { message: 'hello' });
+
+    expect(response).toMatchObject({ status: 200, body: { reply: 'fine' } });
+    expect((await turns(conversationId)).map((turn) => turn.status)).toEqual(['complete']);
+  });
+
+  it('answers 503 store_unavailable, nothing run, when DynamoDB never answers at all; the conversation stays free', async () => {
+    const { post, model } = service([textReply('late')]);
+    const conversationId = `c-${randomUUID()}`;
+    proxy.inject({ operation: 'Query', kind: 'hang', times: 100 });
+
+    const started = Date.now();
+    const response = await post(conversationId, { message: 'hello' });
+
+    expect(response).toMatchObject({ status: 503, body: { error: { code: 'store_unavailable', message: expect.stringMatching(/no tool ran/) } } });
+    // Bounded by the request timeout and the client's attempts, not by the process's life.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(model!.requests).toHaveLength(0);
+    proxy.clear();
+    expect(await post(conversationId, { message: 'hello' })).toMatchObject({ status: 200 });
+  });
+
+  it('says exactly which tools ran when the turn cannot be stored after them, and shows it as interrupted once its lease ends', async () => {
+    let storeDown = () => {};
+    const gateway = testGateway([
+      weatherTool(),
+      cancelTool((args) => {
+        // The store fails from the moment the order is cancelled: no record after, no completion.
+        storeDown();
+        return { ok: true, text: JSON.stringify({ success: args.orderNos }) };
+      }),
+    ]);
+    const { post, turns } = service([toolCallsReply([{ id: 'c1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD9'] } }]), textReply('已取消'), textReply('ORD9 的结果未知，请先确认。')], gateway);
+    const conversationId = `c-${randomUUID()}`;
+    storeDown = () => void proxy.inject({ operation: 'PutItem', kind: 'throttle', forMs: 60_000 });
+
+    const failed = await post(conversationId, { message: '取消 ORD9' });
+
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.code).toBe('turn_not_stored');
+    expect(failed.body.error.message).toMatch(/Tools ran in turn 1 \(batchCancelOrdersByOrderNo \(c1\)\)/);
+    expect(failed.body.error.message).toMatch(/will show turn 1 as interrupted/);
+    expect(failed.body.error.message).not.toMatch(/nothing was lost/i);
+    // The record made before the call is there: the call, without its result.
+    expect((await turns(conversationId)).map((turn) => [turn.status, turn.messages.length])).toEqual([['running', 2]]);
+
+    proxy.clear();
+    const busy = await post(conversationId, { message: '结果呢?' });
+    expect(busy.status).toBe(409);
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    await new Promise((resolve) => setTimeout(resolve, Number(busy.headers['retry-after']) * 1000 + 200));
+
+    const next = await post(conversationId, { message: '结果呢?' });
+    expect(next).toMatchObject({ status: 200, body: { turn: 2 } });
+    const stored = await turns(conversationId);
+    expect(stored.map((turn) => turn.status)).toEqual(['complete', 'complete']);
+    expect(stored[0]!.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', content: expect.stringMatching(/outcome is unknown/) });
+    expect(historyViolations(stored.flatMap((turn) => turn.messages))).toEqual([]);
+  });
+
+  it('gives the same requestId racing itself turn_in_progress, not conversation_busy', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { post } = service([async () => { await gate; return textReply('once'); }]);
+    const conversationId = `c-${randomUUID()}`;
+    const first = post(conversationId, { message: 'hello', requestId: 'same-request' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await post(conversationId, { message: 'hello', requestId: 'same-request' });
+    expect(second).toMatchObject({ status: 409, body: { error: { code: 'turn_in_progress' } } });
+    release();
+    expect(await first).toMatchObject({ status: 200 });
+  });
+});
