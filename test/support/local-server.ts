@@ -8,6 +8,8 @@ export interface LocalServer {
   url: string;
   output: () => string;
   stop(): Promise<void>;
+  /** SIGKILL: the process dies at once, as a Lambda that runs out of time or memory does. */
+  kill(): Promise<void>;
 }
 
 export async function startLocalServer(environment: Record<string, string>): Promise<LocalServer> {
@@ -41,6 +43,11 @@ export async function startLocalServer(environment: Record<string, string>): Pro
   return {
     url,
     output: () => output,
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
