@@ -168,6 +168,17 @@ describe('createDynamoConversationStore on dynalite', () => {
       expect(await turnOf([cancel('c1'), cancel('c2'), textReply('done')])).toEqual(['QueryCommand', 'PutItemCommand', 'PutItemCommand', 'PutItemCommand', 'PutItemCommand', 'PutItemCommand', 'PutItemCommand']);
     });
 
+    it('adds one write when the turn first completes a turn whose process died', async () => {
+      const key = newConversation();
+      await countingStore.create(key, 1, claimWrite('dead-claim', 'dead-request', 'question', Date.now() - 1));
+      const { agent } = agentFixture([textReply('done')], { store: countingStore });
+      commands = [];
+      await agent.ask({ ...key, message: 'next' });
+      // Query; complete turn 1 as interrupted; claim turn 2; complete turn 2.
+      expect(commands).toEqual(['QueryCommand', 'PutItemCommand', 'PutItemCommand', 'PutItemCommand']);
+      expect((await countingStore.readAll(key)).map((record) => [record.turn, (record.result() as { stopReason?: string }).stopReason])).toEqual([[1, 'interrupted'], [2, 'completed']]);
+    });
+
     it('reads further Query pages only while the history budget allows', async () => {
       // Prepare: six turns of about 300 KB each, more than one 1 MB Query page
       const key = newConversation();

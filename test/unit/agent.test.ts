@@ -117,6 +117,12 @@ describe('agent conversations', () => {
     await expect(agent.getConversation({ conversationId: 'shared-id', owner: 'alice' })).resolves.toMatchObject({ turns: [{ turn: 1 }] });
   });
 
+  it('reports per server the tools offered and which need approval', async () => {
+    const { agent } = agentFixture([], { yaml: 'mcpServers:\n  fake: { command: unused, denyTools: ["get*"], requireApproval: destructive }' });
+    const health = await agent.health();
+    expect(health).toMatchObject({ tools: 1, mcpServers: [{ name: 'fake', toolCount: 1, tools: [{ name: 'batchCancelOrdersByOrderNo', needsApproval: true }] }] });
+  });
+
   it('reports health with the model and every MCP server', async () => {
     const { agent } = agentFixture([]);
     await expect(agent.health()).resolves.toMatchObject({ status: 'ok', model: { configured: true }, tools: 2, mcpServers: [{ name: 'fake', status: 'connected', toolCount: 2 }] });
