@@ -33,7 +33,15 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Upper bound for this call, retries included. */
   timeoutMs?: number;
+  /**
+   * Set when someone watches the turn as it runs: the model is asked to stream, and each piece of
+   * text or reasoning is handed over as it arrives. The reply returned is the same as without it.
+   */
+  onDelta?: (delta: ModelDelta) => void;
 }
+
+/** A piece of a reply as the model writes it. */
+export type ModelDelta = { kind: 'text'; text: string } | { kind: 'reasoning'; text: string };
 
 /** A model reply, normalized: tool calls decided by their presence, ids unique, content or null. */
 export interface ModelReply {
@@ -56,6 +64,16 @@ export interface ToolOutput {
   text: string;
 }
 
+export interface ToolCallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  /**
+   * Whom the call is made for, so a server can authorize per user. Sent as `_meta`, never as
+   * credentials: servers are called with the service's own.
+   */
+  caller?: { conversationId: string; owner?: string };
+}
+
 export interface ToolServerStatus {
   name: string;
   transport: 'stdio' | 'http' | 'sse';
@@ -68,11 +86,7 @@ export interface ToolGateway {
   /** Every tool of every reachable server, under the names the model sees. */
   listTools(): Promise<ToolDefinition[]>;
   /** Throws on transport failures and timeouts; a tool's own failure is `ok: false`. */
-  callTool(
-    name: string,
-    args: JsonObject,
-    options: { signal: AbortSignal; timeoutMs: number },
-  ): Promise<ToolOutput>;
+  callTool(name: string, args: JsonObject, options: ToolCallOptions): Promise<ToolOutput>;
   status(): Promise<ToolServerStatus[]>;
   close(): Promise<void>;
 }
