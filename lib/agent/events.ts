@@ -3,6 +3,9 @@ import type { PendingApproval, ToolCallRecord } from '../core/turn.ts';
 /** Progress of a running turn, for streaming clients (noun-verb names). */
 export type LoopEvent =
   | { type: 'round-start'; round: number }
+  /** A piece of the model's text (or reasoning) as it writes it; the round's reply holds it all. */
+  | { type: 'text-delta'; round: number; text: string }
+  | { type: 'reasoning-delta'; round: number; text: string }
   /** `arguments` parsed when they are JSON, else the raw text (as in the turn result). */
   | { type: 'tool-call'; round: number; call: { id: string; name: string; arguments: unknown } }
   | { type: 'tool-result'; round: number; result: ToolCallRecord }

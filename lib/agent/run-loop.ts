@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ModelError } from '../core/errors.ts';
 import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../core/messages.ts';
-import type { ModelClient, ModelReply, ToolGateway } from '../core/ports.ts';
+import type { ModelClient, ModelDelta, ModelReply, ToolGateway } from '../core/ports.ts';
 import type { PendingApproval } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import { toolText } from './tool-messages.ts';
@@ -75,10 +75,13 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const budget = timeLeft();
     let reply: ModelReply;
     try {
+      const onEvent = input.onEvent;
       reply = await input.model.complete({
         messages: [{ role: 'system', content: input.systemPrompt }, ...input.history, ...draft.messages],
         tools: [...input.tools],
         timeoutMs: Math.min(limits.modelTimeoutMs, budget),
+        // Someone watches the turn: the model streams, and each piece is passed on as it comes.
+        ...(onEvent ? { onDelta: (delta: ModelDelta) => onEvent({ type: delta.kind === 'text' ? 'text-delta' : 'reasoning-delta', round, text: delta.text }) } : {}),
       });
     } catch (error) {
       // A model cut short by the turn's own deadline is a deadline stop, not a model failure.

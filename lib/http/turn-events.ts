@@ -8,6 +8,9 @@ export function loopEventData(event: LoopEvent): { name: LoopEvent['type']; data
   switch (event.type) {
     case 'round-start':
       return { name: event.type, data: { round: event.round } };
+    case 'text-delta':
+    case 'reasoning-delta':
+      return { name: event.type, data: { round: event.round, text: event.text } };
     case 'tool-call':
       return { name: event.type, data: { round: event.round, id: event.call.id, name: event.call.name, arguments: event.call.arguments } };
     case 'tool-result': {

@@ -91,9 +91,9 @@ describe('POST /conversations/{conversationId}/approvals', () => {
     expect(paused.events[5]!.data).toMatchObject({ stopReason: 'approval_required', pendingApprovals: [{ toolCallId: 'c1' }] });
 
     const resumed = await events('/conversations/orders-3/approvals', { decisions: [{ toolCallId: 'c1', approved: false, reason: 'not now' }] });
-    expect(eventNames(resumed)).toEqual(['tool-result', 'round-start', 'turn-end']);
+    expect(eventNames(resumed).filter((name) => name !== 'text-delta')).toEqual(['tool-result', 'round-start', 'turn-end']);
     expect(resumed.events[0]!.data).toMatchObject({ round: 1, id: 'c1', ok: false });
-    expect(resumed.events[2]!.data).toMatchObject({ stopReason: 'completed', reply: 'done' });
+    expect(resumed.events.at(-1)!.data).toMatchObject({ stopReason: 'completed', reply: 'done' });
   });
 
   it('answers a busy conversation with 409 and Retry-After until the running turn’s lease ends', async () => {

@@ -76,9 +76,25 @@ describe('the streaming HTTP contract', () => {
     const stream = await readEvents(response);
 
     expect(response.statusCode).toBe(200);
-    expect(eventNames(stream)).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'turn-end']);
-    expect(stream.events.map((event) => event.id)).toEqual(['1', '2', '3', '4', '5']);
-    expect(stream.events[4]!.data).toMatchObject({ turn: 1, reply: '晴', stopReason: 'completed', toolCalls: [{ id: 'c1', ok: true }] });
+    expect(eventNames(stream)).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'text-delta', 'turn-end']);
+    expect(stream.events.map((event) => event.id)).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(stream.events[5]!.data).toMatchObject({ turn: 1, reply: '晴', stopReason: 'completed', toolCalls: [{ id: 'c1', ok: true }] });
+  });
+
+  it('streams the answer as text-delta events before turn-end, adding up to the reply', async () => {
+    const reasoning = { field: 'reasoning_content', text: 'The user wants the weather.' };
+    const { handle, request } = streaming([{ ...textReply('上海今天晴，最高 22°C。'), reasoning }]);
+
+    const stream = await readEvents(await handle(request('POST', '/conversations', { message: '天气' })));
+
+    const deltas = stream.events.filter((event) => event.event === 'text-delta').map((event) => event.data as { round: number; text: string });
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.every((delta) => delta.round === 1)).toBe(true);
+    expect(deltas.map((delta) => delta.text).join('')).toBe('上海今天晴，最高 22°C。');
+    const thoughts = stream.events.filter((event) => event.event === 'reasoning-delta').map((event) => (event.data as { text: string }).text);
+    expect(thoughts.join('')).toBe('The user wants the weather.');
+    expect(eventNames(stream).at(-1)).toBe('turn-end');
+    expect(eventNames(stream).indexOf('text-delta')).toBeLessThan(eventNames(stream).indexOf('turn-end'));
   });
 
   it('sends a heartbeat comment every heartbeatMs while the turn runs, and clears the timer when it ends', async () => {
@@ -91,7 +107,7 @@ describe('the streaming HTTP contract', () => {
     held.release();
     const stream = await readEvents(response);
 
-    expect(stream.received.map((item) => (item.kind === 'event' ? item.event : `: ${item.text}`))).toEqual(['round-start', ': heartbeat', ': heartbeat', ': heartbeat', 'turn-end']);
+    expect(stream.received.map((item) => (item.kind === 'event' ? item.event : `: ${item.text}`)).filter((name) => name !== 'text-delta')).toEqual(['round-start', ': heartbeat', ': heartbeat', ': heartbeat', 'turn-end']);
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -116,7 +132,7 @@ describe('the streaming HTTP contract', () => {
     expect(second).toMatchObject({ statusCode: 409, headers: { 'content-type': 'application/json; charset=utf-8' } });
     expect(JSON.parse(second.body as string)).toMatchObject({ error: { code: 'conversation_busy' } });
     held.release();
-    expect(eventNames(await readEvents(first))).toEqual(['round-start', 'turn-end']);
+    expect(eventNames(await readEvents(first))).toEqual(['round-start', 'text-delta', 'text-delta', 'turn-end']);
   });
 
   it('answers 503 JSON when no model is configured', async () => {
