@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { withLogContext } from '../core/log-context.ts';
 import type { Logger } from '../core/logger.ts';
-import type { ConversationKey, ConversationStore, ModelClient, ToolGateway, TurnMetrics } from '../core/ports.ts';
+import type { ConversationKey, ConversationState, ConversationStore, ModelClient, ToolGateway, TurnMetrics } from '../core/ports.ts';
+import type { AgentExtension } from './extension.ts';
+import { createExtensionRunner } from './extension-runner.ts';
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
@@ -12,7 +14,7 @@ import { deadlineOf } from './held-turn.ts';
 import type { LoopEvent } from './events.ts';
 import { healthReport, type HealthReport } from './health.ts';
 import { newConversationId } from './new-conversation.ts';
-import { openApprovals } from './open-approvals.ts';
+import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
 import { applyToolPolicies, type OfferedTool } from './tool-policy.ts';
 import { newDraft } from './turn-draft.ts';
@@ -62,6 +64,8 @@ export interface AgentDependencies {
   store: ConversationStore;
   logger: Logger;
   metrics?: TurnMetrics;
+  /** Strategies and a developer's own hooks, in the order they run (lib/agent/extension.ts). */
+  extensions?: AgentExtension[];
   now?: () => number;
 }
 
@@ -71,12 +75,25 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const now = dependencies.now ?? Date.now;
   const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
+  const extensions = dependencies.extensions ?? [];
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
+  /** One turn's extensions, with its tools and the conversation's state. */
+  const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent']) =>
+    createExtensionRunner({
+      extensions,
+      mcpTools,
+      gateway,
+      model,
+      conversationId: scope.key.conversationId,
+      ...(scope.key.owner ? { owner: scope.key.owner } : {}),
+      turn,
+      state,
+      ...(onEvent ? { onEvent } : {}),
+    });
 
   /** What every held turn needs; the model is checked present before a turn starts. */
   const services = (model: ModelClient): DriveServices => ({
     model,
-    gateway,
     store,
     logger,
     systemPrompt: config.systemPrompt,
@@ -107,7 +124,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   /** Runs a held turn, with the log lines and metrics of a turn. */
   async function drive(input: DriveInput, model: ModelClient, scope: RequestScope): Promise<TurnResult> {
     const log = { conversationId: scope.key.conversationId, requestId: scope.requestId, turn: input.held.turn };
-    logger.info(input.decided ? 'turn resumed' : 'turn started', { ...log, historyMessages: input.history.length, tools: input.tools.length });
+    logger.info(input.decided ? 'turn resumed' : 'turn started', { ...log, historyMessages: input.history.length, tools: input.runner.tools.length });
     const started = now();
     try {
       const result = await driveTurn(input, services(model));
@@ -142,12 +159,13 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         logger.info('turn replayed', { conversationId, requestId: scope.requestId, turn: opened.value.result.turn });
         return opened.value.result;
       }
-      const { held, history } = opened.value;
+      const { held, history, state } = opened.value;
       if (listed.status === 'rejected') {
         await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
         throw listed.reason;
       }
-      return drive({ held, history, draft, tools: listed.value, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
+      const runner = runnerFor(scope, held.turn, listed.value, state, model, input.onEvent);
+      return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
     });
   }
 
@@ -158,30 +176,35 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     const model = dependencies.model;
     if (!model) throw new ModelNotConfiguredError();
     return start(input, async (scope) => {
-      const tools = await offeredTools();
+      const mcpTools = await offeredTools();
       const opened = await openApprovals({
         store,
         key: scope.key,
         requestId: scope.requestId,
         claimId: scope.claimId,
         decisions: input.decisions,
-        tools: new Map(tools.map((tool) => [tool.name, tool])),
         now: now(),
         leaseExpiresAt: scope.leaseExpiresAt,
         signal: deadlineOf(scope.deadlineAt, now).signal(),
         rules,
       });
       if (opened.kind === 'replay') return opened.result;
-      const { held, history, draft, decided } = opened;
-      return drive({ held, history, draft, decided, tools, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
+      const { held, history, draft, waiting, state } = opened;
+      const runner = runnerFor(scope, held.turn, mcpTools, state, model, input.onEvent);
+      const decided = planDecisions(waiting, { decisions: input.decisions, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
+      return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
     });
   }
 
   async function getConversation(key: ConversationKey): Promise<ConversationView> {
     checkConversationId(key.conversationId);
-    const view = conversationView(key.conversationId, await store.readAll(key), now(), rules);
+    const records = await store.readAll(key);
+    const view = conversationView(key.conversationId, records, now(), rules);
     if (view.turns.length === 0) throw notFound(key);
-    return view;
+    // What the extensions keep in the conversation (a todo list, a summary), as its newest turn left it.
+    const state = records.at(-1)?.state() ?? {};
+    const fields = Object.assign({}, ...extensions.map((extension) => extension.view?.(state[extension.name] ?? {}) ?? {}));
+    return { ...fields, ...view };
   }
 
   async function deleteConversation(key: ConversationKey): Promise<void> {

@@ -2,7 +2,8 @@ import { AgentError, errorMessage, InternalError, ModelError, StoreError, TurnNo
 import { closeOpenRound, historyViolations } from '../core/history.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage } from '../core/messages.ts';
-import type { ConversationStore, ModelClient, ToolGateway } from '../core/ports.ts';
+import type { ConversationStore, ModelClient } from '../core/ports.ts';
+import type { ExtensionRunner } from './extension-runner.ts';
 import type { PendingApproval, StopReason, TurnError, TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import { fallbackReply } from './fallback-reply.ts';
@@ -10,7 +11,6 @@ import { deadlineOf, heldTurnWrites, untilStored, type HeldTurn } from './held-t
 import { runLoop, type LoopLimits, type LoopOutcome } from './run-loop.ts';
 import { toolText } from './tool-messages.ts';
 import type { PlannedCall } from './tool-plan.ts';
-import type { OfferedTool } from './tool-policy.ts';
 import { answerCalls } from './tool-round.ts';
 import type { TurnDraft } from './turn-draft.ts';
 
@@ -18,7 +18,8 @@ export interface DriveInput {
   held: HeldTurn;
   history: HistoryMessage[];
   draft: TurnDraft;
-  tools: OfferedTool[];
+  /** The turn's extensions, composed: its tools, hooks and the conversation's state. */
+  runner: ExtensionRunner;
   /** A resumed turn: the decided calls of its open round, answered before the loop goes on. */
   decided?: PlannedCall[];
   deadlineAt: number;
@@ -27,7 +28,6 @@ export interface DriveInput {
 
 export interface DriveServices {
   model: ModelClient;
-  gateway: ToolGateway;
   store: ConversationStore;
   logger: Logger;
   systemPrompt: string;
@@ -50,41 +50,49 @@ export interface DriveServices {
  * turn_not_stored (the record lets the next request complete the turn as interrupted).
  */
 export async function driveTurn(input: DriveInput, services: DriveServices): Promise<TurnResult> {
-  const { held, draft } = input;
-  const writes = heldTurnWrites(services.store, held, deadlineOf(input.deadlineAt, services.now));
+  const { held, draft, runner } = input;
+  const writes = heldTurnWrites(services.store, held, deadlineOf(input.deadlineAt, services.now), () => runner.state());
   const journal = { record: writes.record };
   let outcome: LoopOutcome | undefined;
-  if (input.decided) {
-    const answered = await answerCalls(input.decided, {
+  try {
+    await runner.turnStart();
+    if (input.decided) {
+      const answered = await answerCalls(input.decided, {
+        draft,
+        round: draft.rounds,
+        execution: executionOf(input, services),
+        journal,
+        ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+      });
+      if (answered.kind === 'not-recorded') outcome = { kind: 'failed', cause: answered.cause };
+    }
+    outcome ??= await runLoop({
+      model: services.model,
+      tools: runner.tools,
+      hooks: runner,
+      systemPrompt: services.systemPrompt,
+      history: input.history,
       draft,
-      round: draft.rounds,
-      execution: executionOf(input, services),
+      limits: services.limits,
+      deadlineAt: input.deadlineAt,
       journal,
+      now: services.now,
       ...(input.onEvent ? { onEvent: input.onEvent } : {}),
     });
-    if (answered.kind === 'not-recorded') outcome = { kind: 'failed', cause: answered.cause };
+  } catch (error) {
+    // An extension that throws is a bug, but a turn whose tools ran must still be stored.
+    outcome = { kind: 'failed', cause: error };
   }
-  outcome ??= await runLoop({
-    model: services.model,
-    gateway: services.gateway,
-    tools: input.tools,
-    systemPrompt: services.systemPrompt,
-    history: input.history,
-    draft,
-    limits: services.limits,
-    deadlineAt: input.deadlineAt,
-    journal,
-    now: services.now,
-    ...(input.onEvent ? { onEvent: input.onEvent } : {}),
-  });
 
   const resumed = input.decided !== undefined;
   if (outcome.kind === 'failed' && !resumed && draft.ran.length === 0) {
     // Nothing ran, so nothing happened that the conversation must remember: the caller can retry.
     await releaseQuietly(writes.release, held, services.logger);
-    throw outcome.cause instanceof AgentError ? outcome.cause : new ModelError('model_unavailable', errorMessage(outcome.cause), { cause: outcome.cause });
+    throw outcome.cause;
   }
-  const result = resultOf(held, draft, outcome, services.limits.maxRounds);
+  const core = resultOf(held, draft, outcome, services.limits.maxRounds);
+  // The extensions' fields (a todo list, a plan) come with the result, never over its own.
+  const result: TurnResult = { ...(await runner.turnEnd(core)), ...core };
   const messages = outcome.kind === 'failed' ? closeOpenRound(draft.messages, () => toolText.turnFailed()) : draft.messages;
   assertValidHistory(input.history, messages, outcome.kind === 'paused');
 
@@ -104,7 +112,7 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
 function executionOf(input: DriveInput, services: DriveServices) {
   const timeLeft = Math.max(1, input.deadlineAt - services.limits.reserveMs - services.now());
   return {
-    gateway: services.gateway,
+    runTool: input.runner.runTool,
     timeoutMs: Math.min(services.limits.toolTimeoutMs, timeLeft),
     maxOutputChars: services.limits.maxOutputChars,
     maxConcurrentCalls: services.limits.maxConcurrentCalls,
@@ -136,7 +144,7 @@ function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRou
 function turnError(error: unknown): TurnError {
   if (error instanceof ModelError) return { code: error.code, message: error.message, timeout: error.timeout };
   if (error instanceof AgentError) return { code: error.code, message: error.message, timeout: false };
-  return { code: 'model_unavailable', message: errorMessage(error), timeout: false };
+  return { code: 'internal_error', message: errorMessage(error), timeout: false };
 }
 
 /** Never store, or send, a history that breaks the invariant: a bug, not a condition to live with. */

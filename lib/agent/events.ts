@@ -9,4 +9,6 @@ export type LoopEvent =
   /** `arguments` parsed when they are JSON, else the raw text (as in the turn result). */
   | { type: 'tool-call'; round: number; call: { id: string; name: string; arguments: unknown } }
   | { type: 'tool-result'; round: number; result: ToolCallRecord }
-  | { type: 'approval-required'; round: number; pendingApprovals: PendingApproval[] };
+  | { type: 'approval-required'; round: number; pendingApprovals: PendingApproval[] }
+  /** An event an extension emits (`todos`, `plan`, …): streamed under its own name. */
+  | { type: 'extension'; name: string; data: unknown };

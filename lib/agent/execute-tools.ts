@@ -1,11 +1,14 @@
 import { errorMessage } from '../core/errors.ts';
 import type { ToolCall, ToolMessage } from '../core/messages.ts';
-import type { JsonObject, ToolGateway } from '../core/ports.ts';
+import type { JsonObject, ToolOutput } from '../core/ports.ts';
 import type { ToolCallRecord } from '../core/turn.ts';
+import type { RunningCall } from './extension.ts';
 import { toolText, truncateOutput } from './tool-messages.ts';
+import type { OfferedTool } from './tool-policy.ts';
 
 export interface ToolExecutionContext {
-  gateway: ToolGateway;
+  /** Runs one call: its MCP server or built-in tool (through the extensions' aroundToolCall). */
+  runTool: (call: RunningCall, tool: OfferedTool) => Promise<ToolOutput>;
   /** Per call. */
   timeoutMs: number;
   maxOutputChars: number;
@@ -23,14 +26,17 @@ export interface AnsweredCall {
 }
 
 export interface CallToRun {
+  /** The call as the model made it: its answer goes to this id. */
   call: ToolCall;
+  /** The tool it runs (another one than the call names, when a routing tool stands for it). */
+  tool: OfferedTool;
   arguments: JsonObject;
 }
 
 /**
  * Runs calls, at most `maxConcurrentCalls` at once, and returns their answers in the calls' order
- * (each is also handed to `onAnswered` as soon as it is there).
- * Never throws: every failure becomes the text of the call's tool message, so the model can act on it.
+ * (each is also handed to `onAnswered` as soon as it is there). Never throws: every failure becomes
+ * the text of the call's tool message, so the model can act on it.
  */
 export async function executeToolCalls(
   calls: readonly CallToRun[],
@@ -50,27 +56,31 @@ export async function executeToolCalls(
   return answers;
 }
 
-async function executeToolCall({ call, arguments: args }: CallToRun, context: ToolExecutionContext): Promise<AnsweredCall> {
+async function executeToolCall({ call, tool, arguments: args }: CallToRun, context: ToolExecutionContext): Promise<AnsweredCall> {
   const started = context.now();
-  const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, context.now() - started);
+  const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, { durationMs: context.now() - started, name: tool.name });
   if (context.signal.aborted) return finish(false, toolText.outOfTime());
   const timeout = AbortSignal.timeout(context.timeoutMs);
   const signal = AbortSignal.any([context.signal, timeout]);
   try {
-    const output = await context.gateway.callTool(call.name, args, { signal, timeoutMs: context.timeoutMs });
+    const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, ...(tool.server ? { server: tool.server } : {}) };
+    const output = await context.runTool(running, tool);
     return finish(output.ok, output.ok ? output.text : toolText.toolError(output.text));
   } catch (error) {
     if (signal.aborted) {
-      return finish(false, context.signal.aborted ? toolText.cancelledAtDeadline(call.name) : toolText.timedOut(call.name, context.timeoutMs));
+      return finish(false, context.signal.aborted ? toolText.cancelledAtDeadline(tool.name) : toolText.timedOut(tool.name, context.timeoutMs));
     }
-    return finish(false, toolText.failed(call.name, errorMessage(error)));
+    return finish(false, toolText.failed(tool.name, errorMessage(error)));
   }
 }
 
-/** A call's answer, its text capped at `maxOutputChars` for the model. */
-export function answered(call: ToolCall, args: unknown, ok: boolean, text: string, maxOutputChars: number, durationMs = 0): AnsweredCall {
+/**
+ * A call's answer, its text capped at `maxOutputChars` for the model. The tool message answers the
+ * model's own call; the record names the tool that ran (`name`, when a routing tool stood for it).
+ */
+export function answered(call: ToolCall, args: unknown, ok: boolean, text: string, maxOutputChars: number, run: { durationMs?: number; name?: string } = {}): AnsweredCall {
   return {
     message: { role: 'tool', toolCallId: call.id, name: call.name, content: truncateOutput(text, maxOutputChars) },
-    record: { id: call.id, name: call.name, arguments: args, ok, durationMs },
+    record: { id: call.id, name: run.name ?? call.name, arguments: args, ok, durationMs: run.durationMs ?? 0 },
   };
 }

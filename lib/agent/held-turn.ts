@@ -1,6 +1,6 @@
 import { StoreError } from '../core/errors.ts';
 import type { HistoryMessage } from '../core/messages.ts';
-import type { ConversationKey, ConversationStore, TurnWrite } from '../core/ports.ts';
+import type { ConversationKey, ConversationState, ConversationStore, TurnWrite } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import { progressOf, type TurnDraft } from './turn-draft.ts';
 
@@ -19,18 +19,18 @@ export interface HeldTurn {
  * The writes of a held turn's life, each conditional on the turn still being held (running) by
  * this claim, and each ended (the client's own retries too) when the turn's time is up.
  */
-export function heldTurnWrites(store: ConversationStore, held: HeldTurn, deadline: Deadline) {
+export function heldTurnWrites(store: ConversationStore, held: HeldTurn, deadline: Deadline, state: () => ConversationState) {
   const expected = { claimId: held.claimId, status: 'running' as const };
-  const base = { claimId: held.claimId, requestIds: held.requestIds, createdAt: held.createdAt };
+  const base = () => ({ claimId: held.claimId, requestIds: held.requestIds, createdAt: held.createdAt, state: state() });
   const options = () => ({ signal: deadline.signal() });
   return {
     /** The round record: what the turn did so far, before and after calls that may change something. */
     record: (draft: TurnDraft) =>
-      store.update(held.key, held.turn, expected, { ...base, status: 'running', leaseExpiresAt: held.leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }, options()),
+      store.update(held.key, held.turn, expected, { ...base(), status: 'running', leaseExpiresAt: held.leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }, options()),
     pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number) =>
-      store.update(held.key, held.turn, expected, { ...base, status: 'paused', approvalExpiresAt, messages, result }, options()),
+      store.update(held.key, held.turn, expected, { ...base(), status: 'paused', approvalExpiresAt, messages, result }, options()),
     complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string) =>
-      store.update(held.key, held.turn, expected, { ...base, status: 'complete', completedAt, messages, result }, options()),
+      store.update(held.key, held.turn, expected, { ...base(), status: 'complete', completedAt, messages, result }, options()),
     /** Gives the claim back when the turn produced nothing worth keeping (nothing ran). */
     release: () => store.remove(held.key, held.turn, expected, options()),
   };
@@ -47,8 +47,8 @@ export function deadlineOf(at: number, now: () => number, leastMs = 250): Deadli
   return { at, signal: () => AbortSignal.timeout(Math.max(leastMs, at - now())) };
 }
 
-/** The first write of a claimed turn: running, with only its question. */
-export function claimWrite(held: HeldTurn, draft: TurnDraft): TurnWrite {
+/** The first write of a claimed turn: running, with only its question and the conversation's state. */
+export function claimWrite(held: HeldTurn, draft: TurnDraft, state: ConversationState): TurnWrite {
   return {
     status: 'running',
     claimId: held.claimId,
@@ -57,6 +57,7 @@ export function claimWrite(held: HeldTurn, draft: TurnDraft): TurnWrite {
     leaseExpiresAt: held.leaseExpiresAt,
     messages: draft.messages,
     result: progressOf(draft),
+    state,
   };
 }
 

@@ -1,7 +1,7 @@
 import { ConflictError, InputError, NotFoundError, TurnTakenError } from '../core/errors.ts';
 import { findOpenRound, historyMessages } from '../core/history.ts';
-import type { HistoryMessage } from '../core/messages.ts';
-import type { ConversationKey, ConversationStore } from '../core/ports.ts';
+import type { HistoryMessage, ToolCall } from '../core/messages.ts';
+import type { ConversationKey, ConversationState, ConversationStore } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { HeldTurn } from './held-turn.ts';
 import { settleTurn, type TurnRules } from './open-turn.ts';
@@ -18,8 +18,6 @@ export interface OpenApprovalsInput {
   requestId: string;
   claimId: string;
   decisions: ApprovalDecision[];
-  /** The tools offered now: an approved call whose tool is no longer offered is answered as unknown. */
-  tools: ReadonlyMap<string, OfferedTool>;
   now: number;
   leaseExpiresAt: number;
   /** Ends the store requests of taking the turn up. */
@@ -29,7 +27,8 @@ export interface OpenApprovalsInput {
 
 export type OpenedApprovals =
   | { kind: 'replay'; result: TurnResult }
-  | { kind: 'resumed'; held: HeldTurn; history: HistoryMessage[]; draft: TurnDraft; decided: PlannedCall[] };
+  /** `waiting`: the calls decided now, in the calls' order. */
+  | { kind: 'resumed'; held: HeldTurn; history: HistoryMessage[]; draft: TurnDraft; waiting: ToolCall[]; state: ConversationState };
 
 /**
  * Takes up a paused turn with a person's decisions: every waiting call decided in one request, none
@@ -89,21 +88,35 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
       leaseExpiresAt: held.leaseExpiresAt,
       messages: draft.messages,
       result: { rounds: draft.rounds, toolCalls: draft.toolCalls, usage: draft.usage },
+      state: paused.state(),
     }, options);
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
     throw new ConflictError('approval_not_pending', `The calls waiting for approval in turn ${paused.turn} were just decided by another request.`, { cause: error });
   }
   const history = historyMessages(recent.filter((record) => record.status === 'complete'), rules.historyTokenBudget);
-  const planned = (open?.unanswered ?? []).map((call): PlannedCall => {
+  return { kind: 'resumed', held, history, draft, waiting: open?.unanswered ?? [], state: paused.state() };
+}
+
+export interface DecisionContext {
+  decisions: readonly ApprovalDecision[];
+  /** The tools offered now: an approved call whose tool is no longer offered is answered as unknown. */
+  tools: ReadonlyMap<string, OfferedTool>;
+  /** The call a routing tool stands for, as when the call was first planned. */
+  route: (call: ToolCall) => ToolCall;
+}
+
+/** The decided calls, planned: approved ones run with exactly the arguments they were approved with. */
+export function planDecisions(waiting: readonly ToolCall[], context: DecisionContext): PlannedCall[] {
+  const decided = new Map(context.decisions.map((decision) => [decision.toolCallId, decision]));
+  return waiting.map((call): PlannedCall => {
     const decision = decided.get(call.id)!;
-    const parsed = parseArguments(call.arguments);
+    const target = context.route(call);
+    const parsed = parseArguments(target.arguments);
     const args = parsed.ok ? parsed.value : {};
     if (!decision.approved) return { kind: 'refused', call, arguments: args, text: toolText.declined(decision.reason) };
-    const tool = input.tools.get(call.name);
-    if (!tool) return { kind: 'refused', call, arguments: args, text: toolText.unknownTool(call.name, [...input.tools.keys()]) };
-    // Approved: it runs with exactly the arguments it was approved with.
+    const tool = context.tools.get(target.name);
+    if (!tool) return { kind: 'refused', call, arguments: args, text: toolText.unknownTool(target.name, [...context.tools.keys()]) };
     return { kind: 'run', call, tool, arguments: args };
   });
-  return { kind: 'resumed', held, history, draft, decided: planned };
 }

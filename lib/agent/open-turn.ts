@@ -1,7 +1,7 @@
 import { ConflictError, TurnTakenError } from '../core/errors.ts';
 import { historyMessages } from '../core/history.ts';
 import type { HistoryMessage } from '../core/messages.ts';
-import type { ConversationKey, ConversationStore, StoreCallOptions, TurnRecord } from '../core/ports.ts';
+import type { ConversationKey, ConversationState, ConversationStore, StoreCallOptions, TurnRecord } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import { claimWrite, type HeldTurn } from './held-turn.ts';
 import { settleDeclined, settleInterrupted, type SettledTurn } from './settle-turn.ts';
@@ -31,7 +31,8 @@ export interface OpenTurnInput {
 
 export type OpenedTurn =
   | { kind: 'replay'; result: TurnResult }
-  | { kind: 'claimed'; held: HeldTurn; history: HistoryMessage[] };
+  /** `state`: the conversation's, as its newest turn left it. */
+  | { kind: 'claimed'; held: HeldTurn; history: HistoryMessage[]; state: ConversationState };
 
 /**
  * Reads the conversation's newest turns (one Query), then replays this request's turn, refuses
@@ -64,15 +65,16 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   };
   // Decided (and decoded) before claiming, so an unreadable turn cannot leave a claim behind.
   const history = historyMessages(complete, rules.historyTokenBudget);
+  const state = complete[0]?.state() ?? {};
   try {
-    await store.create(key, nextTurn, claimWrite(held, input.draft), options);
+    await store.create(key, nextTurn, claimWrite(held, input.draft, state), options);
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
     // Another request claimed this turn number since the read (or this very request, racing itself).
     const ownRequest = error.current?.requestIds.includes(requestId) ?? false;
     throw conflict(ownRequest, requestId, nextTurn, error.current?.leaseExpiresAt, input.now, error);
   }
-  return { kind: 'claimed', held, history };
+  return { kind: 'claimed', held, history, state };
 }
 
 /**
@@ -100,6 +102,7 @@ export async function settleTurn(
       completedAt,
       messages: settled.messages,
       result: settled.result,
+      state: record.state(),
     }, options);
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { ModelError } from '../core/errors.ts';
+import { errorMessage, ModelError } from '../core/errors.ts';
 import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../core/messages.ts';
-import type { ModelClient, ModelDelta, ModelReply, ToolGateway } from '../core/ports.ts';
+import type { ModelClient, ModelDelta, ModelReply } from '../core/ports.ts';
+import type { LoopHooks } from './extension-runner.ts';
 import type { PendingApproval } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import { toolText } from './tool-messages.ts';
-import { planCalls, type CallLimits } from './tool-plan.ts';
+import { planCalls, plannedName, type CallLimits } from './tool-plan.ts';
 import type { OfferedTool } from './tool-policy.ts';
 import { answerCalls, type Journal } from './tool-round.ts';
 import type { TurnDraft } from './turn-draft.ts';
@@ -22,8 +23,10 @@ export interface LoopLimits extends CallLimits {
 
 export interface LoopInput {
   model: ModelClient;
-  gateway: ToolGateway;
+  /** Every tool offered (MCP tools after policy, built-in tools). */
   tools: readonly OfferedTool[];
+  /** The extensions' part in each round: the request sent, the reply, routing and running calls. */
+  hooks: LoopHooks;
   systemPrompt: string;
   /** Earlier turns, as sent to the model before this turn's messages. */
   history: readonly HistoryMessage[];
@@ -72,13 +75,14 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const runRound = async (round: number): Promise<RoundOutcome> => {
     if (timeLeft() <= 0) return { kind: 'stopped', reason: 'deadline' };
     input.onEvent?.({ type: 'round-start', round });
+    const plan = await input.hooks.prepareModelCall({ systemPrompt: input.systemPrompt, messages: [...input.history, ...draft.messages], tools: [...input.tools] }, round);
     const budget = timeLeft();
     let reply: ModelReply;
     try {
       const onEvent = input.onEvent;
       reply = await input.model.complete({
-        messages: [{ role: 'system', content: input.systemPrompt }, ...input.history, ...draft.messages],
-        tools: [...input.tools],
+        messages: [{ role: 'system', content: plan.systemPrompt }, ...plan.messages],
+        tools: plan.tools,
         timeoutMs: Math.min(limits.modelTimeoutMs, budget),
         // Someone watches the turn: the model streams, and each piece is passed on as it comes.
         ...(onEvent ? { onDelta: (delta: ModelDelta) => onEvent({ type: delta.kind === 'text' ? 'text-delta' : 'reasoning-delta', round, text: delta.text }) } : {}),
@@ -86,7 +90,9 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     } catch (error) {
       // A model cut short by the turn's own deadline is a deadline stop, not a model failure.
       const cutByDeadline = error instanceof ModelError && error.timeout && budget < limits.modelTimeoutMs && timeLeft() <= 0;
-      return cutByDeadline ? { kind: 'stopped', reason: 'deadline' } : { kind: 'failed', cause: error };
+      if (cutByDeadline) return { kind: 'stopped', reason: 'deadline' };
+      // A model client that throws something else is still a model that failed.
+      return { kind: 'failed', cause: error instanceof ModelError ? error : new ModelError('model_unavailable', errorMessage(error), { cause: error }) };
     }
     draft.rounds = round;
     draft.usage = {
@@ -97,6 +103,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (reply.reasoning) assistant.reasoning = reply.reasoning;
     if (reply.extraContent) assistant.extraContent = reply.extraContent;
     draft.messages.push(assistant);
+    await input.hooks.replied(reply, round);
     const calls = assistant.toolCalls;
     if (calls.length === 0) return { kind: 'completed', reply: reply.content ?? '' };
 
@@ -109,15 +116,15 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       draft.messages.push(...unexecuted(calls, toolText.outOfTime()));
       return { kind: 'stopped', reason: 'deadline' };
     }
-    const planned = planCalls(calls, { tools: toolsByName, limits, callsSoFar: draft.toolCalls.length });
+    const planned = planCalls(calls, { tools: toolsByName, limits, callsSoFar: draft.toolCalls.length, route: (call) => input.hooks.route(call) });
     for (const entry of planned) {
-      input.onEvent?.({ type: 'tool-call', round, call: { id: entry.call.id, name: entry.call.name, arguments: entry.arguments } });
+      input.onEvent?.({ type: 'tool-call', round, call: { id: entry.call.id, name: plannedName(entry), arguments: entry.arguments } });
     }
     const answered = await answerCalls(planned, {
       draft,
       round,
       execution: {
-        gateway: input.gateway,
+        runTool: (call, tool) => input.hooks.runTool(call, tool),
         timeoutMs: Math.max(1, Math.min(limits.toolTimeoutMs, timeLeft())),
         maxOutputChars: limits.maxOutputChars,
         maxConcurrentCalls: limits.maxConcurrentCalls,

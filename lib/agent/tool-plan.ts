@@ -15,6 +15,9 @@ export type PlannedCall =
   | { kind: 'approval'; call: ToolCall; tool: OfferedTool; arguments: JsonObject }
   | { kind: 'run'; call: ToolCall; tool: OfferedTool; arguments: JsonObject };
 
+/** The name a call is recorded and shown under: its tool's, which a routed call may not carry itself. */
+export const plannedName = (entry: PlannedCall): string => (entry.kind === 'refused' ? entry.call.name : entry.tool.name);
+
 export interface CallLimits {
   maxCallsPerRound: number;
   maxCallsPerTurn: number;
@@ -25,20 +28,23 @@ export interface PlanContext {
   limits: CallLimits;
   /** Calls the turn made in earlier rounds. */
   callsSoFar: number;
+  /** The call to plan for a call the model made (a routing tool stands for a real one). */
+  route?: (call: ToolCall) => ToolCall;
 }
 
 export function planCalls(calls: readonly ToolCall[], context: PlanContext): PlannedCall[] {
   const { limits } = context;
   return calls.map((call, index): PlannedCall => {
-    const parsed = parseArguments(call.arguments);
-    const refuse = (text: string): PlannedCall => ({ kind: 'refused', call, arguments: parsed.ok ? parsed.value : call.arguments, text });
+    const target = context.route?.(call) ?? call;
+    const parsed = parseArguments(target.arguments);
+    const refuse = (text: string): PlannedCall => ({ kind: 'refused', call, arguments: parsed.ok ? parsed.value : target.arguments, text });
     if (index >= limits.maxCallsPerRound) return refuse(toolText.overRoundLimit(calls.length, limits.maxCallsPerRound));
     if (context.callsSoFar + index >= limits.maxCallsPerTurn) return refuse(toolText.overTurnLimit(limits.maxCallsPerTurn));
-    const tool = context.tools.get(call.name);
-    if (!tool) return refuse(toolText.unknownTool(call.name, [...context.tools.keys()]));
-    if (!parsed.ok) return refuse(parsed.reason === 'not-object' ? toolText.notAnObject(call.name) : toolText.invalidJson(call.name, parsed.reason));
+    const tool = context.tools.get(target.name);
+    if (!tool) return refuse(toolText.unknownTool(target.name, [...context.tools.keys()]));
+    if (!parsed.ok) return refuse(parsed.reason === 'not-object' ? toolText.notAnObject(target.name) : toolText.invalidJson(target.name, parsed.reason));
     const check = checkArguments(tool.parameters, parsed.value);
-    if (!check.valid) return refuse(toolText.invalidArguments(call.name, check.problems));
+    if (!check.valid) return refuse(toolText.invalidArguments(target.name, check.problems));
     return { kind: tool.needsApproval ? 'approval' : 'run', call, tool, arguments: parsed.value };
   });
 }

@@ -57,7 +57,7 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
     draft.ran.push(...toRun.map((entry) => entry.call));
     await executeToolCalls(toRun, context.execution, (index, result) => answer(toRun[index]!.call.id, result));
   } else {
-    for (const entry of toRun) answer(entry.call.id, answered(entry.call, entry.arguments, false, toolText.notRecorded(), maxOutputChars));
+    for (const entry of toRun) answer(entry.call.id, answered(entry.call, entry.arguments, false, toolText.notRecorded(), maxOutputChars, { name: entry.tool.name }));
   }
   const settled = withAnswers(draft, answers);
   draft.messages = settled.messages;
@@ -77,7 +77,7 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
     kind: 'waiting',
     pending: waiting.map((entry) => ({
       toolCallId: entry.call.id,
-      name: entry.call.name,
+      name: entry.kind === 'approval' ? entry.tool.name : entry.call.name,
       server: entry.kind === 'approval' ? entry.tool.server ?? '' : '',
       arguments: entry.arguments,
     })),

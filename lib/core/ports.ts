@@ -107,6 +107,12 @@ export interface ConversationKey {
  */
 export type TurnStatus = 'running' | 'paused' | 'complete';
 
+/**
+ * What the loop's extensions keep in a conversation (a todo list, a summary of old turns), each under
+ * its extension's name. Stored with every turn: the newest turn's is the conversation's.
+ */
+export type ConversationState = Record<string, JsonObject>;
+
 /** A stored turn at any point of its life; the heavy parts are decoded only when asked for. */
 export interface TurnRecord {
   turn: number;
@@ -131,6 +137,8 @@ export interface TurnRecord {
   messages(): HistoryMessage[];
   /** complete and paused: the turn result; running: what it has done so far. */
   result(): TurnResult | TurnProgress;
+  /** The conversation's state as this turn left it (as it began, while it runs). */
+  state(): ConversationState;
 }
 
 /** What a write stores for a turn (its number and key are the write's target). */
@@ -144,6 +152,8 @@ export interface TurnWrite {
   approvalExpiresAt?: number;
   messages: HistoryMessage[];
   result: TurnResult | TurnProgress;
+  /** The conversation's state as the turn leaves it; empty when no extension keeps any. */
+  state?: ConversationState;
 }
 
 /** A conditional write's expectation: the turn is still held by this claim, in this status. */

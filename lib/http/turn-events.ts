@@ -4,7 +4,7 @@ import { failedTurnResponse } from './errors.ts';
 import type { HttpResponse } from './types.ts';
 
 /** What a streaming client receives for each loop event: the event's name and its JSON data. */
-export function loopEventData(event: LoopEvent): { name: LoopEvent['type']; data: Record<string, unknown> } {
+export function loopEventData(event: LoopEvent): { name: string; data: Record<string, unknown> } {
   switch (event.type) {
     case 'round-start':
       return { name: event.type, data: { round: event.round } };
@@ -19,6 +19,8 @@ export function loopEventData(event: LoopEvent): { name: LoopEvent['type']; data
     }
     case 'approval-required':
       return { name: event.type, data: { round: event.round, pendingApprovals: event.pendingApprovals } };
+    case 'extension':
+      return { name: event.name, data: event.data as Record<string, unknown> };
   }
 }
 

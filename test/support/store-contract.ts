@@ -68,8 +68,8 @@ export async function storeTurn(store: ConversationStore, key: ConversationKey, 
 /** The plain fields of a record, and its decoded parts, for comparison. */
 export function recordFields(record: TurnRecord | undefined) {
   if (!record) return undefined;
-  const { messages, result, ...fields } = record;
-  return { ...fields, messages: messages(), result: result() };
+  const { messages, result, state, ...fields } = record;
+  return { ...fields, messages: messages(), result: result(), state: state() };
 }
 
 async function takenError(promise: Promise<unknown>): Promise<TurnTakenError> {
@@ -107,7 +107,15 @@ export function conversationStoreContract(createStore: () => ConversationStore):
         tokens: estimateTokens(write.messages),
         messages: write.messages,
         result: write.result,
+        state: {},
       });
+    });
+
+    it('keeps the conversation’s state with the turn', async () => {
+      const key = newConversation();
+      const state = { todos: { items: [{ content: 'Cancel ORD1', status: 'in_progress' }] }, summary: { text: '总结', throughTurn: 3 } };
+      await store.create(key, 1, { ...claimWrite('claim-1', 'request-1'), state });
+      expect((await store.readAll(key))[0]!.state()).toEqual(state);
     });
 
     it('refuses a second create of the same turn, saying who holds it', async () => {
@@ -144,6 +152,7 @@ export function conversationStoreContract(createStore: () => ConversationStore):
         tokens: estimateTokens(sampleTurnMessages(1)),
         messages: sampleTurnMessages(1),
         result: sampleResult(key, 1),
+        state: {},
       });
     });
 

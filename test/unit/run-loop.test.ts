@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runLoop, type LoopInput, type LoopLimits } from '../../lib/agent/run-loop.ts';
+import type { AgentExtension } from '../../lib/agent/extension.ts';
+import { createExtensionRunner } from '../../lib/agent/extension-runner.ts';
 import type { OfferedTool } from '../../lib/agent/tool-policy.ts';
 import { newDraft, type TurnDraft } from '../../lib/agent/turn-draft.ts';
 import { ModelError, StoreError } from '../../lib/core/errors.ts';
@@ -27,19 +29,21 @@ const LIMITS: LoopLimits = {
   reserveMs: 0,
 };
 
-type SetupOverrides = Partial<Omit<LoopInput, 'limits'>> & { limits?: Partial<LoopLimits> };
+type SetupOverrides = Partial<Omit<LoopInput, 'limits' | 'hooks'>> & { limits?: Partial<LoopLimits>; extensions?: AgentExtension[] };
 
 function setup(script: ScriptedStep[], overrides: SetupOverrides = {}, gateway: ToolGateway = createFakeGateway([weatherTool, cancelTool])) {
   const model = createScriptedModel(script);
   const draft: TurnDraft = overrides.draft ?? newDraft('What is the weather in Shanghai?');
+  const tools = overrides.tools ?? [offered(getWeather), offered(batchCancelOrdersByOrderNo)];
+  const hooks = createExtensionRunner({ extensions: overrides.extensions ?? [], mcpTools: tools, gateway, model, conversationId: 'c-1', turn: 1, state: {} });
   const input: LoopInput = {
     model,
-    gateway,
-    tools: [offered(getWeather), offered(batchCancelOrdersByOrderNo)],
     systemPrompt: 'system prompt',
     history: [],
     deadlineAt: Date.now() + 60_000,
     ...overrides,
+    tools: hooks.tools,
+    hooks,
     draft,
     limits: { ...LIMITS, ...overrides.limits },
   };

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { StoreError } from '../../core/errors.ts';
 import { estimateTokens } from '../../core/history.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
-import type { TurnRecord, TurnStatus, TurnWrite } from '../../core/ports.ts';
+import type { ConversationState, TurnRecord, TurnStatus, TurnWrite } from '../../core/ports.ts';
 import { emptyProgress, type TurnProgress, type TurnResult } from '../../core/turn.ts';
 
 /**
@@ -40,6 +40,8 @@ export interface TurnItem {
   result: string;
   /** estimateTokens(messages), so history can be budgeted without decompressing every turn. */
   tokens: number;
+  /** The conversation's state (the extensions') as JSON text; absent when empty. */
+  state?: string;
   /**
    * ms epoch of this write, increasing with every write of the item: an update applies only over an
    * older one, so a write delayed on the network (its client gave up and retried) can never land
@@ -74,6 +76,7 @@ export function turnItem(pk: string, turn: number, write: TurnWrite, messages: r
   if (write.completedAt !== undefined) item.completedAt = write.completedAt;
   if (write.leaseExpiresAt !== undefined) item.leaseExpiresAt = write.leaseExpiresAt;
   if (write.approvalExpiresAt !== undefined) item.approvalExpiresAt = write.approvalExpiresAt;
+  if (write.state !== undefined && Object.keys(write.state).length > 0) item.state = JSON.stringify(write.state);
   return item;
 }
 
@@ -104,6 +107,7 @@ export function readTurnItem(raw: Record<string, unknown>): TurnRecord {
     tokens: typeof item.tokens === 'number' ? item.tokens : 0,
     messages: once(() => decodeMessages(item)),
     result: once(() => decodeResult(item)),
+    state: once(() => decodeState(item)),
   };
   if (typeof item.completedAt === 'string') record.completedAt = item.completedAt;
   if (typeof item.leaseExpiresAt === 'number') record.leaseExpiresAt = item.leaseExpiresAt;
@@ -151,6 +155,15 @@ function decodeResult(item: TurnItem): TurnResult | TurnProgress {
     return JSON.parse(item.result) as TurnResult | TurnProgress;
   } catch (error) {
     throw invalidItem(item, 'result is not JSON', error);
+  }
+}
+
+function decodeState(item: TurnItem): ConversationState {
+  if (item.state === undefined) return {};
+  try {
+    return JSON.parse(item.state) as ConversationState;
+  } catch (error) {
+    throw invalidItem(item, 'state is not JSON', error);
   }
 }
 

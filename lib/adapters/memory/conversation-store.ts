@@ -79,6 +79,7 @@ function toRecord(turn: MemoryTurn): TurnRecord {
     tokens: turn.tokens,
     messages: () => structuredClone(turn.messages),
     result: () => structuredClone(turn.result),
+    state: () => structuredClone(turn.state ?? {}),
   };
   if (turn.completedAt !== undefined) record.completedAt = turn.completedAt;
   if (turn.leaseExpiresAt !== undefined) record.leaseExpiresAt = turn.leaseExpiresAt;

@@ -1,0 +1,137 @@
+import type { ToolCall } from '../core/messages.ts';
+import type { ConversationState, JsonObject, ModelClient, ModelReply, ToolGateway, ToolOutput } from '../core/ports.ts';
+import type { TurnResult } from '../core/turn.ts';
+import type { LoopEvent } from './events.ts';
+import type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext } from './extension.ts';
+import type { OfferedTool } from './tool-policy.ts';
+
+export type { ConversationState } from '../core/ports.ts';
+
+/** What the loop asks of the extensions: the only way they reach into a round. */
+export interface LoopHooks {
+  prepareModelCall(plan: ModelCallPlan, round: number): Promise<ModelCallPlan>;
+  replied(reply: ModelReply, round: number): Promise<void>;
+  /** The call tool control plans for a call the model made (itself, unless routed). */
+  route(call: ToolCall): ToolCall;
+  /** Runs a planned call: a built-in tool or an MCP tool, through every aroundToolCall. */
+  runTool(call: RunningCall, tool: OfferedTool): Promise<ToolOutput>;
+}
+
+export interface ExtensionRunner extends LoopHooks {
+  /** Every tool offered this turn: the MCP tools after policy, then the built-in tools. */
+  readonly tools: OfferedTool[];
+  turnStart(): Promise<void>;
+  /** Fields the extensions add to the turn result. */
+  turnEnd(result: TurnResult): Promise<Record<string, unknown>>;
+  /** The conversation's state as it stands now, to store with the turn. */
+  state(): ConversationState;
+}
+
+export interface ExtensionRunnerInput {
+  extensions: readonly AgentExtension[];
+  /** MCP tools after policy. */
+  mcpTools: readonly OfferedTool[];
+  gateway: ToolGateway;
+  model: ModelClient;
+  conversationId: string;
+  owner?: string;
+  turn: number;
+  /** The conversation's state when the turn starts (from its newest turn). */
+  state: ConversationState;
+  onEvent?: (event: LoopEvent) => void;
+}
+
+/** The extensions of one turn, composed. Without extensions it passes every call straight through. */
+export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRunner {
+  const { extensions, gateway } = input;
+  const state: ConversationState = structuredClone(input.state);
+  const builtins = new Map<string, BuiltinTool>();
+  for (const extension of extensions) for (const tool of extension.tools ?? []) builtins.set(tool.definition.name, tool);
+  // A built-in tool's name is the extension's to keep: an MCP tool of the same name is not offered.
+  const tools: OfferedTool[] = [
+    ...input.mcpTools.filter((tool) => !builtins.has(tool.name)),
+    ...[...builtins.values()].map(({ definition }) => ({ ...definition, needsApproval: false, readOnly: definition.annotations?.readOnlyHint === true })),
+  ];
+  let round = 0;
+  const contexts = new Map(extensions.map((extension) => [extension.name, contextFor(extension)]));
+  const context = (extension: AgentExtension) => contexts.get(extension.name)!;
+
+  function contextFor(extension: AgentExtension): TurnContext {
+    return {
+      conversationId: input.conversationId,
+      owner: input.owner,
+      turn: input.turn,
+      get round() {
+        return round;
+      },
+      tools,
+      model: input.model,
+      get state() {
+        return (state[extension.name] ??= {});
+      },
+      set state(value: JsonObject) {
+        state[extension.name] = value;
+      },
+      emit: (event, data) => input.onEvent?.({ type: 'extension', name: checkedEventName(event, extension.name), data }),
+    };
+  }
+
+  const builtinOwner = new Map<string, AgentExtension>();
+  for (const extension of extensions) for (const tool of extension.tools ?? []) builtinOwner.set(tool.definition.name, extension);
+
+  return {
+    tools,
+    async turnStart() {
+      for (const extension of extensions) await extension.turnStart?.(context(extension));
+    },
+    async prepareModelCall(plan, current) {
+      round = current;
+      let prepared = plan;
+      for (const extension of extensions) prepared = (await extension.beforeModelCall?.(prepared, context(extension))) ?? prepared;
+      return prepared;
+    },
+    async replied(reply) {
+      for (const extension of extensions) await extension.afterModelReply?.(reply, context(extension));
+    },
+    route(call) {
+      for (const extension of extensions) {
+        const routed = extension.routeToolCall?.(call, context(extension));
+        if (routed) return routed;
+      }
+      return call;
+    },
+    runTool(call, tool) {
+      const builtin = builtins.get(tool.name);
+      const innermost = (): Promise<ToolOutput> =>
+        builtin
+          ? Promise.resolve(builtin.run(call.arguments, call, context(builtinOwner.get(tool.name)!)))
+          : gateway.callTool(call.name, call.arguments, {
+              signal: call.signal,
+              timeoutMs: call.timeoutMs,
+              caller: { conversationId: input.conversationId, ...(input.owner ? { owner: input.owner } : {}) },
+            });
+      // The first extension is outermost: each wraps what the ones after it (and the call) do.
+      const wrapped = extensions.reduceRight<() => Promise<ToolOutput>>(
+        (next, extension) => (extension.aroundToolCall ? () => extension.aroundToolCall!(call, next, context(extension)) : next),
+        innermost,
+      );
+      return wrapped();
+    },
+    async turnEnd(result) {
+      const fields: Record<string, unknown> = {};
+      for (const extension of extensions) Object.assign(fields, await extension.turnEnd?.(result, context(extension)));
+      return fields;
+    },
+    state: () => structuredClone(state),
+  };
+}
+
+/** Events the service itself sends: an extension's event may not pose as one of them. */
+const RESERVED_EVENTS = new Set(['round-start', 'text-delta', 'reasoning-delta', 'tool-call', 'tool-result', 'approval-required', 'turn-end', 'error', 'message']);
+
+function checkedEventName(event: string, extension: string): string {
+  if (!/^[a-z][a-z0-9-]{0,63}$/.test(event) || RESERVED_EVENTS.has(event)) {
+    throw new Error(`extension "${extension}" emitted the event "${event}": use a lower-case name of letters, digits and "-" that the service does not use itself`);
+  }
+  return event;
+}
