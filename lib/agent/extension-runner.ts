@@ -57,7 +57,9 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
   const context = (extension: AgentExtension) => contexts.get(extension.name)!;
 
   function contextFor(extension: AgentExtension): TurnContext {
+    const scratch: Record<string, unknown> = {};
     return {
+      scratch,
       conversationId: input.conversationId,
       owner: input.owner,
       turn: input.turn,

@@ -26,7 +26,7 @@ export interface AgentExtension {
    * the changed request). The stored history never changes.
    */
   beforeModelCall?(request: ModelCallPlan, turn: TurnContext): ModelCallPlan | void | Promise<ModelCallPlan | void>;
-  /** After each model reply, before its calls are planned. */
+  /** After each model reply (its calls under the ids they will be answered to), before they are planned. */
   afterModelReply?(reply: ModelReply, turn: TurnContext): void | Promise<void>;
   /**
    * A call as the model made it → the call tool control should plan instead (a routing tool that
@@ -62,6 +62,11 @@ export interface TurnContext {
   readonly model: ModelClient;
   /** This extension's state in this conversation: read and change it; it is stored with the turn. */
   state: JsonObject;
+  /**
+   * This extension's notes for this turn only, never stored. One extension serves many turns at
+   * once (the worker runs several): anything about the turn under way belongs here, not in a closure.
+   */
+  readonly scratch: Record<string, unknown>;
   /** Streams an event to a client watching the turn (an SSE event of this name). */
   emit(event: string, data: unknown): void;
 }

@@ -103,7 +103,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     if (reply.reasoning) assistant.reasoning = reply.reasoning;
     if (reply.extraContent) assistant.extraContent = reply.extraContent;
     draft.messages.push(assistant);
-    await input.hooks.replied(reply, round);
+    await input.hooks.replied({ ...reply, toolCalls: assistant.toolCalls }, round);
     const calls = assistant.toolCalls;
     if (calls.length === 0) return { kind: 'completed', reply: reply.content ?? '' };
 

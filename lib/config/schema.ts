@@ -101,6 +101,8 @@ export const fileSchema = z.strictObject({
   systemPrompt: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
   /** Each model reply is one round; a turn stops after this many. */
   maxRounds: numeric(z.number().int().positive().max(100)).default(8),
+  /** A built-in write_todos tool and its prompt: the model keeps a todo list while it works. */
+  todoList: boolean().default(false),
   model: modelSchema.prefault({}),
   tools: toolsSchema.prefault({}),
   approvals: z

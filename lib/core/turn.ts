@@ -54,6 +54,8 @@ export interface TurnResult extends TurnProgress {
   error?: TurnError;
   /** With `approval_required`: the calls to decide (POST /conversations/{id}/approvals). */
   pendingApprovals?: PendingApproval[];
+  /** With `todoList: true`: the todo list as the turn left it. */
+  todos?: Array<{ content: string; status: 'pending' | 'in_progress' | 'completed' }>;
 }
 
 export const emptyProgress = (): TurnProgress => ({ rounds: 0, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 } });
