@@ -11,12 +11,13 @@ import { checkArguments } from './validate-arguments.ts';
  * tool not offered is unknown), the arguments (JSON, then the tool's inputSchema), the approval.
  */
 export type PlannedCall =
-  | { kind: 'refused'; call: ToolCall; arguments: unknown; text: string }
+  /** `name`: the tool the call was planned for, when a routing tool stood for it. */
+  | { kind: 'refused'; call: ToolCall; arguments: unknown; text: string; name?: string }
   | { kind: 'approval'; call: ToolCall; tool: OfferedTool; arguments: JsonObject }
   | { kind: 'run'; call: ToolCall; tool: OfferedTool; arguments: JsonObject };
 
 /** The name a call is recorded and shown under: its tool's, which a routed call may not carry itself. */
-export const plannedName = (entry: PlannedCall): string => (entry.kind === 'refused' ? entry.call.name : entry.tool.name);
+export const plannedName = (entry: PlannedCall): string => (entry.kind === 'refused' ? entry.name ?? entry.call.name : entry.tool.name);
 
 export interface CallLimits {
   maxCallsPerRound: number;
@@ -37,7 +38,7 @@ export function planCalls(calls: readonly ToolCall[], context: PlanContext): Pla
   return calls.map((call, index): PlannedCall => {
     const target = context.route?.(call) ?? call;
     const parsed = parseArguments(target.arguments);
-    const refuse = (text: string): PlannedCall => ({ kind: 'refused', call, arguments: parsed.ok ? parsed.value : target.arguments, text });
+    const refuse = (text: string): PlannedCall => ({ kind: 'refused', call, arguments: parsed.ok ? parsed.value : target.arguments, text, ...(target !== call ? { name: target.name } : {}) });
     if (index >= limits.maxCallsPerRound) return refuse(toolText.overRoundLimit(calls.length, limits.maxCallsPerRound));
     if (context.callsSoFar + index >= limits.maxCallsPerTurn) return refuse(toolText.overTurnLimit(limits.maxCallsPerTurn));
     const tool = context.tools.get(target.name);

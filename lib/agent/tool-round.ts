@@ -3,7 +3,7 @@ import type { PendingApproval, ToolCallRecord } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import { answered, executeToolCalls, type AnsweredCall, type ToolExecutionContext } from './execute-tools.ts';
 import { toolText } from './tool-messages.ts';
-import type { PlannedCall } from './tool-plan.ts';
+import { plannedName, type PlannedCall } from './tool-plan.ts';
 import type { TurnDraft } from './turn-draft.ts';
 
 /** Durable record of a running turn: written before a round's calls that may change something start, and after they end. */
@@ -41,7 +41,7 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
     context.onEvent?.({ type: 'tool-result', round, result: call.record });
   };
   for (const entry of planned) {
-    if (entry.kind === 'refused') answer(entry.call.id, answered(entry.call, entry.arguments, false, entry.text, maxOutputChars));
+    if (entry.kind === 'refused') answer(entry.call.id, answered(entry.call, entry.arguments, false, entry.text, maxOutputChars, { name: plannedName(entry) }));
   }
   const toRun = planned.filter((entry) => entry.kind === 'run');
   const recorded = context.journal !== undefined && toRun.some((entry) => !entry.tool.readOnly);

@@ -66,6 +66,13 @@ const toolsSchema = z.strictObject({
   maxCallsPerTurn: positiveInt().default(64),
   /** Calls of one round running at once; the rest wait their turn. */
   maxConcurrentCalls: positiveInt().default(8),
+  /**
+   * How a large catalog reaches the model: `all` tools every round, `search` (a search_tools tool),
+   * `single` (one mcp_query tool), or `auto`: all up to maxOffered tools, search above.
+   */
+  routing: z.enum(['auto', 'all', 'search', 'single']).default('auto'),
+  /** OpenAI's limit on `tools` in one request. */
+  maxOffered: positiveInt().default(128),
 });
 
 /** What is offered and what needs a person's approval, per MCP server. */
