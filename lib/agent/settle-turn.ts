@@ -1,4 +1,4 @@
-import { closeOpenRound, findOpenRound } from '../core/history.ts';
+import { closeOpenRound, unansweredCalls } from '../core/history.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { TurnRecord } from '../core/ports.ts';
 import type { ToolCallRecord, TurnResult } from '../core/turn.ts';
@@ -57,7 +57,6 @@ export function settleDeclined(record: TurnRecord, conversationId: string, text:
 }
 
 function closeWith(messages: HistoryMessage[], text: string): { messages: HistoryMessage[]; unanswered: ToolCallRecord[] } {
-  const open = findOpenRound(messages);
-  const unanswered = (open?.unanswered ?? []).map((call) => ({ id: call.id, name: call.name, arguments: shownArguments(call.arguments), ok: false, durationMs: 0 }));
+  const unanswered = unansweredCalls(messages).map((call) => ({ id: call.id, name: call.name, arguments: shownArguments(call.arguments), ok: false, durationMs: 0 }));
   return { messages: closeOpenRound(messages, () => text), unanswered };
 }

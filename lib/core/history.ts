@@ -120,16 +120,40 @@ export function findOpenRound(messages: readonly HistoryMessage[]): OpenRound | 
 }
 
 /**
- * Closes the open round, if any: every call gets its tool message, in the calls' order, those
- * without one from `answer`. The result satisfies the history invariant again.
+ * Closes every open round: each call of an assistant message gets its tool message right after it,
+ * in the calls' order, those without one from `answer`. A paused turn has one open round, at the
+ * end; a turn whose process died while tasks ran side by side may have several. The result
+ * satisfies the history invariant again.
  */
 export function closeOpenRound(messages: readonly HistoryMessage[], answer: (call: ToolCall) => string): HistoryMessage[] {
-  const open = findOpenRound(messages);
-  if (!open) return [...messages];
-  const tools: ToolMessage[] = open.assistant.toolCalls.map(
-    (call) => open.answered.get(call.id) ?? { role: 'tool', toolCallId: call.id, name: call.name, content: answer(call) },
-  );
-  return [...messages.slice(0, open.at + 1), ...tools];
+  const closed: HistoryMessage[] = [];
+  let at = 0;
+  while (at < messages.length) {
+    const message = messages[at]!;
+    at += 1;
+    if (message.role === 'tool') continue;
+    closed.push(message);
+    if (message.role !== 'assistant' || message.toolCalls.length === 0) continue;
+    const answered = new Map<string, ToolMessage>();
+    for (; at < messages.length && messages[at]!.role === 'tool'; at += 1) {
+      const tool = messages[at] as ToolMessage;
+      answered.set(tool.toolCallId, tool);
+    }
+    for (const call of message.toolCalls) closed.push(answered.get(call.id) ?? { role: 'tool', toolCallId: call.id, name: call.name, content: answer(call) });
+  }
+  return closed;
+}
+
+/** The calls of every assistant message that have no tool message after it (see closeOpenRound). */
+export function unansweredCalls(messages: readonly HistoryMessage[]): ToolCall[] {
+  const unanswered: ToolCall[] = [];
+  messages.forEach((message, index) => {
+    if (message.role !== 'assistant') return;
+    const answered = new Set<string>();
+    for (let at = index + 1; at < messages.length && messages[at]!.role === 'tool'; at += 1) answered.add((messages[at] as ToolMessage).toolCallId);
+    unanswered.push(...message.toolCalls.filter((call) => !answered.has(call.id)));
+  });
+  return unanswered;
 }
 
 /** Whole complete turns within the budget, newest first in, oldest first out; see historyMessages. */
