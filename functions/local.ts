@@ -1,6 +1,7 @@
 /**
  * `npm start`: the service on http://localhost:3000 (PORT overrides), with an embedded
- * DynamoDB-compatible store (dynalite, data under .data/), the MCP servers of agent.yml, and the
+ * DynamoDB-compatible store (dynalite, data under .data/) or the DynamoDB at DYNAMODB_ENDPOINT
+ * (DynamoDB Local, LocalStack, AWS), the MCP servers of agent.yml, and the
  * model from OPENAI_BASE_URL / OPENAI_API_KEY / LLM_MODEL. Requests go through the streaming Lambda
  * handler itself (functions/stream.ts), as API Gateway REST proxy events with a response stream:
  * JSON for every route, Server-Sent Events for a turn whose client accepts `text/event-stream`.
@@ -9,25 +10,36 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { readLocalSettings } from '../lib/config/environment.ts';
+import { ENV, readLocalSettings } from '../lib/config/environment.ts';
 import { loadConfig } from '../lib/config/load.ts';
-import { MODEL_NOT_CONFIGURED } from '../lib/core/errors.ts';
+import { errorMessage, MODEL_NOT_CONFIGURED } from '../lib/core/errors.ts';
 import { ms } from '../lib/core/time.ts';
+import { connectionEnvironment, dynamoConnection } from '../lib/local/dynamo-connection.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
 import { localContext, readRequest, responseStreamTo, toLocalEvent } from './local-events.ts';
 
 const config = loadConfig();
 const local = readLocalSettings(process.env);
 const dataPath = resolve(local.dataDir, 'dynalite');
+const tableName = config.conversation.tableName;
 
-const dynamo = await startDynalite({ path: dataPath });
-process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
-process.env.AWS_REGION ??= 'local';
-process.env.AWS_ACCESS_KEY_ID ??= 'local';
-process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+// A DynamoDB the user runs (DYNAMODB_ENDPOINT) replaces the embedded one; its data is its own.
+const embedded = local.dynamodbEndpoint ? undefined : await startDynalite({ path: dataPath });
+const connection = dynamoConnection(local.dynamodbEndpoint ?? embedded!.endpoint, process.env);
+Object.assign(process.env, connectionEnvironment(connection));
 // Embedded-metric lines on stdout are for CloudWatch; locally they would only bury the useful output.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-await ensureTable(new DynamoDBClient({}), config.conversation.tableName);
+try {
+  await ensureTable(new DynamoDBClient({}), tableName);
+} catch (error) {
+  // Typically DYNAMODB_ENDPOINT names nothing that is running: say where and why, not a stack trace.
+  process.stderr.write(`Cannot use DynamoDB at ${connection.endpoint}: ${errorMessage(error)}\n`);
+  await embedded?.close();
+  process.exit(1);
+}
+const storeDescription = embedded
+  ? `an embedded DynamoDB (dynalite) under ${dataPath}`
+  : `DynamoDB at ${connection.endpoint} (${ENV.dynamodbEndpoint}), table "${tableName}"`;
 
 // Imported only now: the handler builds its DynamoDB client from the environment set above (and
 // finds no Lambda runtime, so functions/awslambda.ts stands in for its `awslambda` global).
@@ -55,7 +67,7 @@ server.listen(local.port, local.host, () => {
   const say = (line: string) => process.stdout.write(line + '\n');
   const { port: actualPort } = server.address() as AddressInfo;
   say(`MCP agent service listening on http://localhost:${actualPort} (configuration: ${config.source})`);
-  say(`Conversations are stored in an embedded DynamoDB (dynalite) under ${dataPath}`);
+  say(`Conversations are stored in ${storeDescription}`);
   say(config.model.configured ? `Model: ${config.model.name} at ${config.model.baseURL}` : `WARNING: ${MODEL_NOT_CONFIGURED}`);
   void agent.health().then((health) => {
     for (const mcp of health.mcpServers) {
@@ -73,7 +85,7 @@ async function stop() {
   server.close();
   server.closeAllConnections();
   await agent.close();
-  await dynamo.close();
+  await embedded?.close();
   process.exit(0);
 }
 process.on('SIGINT', stop);

@@ -33,6 +33,12 @@ export const ENV = {
   port: 'PORT',
   host: 'HOST',
   localDataDir: 'LOCAL_DATA_DIR',
+  /** The AWS SDK's own settings: the local run fills them in for an emulator when they are unset. */
+  awsRegion: 'AWS_REGION',
+  awsAccessKeyId: 'AWS_ACCESS_KEY_ID',
+  awsSecretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+  awsSessionToken: 'AWS_SESSION_TOKEN',
+  awsDynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
 } as const;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -98,10 +104,22 @@ export function readLocalSettings(environment: Environment): LocalSettings {
   const port = Number(environment[ENV.port] ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`${ENV.port} must be a port number, not "${environment[ENV.port]}"`);
   const endpoint = environment[ENV.dynamodbEndpoint]?.trim();
+  if (endpoint && !isHttpUrl(endpoint)) {
+    throw new Error(`${ENV.dynamodbEndpoint} must be an http:// or https:// URL such as http://localhost:8000, not "${endpoint}"`);
+  }
   return {
     port,
     host: environment[ENV.host] || '127.0.0.1',
     dataDir: environment[ENV.localDataDir] || '.data',
     ...(endpoint ? { dynamodbEndpoint: endpoint } : {}),
   };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

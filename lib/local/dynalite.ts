@@ -6,6 +6,7 @@ import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@
 import { StoreError } from '../core/errors.ts';
 import { createTableInput } from '../adapters/dynamodb/table.ts';
 import { storeUnavailable } from '../adapters/dynamodb/errors.ts';
+import { closeDynaliteIterators } from './dynalite-iterators.ts';
 
 /**
  * The embedded DynamoDB for local runs and integration tests: dynalite speaks the DynamoDB wire
@@ -24,6 +25,8 @@ export interface LocalDynamo {
 /** Starts dynalite on 127.0.0.1 and a free port; `path` keeps the data in that folder, else in memory. */
 export async function startDynalite(options: { path?: string } = {}): Promise<LocalDynamo> {
   const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
+  // Without it every Query leaks an open LevelDB iterator (see dynalite-iterators.ts).
+  closeDynaliteIterators();
   if (options.path) await mkdir(options.path, { recursive: true });
   // Tables are usable at once: the CREATING pause real DynamoDB has only slows local runs down.
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });

@@ -1,38 +1,69 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV } from '../../lib/config/environment.ts';
+import { type DynamoConnection, dynamoConnection } from '../../lib/local/dynamo-connection.ts';
 import { ensureTable, startDynalite } from '../../lib/local/dynalite.ts';
 
 export interface LocalTable {
   endpoint: string;
   tableName: string;
+  /** The region and keys every client of this table uses (see connectionEnvironment). */
+  connection: DynamoConnection;
   client: DynamoDBClient;
   documentClient: DynamoDBDocumentClient;
   close(): Promise<void>;
 }
 
-/** A client for the local emulator: any region and credentials will do, nothing leaves the machine. */
+/**
+ * A client for a test table's endpoint: the region and keys of the environment when set, else
+ * placeholders an emulator accepts (the same for every client, which DynamoDB Local without
+ * -sharedDb needs to show them all the same tables).
+ */
 export function createLocalClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  return new DynamoDBClient(dynamoConnection(endpoint, process.env));
 }
 
-/** Starts dynalite in this process (in memory, or in `path`) with the conversation table ready. */
+/**
+ * A conversation table for a test. With DYNAMODB_ENDPOINT set (DynamoDB Local, LocalStack, ...),
+ * a new table there with a unique name, deleted on close, so runs and files never share data.
+ * Otherwise dynalite in this process, in memory, with the table ready.
+ *
+ * `path` asks for dynalite keeping its data in that folder (a restart test), whatever the
+ * environment says.
+ */
 export async function startLocalTable(options: { path?: string; tableName?: string } = {}): Promise<LocalTable> {
+  const endpoint = process.env[ENV.dynamodbEndpoint]?.trim();
+  if (endpoint && options.path === undefined) {
+    return startTableAt(endpoint, `${options.tableName ?? 'conversations-test'}-${randomUUID()}`, { deleteOnClose: true });
+  }
   const dynamo = await startDynalite({ path: options.path });
-  const tableName = options.tableName ?? 'conversations-test';
-  const client = createLocalClient(dynamo.endpoint);
+  const table = await startTableAt(dynamo.endpoint, options.tableName ?? 'conversations-test', { deleteOnClose: false });
+  return {
+    ...table,
+    close: async () => {
+      await table.close();
+      await dynamo.close();
+    },
+  };
+}
+
+/** The table `tableName` at `endpoint`, created when missing. */
+export async function startTableAt(endpoint: string, tableName: string, options: { deleteOnClose: boolean }): Promise<LocalTable> {
+  const client = createLocalClient(endpoint);
   await ensureTable(client, tableName);
   return {
-    endpoint: dynamo.endpoint,
+    endpoint,
     tableName,
+    connection: dynamoConnection(endpoint, process.env),
     client,
     documentClient: DynamoDBDocumentClient.from(client),
     close: async () => {
-      client.destroy();
-      await dynamo.close();
+      try {
+        if (options.deleteOnClose) await client.send(new DeleteTableCommand({ TableName: tableName }));
+      } finally {
+        client.destroy();
+      }
     },
   };
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vi } from 'vitest';
+import { connectionEnvironment, type DynamoConnection } from '../../lib/local/dynamo-connection.ts';
 
 export const DEMO_SERVER = fileURLToPath(new URL('../../lib/demo/server.ts', import.meta.url));
 
@@ -15,7 +16,8 @@ export interface LambdaEnvironmentOptions {
   /** agent.yml lines before `mcpServers` (the demo server is always configured). */
   agentYml?: string[];
   modelBaseURL: string;
-  table: { tableName: string; endpoint: string };
+  /** A LocalTable: its clients' region and keys are the handler's too. */
+  table: { tableName: string; connection: DynamoConnection };
   /** More variables, e.g. AUTH_MODE or EVENT_BUS_NAME. */
   variables?: Record<string, string>;
 }
@@ -32,10 +34,7 @@ export function stubLambdaEnvironment(options: LambdaEnvironmentOptions): { fold
     OPENAI_API_KEY_PARAMETER_NAME: '',
     AUTH_MODE: '',
     CONVERSATIONS_TABLE: options.table.tableName,
-    AWS_ENDPOINT_URL_DYNAMODB: options.table.endpoint,
-    AWS_REGION: 'eu-west-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+    ...connectionEnvironment(options.table.connection),
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
