@@ -47,8 +47,11 @@ describe('dynalite with closeDynaliteIterators', () => {
       const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 1 });
       const key = newConversation();
       // Act: every turn reads the conversation with a Query that runs to its end
-      for (let turn = 1; turn <= 20; turn++) await storeTurn(store, key);
-      await store.getConversation(key);
+      for (let turn = 1; turn <= 20; turn++) {
+        await store.readRecent(key, () => true);
+        await storeTurn(store, key, turn);
+      }
+      await store.readAll(key);
       // ...a Query cut short by its Limit, and a Scan
       const page = await table.client.send(
         new QueryCommand({

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
 import { conversationStoreContract } from '../support/store-contract.ts';
+import { turnLifeContract } from '../support/turn-life-contract.ts';
 import { type LocalTable, startTableAt } from '../support/dynalite.ts';
 import { type DynamoDBLocal, dynamoDBLocalMissing, startDynamoDBLocal } from '../support/dynamodb-local.ts';
 
@@ -26,7 +27,9 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     await dynamoDBLocal?.stop();
   }, 30_000);
 
-  conversationStoreContract(({ now }) =>
-    createDynamoConversationStore({ client: table!.documentClient, tableName: table!.tableName, ttlDays: TTL_DAYS, now }),
-  );
+  conversationStoreContract(() => createDynamoConversationStore({ client: table!.documentClient, tableName: table!.tableName, ttlDays: TTL_DAYS }));
+
+  describe('a turn’s life', () => {
+    turnLifeContract(() => createDynamoConversationStore({ client: table!.documentClient, tableName: table!.tableName, ttlDays: TTL_DAYS }));
+  });
 });
