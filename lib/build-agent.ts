@@ -4,6 +4,7 @@ import { createMcpGateway } from './adapters/mcp/gateway.ts';
 import { createOpenAIClient } from './adapters/openai/client.ts';
 import { createOpenAIModel } from './adapters/openai/model.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
+import { createDemoModel } from './demo/model.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
@@ -28,7 +29,8 @@ export type BuildAgentOptions = CommonOptions & (
 );
 
 /**
- * Builds an agent from a configuration with the real adapters: the OpenAI-compatible model, the MCP
+ * Builds an agent from a configuration with the real adapters: the OpenAI-compatible model (or the
+ * offline stand-in when the model is named `demo`), the MCP
  * servers of `mcpServers`, and the conversation store. Nothing connects until the first question
  * (or health check): MCP servers start lazily and are then kept warm.
  */
@@ -46,6 +48,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
 }
 
 function defaultModel(config: AgentConfig, logger: Logger): ModelClient {
+  if (config.model.offlineStandIn) return createDemoModel();
   const client = createOpenAIClient({
     baseURL: config.model.baseURL,
     apiKey: config.model.apiKey,
