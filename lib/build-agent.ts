@@ -4,12 +4,12 @@ import { createMcpGateway } from './adapters/mcp/gateway.ts';
 import { createOpenAIClient } from './adapters/openai/client.ts';
 import { createOpenAIModel } from './adapters/openai/model.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
-import { createDemoModel } from './demo/model.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
 import { ms } from './core/time.ts';
+import { createDemoModel } from './demo/model.ts';
 
 interface CommonOptions {
   /** Replace a part, e.g. a scripted model in tests. */
@@ -30,9 +30,9 @@ export type BuildAgentOptions = CommonOptions & (
 
 /**
  * Builds an agent from a configuration with the real adapters: the OpenAI-compatible model (or the
- * offline stand-in when the model is named `demo`), the MCP
- * servers of `mcpServers`, and the conversation store. Nothing connects until the first question
- * (or health check): MCP servers start lazily and are then kept warm.
+ * offline stand-in when the model is named `demo`), the MCP servers of `mcpServers`, and the
+ * conversation store. Nothing connects until the first question (or health check): MCP servers
+ * start lazily and are then kept warm.
  */
 export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Agent {
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
