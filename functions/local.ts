@@ -1,8 +1,9 @@
 /**
  * `npm start`: the service on http://localhost:3000 (PORT overrides), with an embedded
  * DynamoDB-compatible store (dynalite, data under .data/) or the DynamoDB at DYNAMODB_ENDPOINT
- * (DynamoDB Local, LocalStack, AWS), the MCP servers of agent.yml, and the
- * model from OPENAI_BASE_URL / OPENAI_API_KEY / LLM_MODEL. Requests go through the streaming Lambda
+ * (DynamoDB Local, LocalStack, AWS), the MCP servers of agent.yml, and the model from
+ * OPENAI_BASE_URL / OPENAI_API_KEY / LLM_MODEL; without one, the offline stand-in
+ * (lib/demo/model.ts), so a first run answers at once. Requests go through the streaming Lambda
  * handler itself (functions/stream.ts), as API Gateway REST proxy events with a response stream:
  * JSON for every route, Server-Sent Events for a turn whose client accepts `text/event-stream`.
  */
@@ -11,14 +12,20 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ENV, readLocalSettings } from '../lib/config/environment.ts';
-import { loadConfig } from '../lib/config/load.ts';
-import { errorMessage, MODEL_NOT_CONFIGURED } from '../lib/core/errors.ts';
+import { loadConfig, type AgentConfig } from '../lib/config/load.ts';
+import { DEMO_MODEL_NAME } from '../lib/config/schema.ts';
+import { errorMessage } from '../lib/core/errors.ts';
 import { ms } from '../lib/core/time.ts';
 import { connectionEnvironment, dynamoConnection } from '../lib/local/dynamo-connection.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
 import { localContext, readRequest, responseStreamTo, toLocalEvent } from './local-events.ts';
 
-const config = loadConfig();
+const configured = loadConfig();
+// A local run without a model answers with the offline stand-in rather than 503 (a deployed stack
+// never does: functions/runtime.ts keeps answering model_not_configured).
+const usesStandInByDefault = !configured.model.configured;
+if (usesStandInByDefault) process.env[ENV.modelName] = DEMO_MODEL_NAME;
+const config = usesStandInByDefault ? loadConfig() : configured;
 const local = readLocalSettings(process.env);
 const dataPath = resolve(local.dataDir, 'dynalite');
 const tableName = config.conversation.tableName;
@@ -68,7 +75,7 @@ server.listen(local.port, local.host, () => {
   const { port: actualPort } = server.address() as AddressInfo;
   say(`MCP agent service listening on http://localhost:${actualPort} (configuration: ${config.source})`);
   say(`Conversations are stored in ${storeDescription}`);
-  say(config.model.configured ? `Model: ${config.model.name} at ${config.model.baseURL}` : `WARNING: ${MODEL_NOT_CONFIGURED}`);
+  for (const line of modelLines(config, usesStandInByDefault)) say(line);
   void agent.health().then((health) => {
     for (const mcp of health.mcpServers) {
       say(`MCP server "${mcp.name}" (${mcp.transport}): ${mcp.status}, ${mcp.toolCount} tools${mcp.error ? ` (${mcp.error})` : ''}`);
@@ -77,6 +84,19 @@ server.listen(local.port, local.host, () => {
     say(`Or watch the turn as Server-Sent Events: the same with -N -H 'accept: text/event-stream'`);
   });
 });
+
+/** What answers questions, and for the stand-in, how to point the service at a real model. */
+function modelLines(current: AgentConfig, byDefault: boolean): string[] {
+  if (!current.model.offlineStandIn) return [`Model: ${current.model.name} at ${current.model.baseURL}`];
+  return [
+    `Model: the offline demo model (${byDefault ? 'no model is configured' : `${ENV.modelName}=${DEMO_MODEL_NAME}`}): a few rules, no language model.`,
+    '  It answers questions about the weather in a city, the news and cancelling orders with the demo MCP tools.',
+    '  For a real model, restart with one of:',
+    `    ${ENV.modelApiKey}=sk-... ${ENV.modelName}=gpt-4o-mini npm start                                  (OpenAI)`,
+    `    ${ENV.modelBaseUrl}=http://localhost:11434/v1 ${ENV.modelName}=qwen2.5 npm start                 (Ollama)`,
+    `    ${ENV.modelBaseUrl}=http://localhost:8000/v1 ${ENV.modelName}=Qwen/Qwen3-8B npm start            (vLLM)`,
+  ];
+}
 
 let stopping = false;
 async function stop() {

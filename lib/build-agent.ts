@@ -9,6 +9,7 @@ import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
 import { ms } from './core/time.ts';
+import { createDemoModel } from './demo/model.ts';
 
 interface CommonOptions {
   /** Replace a part, e.g. a scripted model in tests. */
@@ -28,9 +29,10 @@ export type BuildAgentOptions = CommonOptions & (
 );
 
 /**
- * Builds an agent from a configuration with the real adapters: the OpenAI-compatible model, the MCP
- * servers of `mcpServers`, and the conversation store. Nothing connects until the first question
- * (or health check): MCP servers start lazily and are then kept warm.
+ * Builds an agent from a configuration with the real adapters: the OpenAI-compatible model (or the
+ * offline stand-in when the model is named `demo`), the MCP servers of `mcpServers`, and the
+ * conversation store. Nothing connects until the first question (or health check): MCP servers
+ * start lazily and are then kept warm.
  */
 export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Agent {
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
@@ -46,6 +48,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
 }
 
 function defaultModel(config: AgentConfig, logger: Logger): ModelClient {
+  if (config.model.offlineStandIn) return createDemoModel();
   const client = createOpenAIClient({
     baseURL: config.model.baseURL,
     apiKey: config.model.apiKey,

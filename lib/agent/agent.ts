@@ -154,7 +154,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),
-        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, signal: deadlineOf(scope.deadlineAt, now).signal(), rules }),
+        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, deadline: deadlineOf(scope.deadlineAt, now), clock: now, rules }),
       ]);
       if (opened.status === 'rejected') throw opened.reason;
       if (opened.value.kind === 'replay') {
@@ -187,7 +187,8 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         decisions: input.decisions,
         now: now(),
         leaseExpiresAt: scope.leaseExpiresAt,
-        signal: deadlineOf(scope.deadlineAt, now).signal(),
+        deadline: deadlineOf(scope.deadlineAt, now),
+        clock: now,
         rules,
       });
       if (opened.kind === 'replay') return opened.result;

@@ -9,7 +9,8 @@ export interface ServerHealth extends ToolServerStatus {
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
-  model: { configured: boolean; name: string; baseURL: string };
+  /** `offlineStandIn` only for the offline demo model (name `demo`), which calls no endpoint. */
+  model: { configured: boolean; name: string; baseURL: string; offlineStandIn?: true };
   /** Tools offered to the model, over all servers. */
   tools: number;
   mcpServers: ServerHealth[];
@@ -18,7 +19,7 @@ export interface HealthReport {
 export interface HealthSources {
   gateway: ToolGateway;
   model: ModelClient | undefined;
-  modelConfig: Pick<AgentConfig['model'], 'name' | 'baseURL'>;
+  modelConfig: Pick<AgentConfig['model'], 'name' | 'baseURL'> & Partial<Pick<AgentConfig['model'], 'offlineStandIn'>>;
   offeredTools(): Promise<OfferedTool[]>;
 }
 
@@ -31,7 +32,12 @@ export async function healthReport(sources: HealthSources): Promise<HealthReport
   });
   return {
     status: servers.every((server) => server.status === 'connected') && sources.model ? 'ok' : 'degraded',
-    model: { configured: Boolean(sources.model), name: sources.modelConfig.name, baseURL: sources.modelConfig.baseURL },
+    model: {
+      configured: Boolean(sources.model),
+      name: sources.modelConfig.name,
+      baseURL: sources.modelConfig.baseURL,
+      ...(sources.modelConfig.offlineStandIn ? { offlineStandIn: true as const } : {}),
+    },
     tools: offered.length,
     mcpServers,
   };

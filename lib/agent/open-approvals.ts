@@ -4,7 +4,8 @@ import type { HistoryMessage, ToolCall } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { HeldTurn } from './held-turn.ts';
-import { settleTurn, type TurnRules } from './open-turn.ts';
+import { settleTurn, storeRetries, type TurnRules } from './open-turn.ts';
+import type { Deadline } from './held-turn.ts';
 import { toolText } from './tool-messages.ts';
 import { parseArguments, type PlannedCall } from './tool-plan.ts';
 import type { OfferedTool } from './tool-policy.ts';
@@ -20,8 +21,9 @@ export interface OpenApprovalsInput {
   decisions: ApprovalDecision[];
   now: number;
   leaseExpiresAt: number;
-  /** Ends the store requests of taking the turn up. */
-  signal?: AbortSignal;
+  /** Each store request is tried again while the store is unavailable, until then; and ends by then. */
+  deadline: Deadline;
+  clock: () => number;
   rules: TurnRules;
 }
 
@@ -37,14 +39,14 @@ export type OpenedApprovals =
  */
 export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedApprovals> {
   const { store, key, requestId, rules } = input;
-  const options = input.signal ? { signal: input.signal } : {};
-  const recent = await store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options);
+  const retried = storeRetries(input.deadline, input.clock);
+  const recent = await retried((options) => store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options));
   const own = decideOpening(recent, requestId, input.now);
   // A retry of this very request: the same answers as a retried message (replay, in progress, settle).
   if (own.kind === 'replay' && own.record.requestIds.includes(requestId)) return { kind: 'replay', result: own.record.result() as TurnResult };
   if (own.kind === 'busy' && own.ownRequest) throw new ConflictError('turn_in_progress', `Request ${requestId} is still running turn ${own.record.turn}; retry later to get its result.`, { retryAfterSeconds: Math.max(1, Math.ceil(((own.record.leaseExpiresAt ?? input.now) - input.now) / 1000)) });
   if (own.kind === 'settle' && own.then === 'replay') {
-    const settled = await settleTurn(store, key, own.record, own.how, input.claimId, new Date(input.now).toISOString(), rules, options);
+    const settled = await retried((options) => settleTurn(store, key, own.record, own.how, input.claimId, new Date(input.now).toISOString(), rules, options));
     return { kind: 'replay', result: settled.result };
   }
 
@@ -66,7 +68,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
     throw new InputError('undecided_calls', `Decide every call waiting for approval in one request; missing: ${missing.join(', ')}.`);
   }
   if (approvalExpired(paused, input.now)) {
-    await settleTurn(store, key, paused, 'approval-expired', input.claimId, new Date(input.now).toISOString(), rules, options);
+    await retried((options) => settleTurn(store, key, paused, 'approval-expired', input.claimId, new Date(input.now).toISOString(), rules, options));
     throw new ConflictError('approval_expired', `The calls waiting for approval in turn ${paused.turn} expired (approvals.ttlSeconds is ${rules.approvalTtlSeconds}) and were declined; send a new message to continue.`);
   }
 
@@ -80,7 +82,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
   };
   const draft = resumedDraft(paused.messages(), paused.result());
   try {
-    await store.update(key, paused.turn, { claimId: paused.claimId, status: 'paused' }, {
+    await retried((options) => store.update(key, paused.turn, { claimId: paused.claimId, status: 'paused' }, {
       status: 'running',
       claimId: held.claimId,
       requestIds: held.requestIds,
@@ -89,7 +91,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
       messages: draft.messages,
       result: { rounds: draft.rounds, toolCalls: draft.toolCalls, usage: draft.usage },
       state: paused.state(),
-    }, options);
+    }, options));
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
     throw new ConflictError('approval_not_pending', `The calls waiting for approval in turn ${paused.turn} were just decided by another request.`, { cause: error });

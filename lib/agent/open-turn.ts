@@ -3,7 +3,7 @@ import { historyMessages } from '../core/history.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, StoreCallOptions, TurnRecord } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
-import { claimWrite, type HeldTurn } from './held-turn.ts';
+import { claimWrite, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
 import { settleDeclined, settleInterrupted, type SettledTurn } from './settle-turn.ts';
 import { toolText } from './tool-messages.ts';
 import { decideOpening, readUntil, type SettleHow } from './turn-opening.ts';
@@ -24,8 +24,9 @@ export interface OpenTurnInput {
   draft: TurnDraft;
   now: number;
   leaseExpiresAt: number;
-  /** Ends the store requests of opening the turn. */
-  signal?: AbortSignal;
+  /** Each store request is tried again while the store is unavailable, until then; and ends by then. */
+  deadline: Deadline;
+  clock: () => number;
   rules: TurnRules;
 }
 
@@ -41,8 +42,8 @@ export type OpenedTurn =
  */
 export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   const { store, key, requestId, rules } = input;
-  const options = input.signal ? { signal: input.signal } : {};
-  const recent = await store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options);
+  const retried = storeRetries(input.deadline, input.clock);
+  const recent = await retried((options) => store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options));
   const opening = decideOpening(recent, requestId, input.now);
   if (opening.kind === 'replay') return { kind: 'replay', result: opening.record.result() as TurnResult };
   if (opening.kind === 'busy') throw busy(opening.record, opening.ownRequest, requestId, input.now);
@@ -50,7 +51,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   let complete = recent.filter((record) => record.status === 'complete');
   let nextTurn = opening.kind === 'claim' ? opening.nextTurn : opening.record.turn + 1;
   if (opening.kind === 'settle') {
-    const settled = await settleTurn(store, key, opening.record, opening.how, input.claimId, new Date(input.now).toISOString(), rules, options);
+    const settled = await retried((options) => settleTurn(store, key, opening.record, opening.how, input.claimId, new Date(input.now).toISOString(), rules, options));
     if (opening.then === 'replay') return { kind: 'replay', result: settled.result };
     complete = [asComplete(opening.record, settled), ...complete];
     nextTurn = opening.record.turn + 1;
@@ -67,7 +68,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   const history = historyMessages(complete, rules.historyTokenBudget);
   const state = complete[0]?.state() ?? {};
   try {
-    await store.create(key, nextTurn, claimWrite(held, input.draft, state), options);
+    await retried((options) => store.create(key, nextTurn, claimWrite(held, input.draft, state), options));
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
     // Another request claimed this turn number since the read (or this very request, racing itself).
@@ -75,6 +76,14 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
     throw conflict(ownRequest, requestId, nextTurn, error.current?.leaseExpiresAt, input.now, error);
   }
   return { kind: 'claimed', held, history, state };
+}
+
+/**
+ * Runs store calls again while the store is unavailable, until the deadline (each attempt ended by
+ * it too): a few seconds of throttling must not turn into a 503 with the whole turn's time left.
+ */
+export function storeRetries(deadline: Deadline, now: () => number) {
+  return <T>(call: (options: StoreCallOptions) => Promise<T>): Promise<T> => untilStored(() => call({ signal: deadline.signal() }), { until: deadline.at, now });
 }
 
 /**

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import { ENV, type Environment } from './environment.ts';
 import { interpolateEnvironment } from './interpolate.ts';
-import { fileSchema, remoteServerSchema, stdioServerSchema, type AgentFile } from './schema.ts';
+import { DEMO_MODEL_NAME, fileSchema, remoteServerSchema, stdioServerSchema, type AgentFile } from './schema.ts';
 import { formatIssues } from './issues.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -26,10 +26,16 @@ export type AgentConfig = Omit<AgentFile, 'model' | 'mcpServers'> & {
   /** The file this configuration was read from. */
   source: string;
   model: Omit<AgentFile['model'], 'baseURL' | 'apiKey'> & {
+    /** Empty for the offline stand-in, which calls no endpoint. */
     baseURL: string;
     apiKey: string;
-    /** False when neither an API key nor a non-OpenAI endpoint is set: questions answer 503. */
+    /**
+     * False when neither an API key nor a non-OpenAI endpoint is set, and the model is not the
+     * offline stand-in: questions answer 503.
+     */
     configured: boolean;
+    /** The model is the offline stand-in (name `demo`): rules, no language model. */
+    offlineStandIn: boolean;
   };
   mcpServers: McpServerConfig[];
 };
@@ -102,15 +108,18 @@ function check<Schema extends z.ZodType>(schema: Schema, value: unknown, path: s
 function withEnvironment(file: AgentFile, servers: McpServerConfig[], source: string, environment: Environment): AgentConfig {
   const baseURL = environment[ENV.modelBaseUrl] || file.model.baseURL || OPENAI_DEFAULT_BASE_URL;
   const apiKey = environment[ENV.modelApiKey] || file.model.apiKey || '';
+  const name = environment[ENV.modelName] || file.model.name;
+  const offlineStandIn = name === DEMO_MODEL_NAME;
   return {
     ...file,
     source,
     model: {
       ...file.model,
-      name: environment[ENV.modelName] || file.model.name,
-      baseURL,
+      name,
+      baseURL: offlineStandIn ? '' : baseURL,
       apiKey,
-      configured: apiKey !== '' || normalizeUrl(baseURL) !== normalizeUrl(OPENAI_DEFAULT_BASE_URL),
+      configured: offlineStandIn || apiKey !== '' || normalizeUrl(baseURL) !== normalizeUrl(OPENAI_DEFAULT_BASE_URL),
+      offlineStandIn,
     },
     // The deployment names the table (the stack sets CONVERSATIONS_TABLE), whatever agent.yml says.
     conversation: { ...file.conversation, tableName: environment[ENV.conversationsTable] || file.conversation.tableName },

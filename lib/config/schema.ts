@@ -12,6 +12,13 @@ export const DEFAULT_SYSTEM_PROMPT =
   '你是一个智能助手，需要得到用户想要的最终回复时才停止调用function，否则你需要持续响应function_call JSON与function API交互。';
 
 /**
+ * The model name (model.name or LLM_MODEL) that selects the offline stand-in, lib/demo/model.ts:
+ * a few rules instead of a language model, and the default of `npm start` when no model is
+ * configured (never of a deployed stack).
+ */
+export const DEMO_MODEL_NAME = 'demo';
+
+/**
  * `${VAR}` always yields text, so numbers and booleans also accept their plain text form
  * (`maxRounds: ${MAX_ROUNDS:-8}`); anything else still fails with "expected number".
  */
@@ -33,6 +40,7 @@ const stringMap = () => z.record(z.string(), z.string());
 const toolPattern = z.string().min(1, 'a tool pattern must not be empty');
 
 const modelSchema = z.strictObject({
+  /** `demo` (DEMO_MODEL_NAME) selects the offline stand-in instead of an endpoint. */
   name: z.string().min(1).default('gpt-4o-mini'),
   /** Defaults to OpenAI's endpoint (lib/config/load.ts); OPENAI_BASE_URL overrides. */
   baseURL: z.url().optional(),

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { weatherFor } from '../../lib/demo/tools.ts';
 import { originalExchange } from '../support/original-tools.ts';
 import { startLocalServer, waitForOutput, type LocalServer } from '../support/local-server.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
@@ -101,15 +102,31 @@ describe('the local server, end to end', () => {
 });
 
 describe('the local server without a model', () => {
-  it('starts, says how to configure one, and answers questions with 503', async () => {
+  it('starts with the offline stand-in, says how to configure a real model, and answers the weather through the demo MCP server', async () => {
+    // Prepare: no model settings at all (startLocalServer passes only PATH, HOME and what is named).
     const dataDir = mkdtempSync(join(tmpdir(), 'agent-e2e-nomodel-'));
     const server = await startLocalServer({ LOCAL_DATA_DIR: dataDir });
     try {
       await waitForOutput(server, /MCP server "demo" \(stdio\): connected, 4 tools/);
-      expect(server.output()).toMatch(/WARNING: No language model is configured\. Set OPENAI_API_KEY/);
-      const response = await post(`${server.url}/conversations`, { message: 'hi' });
-      expect(response.status).toBe(503);
-      expect(response.body.error).toMatchObject({ code: 'model_not_configured', message: expect.stringMatching(/OPENAI_BASE_URL=http:\/\/localhost:11434\/v1/) });
+      expect(server.output()).toMatch(/Model: the offline demo model \(no model is configured\)/);
+      expect(server.output()).toMatch(/OPENAI_API_KEY=sk-\.\.\. LLM_MODEL=gpt-4o-mini npm start/);
+      expect(server.output()).toMatch(/OPENAI_BASE_URL=http:\/\/localhost:11434\/v1 LLM_MODEL=qwen2\.5 npm start/);
+
+      // Act
+      const response = await post(`${server.url}/conversations`, { message: '上海天气怎么样？' });
+
+      // Assess: getWeather ran on the real demo server, and the answer is worded from its result.
+      const weather = weatherFor('上海');
+      expect(response.status).toBe(201);
+      expect(response.body).toMatchObject({ turn: 1, stopReason: 'completed', rounds: 2, usage: { promptTokens: 0, completionTokens: 0 } });
+      expect(response.body.toolCalls).toEqual([{ id: expect.any(String), name: 'getWeather', arguments: { city: '上海' }, ok: true, durationMs: expect.any(Number) }]);
+      expect(response.body.reply).toBe(`[offline demo model] 上海：${weather.condition}，${weather.temperatureC}°C，湿度 ${weather.humidity}%。`);
+      const stored = (await (await fetch(`${server.url}/conversations/${response.body.conversationId}`)).json()) as any;
+      const toolMessage = stored.turns[0].messages.find((message: { role: string }) => message.role === 'tool');
+      expect(JSON.parse(toolMessage.content)).toEqual(weather);
+
+      const health = (await (await fetch(`${server.url}/health`)).json()) as any;
+      expect(health).toMatchObject({ status: 'ok', model: { name: 'demo', configured: true, offlineStandIn: true } });
     } finally {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });

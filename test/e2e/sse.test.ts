@@ -59,18 +59,25 @@ describe('Server-Sent Events from the local server (npm start)', () => {
     expect(exchange.status).toBe(200);
     expect(exchange.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(exchange.headers.get('cache-control')).toBe('no-cache');
-    expect(eventNames(exchange)).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'turn-end']);
-    expect(exchange.events.map((event) => event.id)).toEqual(['1', '2', '3', '4', '5']);
+    // Tokens as they are generated: text-delta events before turn-end, adding up to the reply.
+    const names = eventNames(exchange);
+    const deltas = exchange.events.filter((event) => event.event === 'text-delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(names.lastIndexOf('text-delta')).toBeLessThan(names.indexOf('turn-end'));
+    expect(deltas.map((event) => (event.data as { round: number; text: string })).every((delta) => delta.round === 2)).toBe(true);
+    expect(deltas.map((event) => (event.data as { text: string }).text).join('')).toBe('上海今天晴。');
+    expect(names.filter((name) => name !== 'text-delta')).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'turn-end']);
     expect(exchange.events[1]!.data).toEqual({ round: 1, id: 'call_weather', name: 'getWeather', arguments: { city: '上海' } });
     expect(exchange.events[2]!.data).toEqual({ round: 1, id: 'call_weather', name: 'getWeather', ok: true, durationMs: expect.any(Number) });
     expect(await lookupDuringTurn).toBe(404);
-    const turnEnd = exchange.events[4]!.data;
+    const turnEndEvent = exchange.events.find((event) => event.event === 'turn-end')!;
+    const turnEnd = turnEndEvent.data;
     expect(turnEnd).toMatchObject({ conversationId: 'sse-e2e', turn: 1, reply: '上海今天晴。', stopReason: 'completed', rounds: 2 });
     // The slow answer was bridged by heartbeats, after the tool result and before the turn's end.
     const heartbeats = exchange.received.filter((item) => item.kind === 'comment');
     expect(heartbeats.length).toBeGreaterThan(0);
     expect(heartbeats.every((item) => item.text === 'heartbeat')).toBe(true);
-    const afterToolResult = exchange.received.slice(exchange.received.indexOf(exchange.events[2]!), exchange.received.indexOf(exchange.events[4]!));
+    const afterToolResult = exchange.received.slice(exchange.received.indexOf(exchange.events[2]!), exchange.received.indexOf(turnEndEvent));
     expect(afterToolResult.some((item) => item.kind === 'comment')).toBe(true);
     // And the stored turn is the one the stream announced.
     const stored = (await (await fetch(`${server.url}/conversations/sse-e2e`)).json()) as { turns: Array<{ turn: number; stopReason: string }> };

@@ -34,13 +34,13 @@ conversation: { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 }
 turn: { timeoutSeconds: 4, reserveSeconds: 1, leaseMarginSeconds: 2 }
 `;
 
-function service(script: ScriptedStep[], gateway = testGateway()) {
+function service(script: ScriptedStep[], gateway = testGateway(), yaml = YAML) {
   const client = createDynamoDocumentClient(
     { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 },
     { config: { endpoint: proxy.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } },
   );
   const store = createDynamoConversationStore({ client, tableName: table.tableName, ttlDays: 1 });
-  const fixture = agentFixture(script, { store, gateway, yaml: YAML });
+  const fixture = agentFixture(script, { store, gateway, yaml });
   const handle = createHttpHandler({ agent: fixture.agent, logger: silentLogger, maxBodyBytes: 65_536 });
   const post = async (conversationId: string, body: Record<string, unknown>) => {
     const response = await handle({ method: 'POST', path: `/conversations/${conversationId}/messages`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -85,7 +85,8 @@ describe('the conversation store under faults', () => {
   });
 
   it('waits out a few seconds of throttling and stores the turn', async () => {
-    const { post, turns } = service([textReply('patient')]);
+    // The SDK backs off a second and more between throttled attempts: the turn has 30 s, as turns do.
+    const { post, turns } = service([textReply('patient')], testGateway(), YAML.replace('timeoutSeconds: 4', 'timeoutSeconds: 30'));
     const conversationId = `c-${randomUUID()}`;
     proxy.inject({ operation: 'PutItem', kind: 'throttle', forMs: 1_500 });
 

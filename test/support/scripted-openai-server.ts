@@ -1,9 +1,10 @@
 /**
  * An OpenAI-compatible Chat Completions endpoint for tests: real HTTP on 127.0.0.1, scripted
  * replies in order, every request recorded. The real SDK and adapter talk to it exactly as they
- * would to a provider, retries and timeouts included.
+ * would to a provider, retries and timeouts included. A step may also be a stream of Server-Sent
+ * Events, written one by one as a provider streams them, and broken off or left hanging mid-way.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A reply with full control of the HTTP exchange (errors, retry headers, slow answers). */
@@ -16,8 +17,27 @@ export interface ScriptedResponse {
   delayMs?: number;
 }
 
-/** A completion body (answered 200) or a full response. */
-export type ScriptStep = ScriptedResponse | Record<string, unknown>;
+/** One Server-Sent Event: a chunk (sent as `data: <json>`), or lines sent as they are. */
+export type ScriptedEvent = Record<string, unknown> | { raw: string };
+
+/** A streamed reply (`text/event-stream`), answered 200 unless told otherwise. */
+export interface ScriptedStream {
+  sse: ScriptedEvent[];
+  status?: number;
+  headers?: Record<string, string>;
+  /** Wait this long before each event (the first included), as a model writing. */
+  delayMs?: number;
+  /** Write each event in two parts (splitting UTF-8 characters too), as TCP may deliver it. */
+  splitEvents?: boolean;
+  /**
+   * After the events: `done` sends `data: [DONE]` and ends (the default), `end` ends without it,
+   * `reset` destroys the connection (a provider failing mid-stream), `hang` sends nothing more.
+   */
+  ending?: 'done' | 'end' | 'reset' | 'hang';
+}
+
+/** A completion body (answered 200), a full response, or a stream. */
+export type ScriptStep = ScriptedResponse | ScriptedStream | Record<string, unknown>;
 
 export interface RecordedRequest {
   method: string;
@@ -36,6 +56,11 @@ export interface ScriptedOpenAIServer {
 
 const COMPLETIONS_PATH = '/v1/chat/completions';
 
+const isScriptedStream = (step: ScriptStep): step is ScriptedStream => Array.isArray((step as Record<string, unknown>)['sse']);
+
+const isCompletion = (body: unknown): body is Record<string, unknown> =>
+  typeof body === 'object' && body !== null && Array.isArray((body as Record<string, unknown>).choices);
+
 const isScriptedResponse = (step: ScriptStep): step is ScriptedResponse =>
   typeof step['status'] === 'number' && 'body' in step;
 
@@ -51,6 +76,19 @@ export async function startScriptedOpenAIServer(script: ScriptStep[]): Promise<S
       const text = Buffer.concat(chunks).toString('utf8');
       requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: parseJson(text) });
       const step = request.method === 'POST' && request.url === COMPLETIONS_PATH ? script[nextStep++] : undefined;
+      if (step !== undefined && isScriptedStream(step)) {
+        writeStream(response, step, pending);
+        return;
+      }
+      // A completion scripted as one body goes out as chunks when the client asked for a stream
+      // (an error status stays a plain error response, as providers answer it before streaming).
+      const asked = parseJson(text) as { stream?: unknown } | string;
+      const completion = step === undefined ? undefined : isScriptedResponse(step) ? (step.status === 200 && isCompletion(step.body) ? step.body : undefined) : step;
+      if (completion && typeof asked === 'object' && asked?.stream === true) {
+        const delayMs = step !== undefined && isScriptedResponse(step) ? step.delayMs : undefined;
+        writeStream(response, { sse: completionChunks(completion), ...(delayMs === undefined ? {} : { delayMs }) }, pending);
+        return;
+      }
       const reply = step === undefined ? unscripted(request.method, request.url, requests.length) : toResponse(step);
       const send = () => {
         pending.delete(timer);
@@ -76,6 +114,43 @@ export async function startScriptedOpenAIServer(script: ScriptStep[]): Promise<S
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },
   };
+}
+
+/** Writes the events one at a time, each after its delay, then ends as scripted. */
+function writeStream(response: ServerResponse, step: ScriptedStream, pending: Set<NodeJS.Timeout>): void {
+  const frames = step.sse.map((event) => Buffer.from('raw' in event && typeof event.raw === 'string' ? `${event.raw}\n\n` : `data: ${JSON.stringify(event)}\n\n`));
+  const ending = step.ending ?? 'done';
+  if (ending === 'done') frames.push(Buffer.from('data: [DONE]\n\n'));
+  const later = (action: () => void, delayMs: number) => {
+    const timer = setTimeout(() => {
+      pending.delete(timer);
+      if (!response.destroyed) action();
+    }, delayMs);
+    pending.add(timer);
+  };
+  const writeFrom = (position: number) => {
+    if (position === frames.length) {
+      if (ending === 'reset') response.destroy();
+      else if (ending !== 'hang') response.end();
+      return;
+    }
+    const frame = frames[position]!;
+    // [DONE] comes right after the last event; every event waits its delay.
+    const delayMs = position < step.sse.length ? (step.delayMs ?? 0) : 0;
+    // Each write goes on once the previous one is flushed, so a reset never swallows sent events.
+    later(() => {
+      if (!step.splitEvents || frame.length < 2) {
+        response.write(frame, () => writeFrom(position + 1));
+        return;
+      }
+      const middle = Math.floor(frame.length / 2);
+      response.write(frame.subarray(0, middle), () => later(() => response.write(frame.subarray(middle), () => writeFrom(position + 1)), 1));
+    }, delayMs);
+  };
+  response.writeHead(step.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...step.headers });
+  // Headers go out at once, as a provider's do, before the first event.
+  response.flushHeaders();
+  writeFrom(0);
 }
 
 function toResponse(step: ScriptStep): ScriptedResponse {
@@ -171,4 +246,72 @@ function completion(
     service_tier: 'default',
     system_fingerprint: 'fp_de235176ee',
   };
+}
+
+/**
+ * A completion body as OpenAI streams it: the role first, reasoning and content in pieces of
+ * `pieceLength` characters, each call's id and name once with its arguments in pieces, the finish
+ * reason, then the usage in a last chunk without choices (`stream_options.include_usage`).
+ */
+export function streamedAsOpenAI(body: Record<string, unknown>, options: { pieceLength?: number } = {}): ScriptedStream {
+  const pieceLength = options.pieceLength ?? 4;
+  const pieces = (text: string): string[] => {
+    const characters = Array.from(text);
+    const result: string[] = [];
+    for (let start = 0; start < characters.length; start += pieceLength) result.push(characters.slice(start, start + pieceLength).join(''));
+    return result;
+  };
+  const choice = (body['choices'] as Array<Record<string, unknown>>)[0]!;
+  const message = choice['message'] as Record<string, unknown>;
+  const chunk = (delta: Record<string, unknown>, finishReason: unknown = null) => ({
+    id: body['id'] ?? 'chatcmpl-streamed',
+    object: 'chat.completion.chunk',
+    created: body['created'] ?? 0,
+    model: body['model'] ?? 'gpt-4o',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    usage: null,
+  });
+  const events: ScriptedEvent[] = [chunk({ role: 'assistant', content: typeof message['content'] === 'string' ? '' : null, refusal: null })];
+  for (const field of ['reasoning_content', 'reasoning']) {
+    if (typeof message[field] === 'string') for (const text of pieces(message[field] as string)) events.push(chunk({ [field]: text }));
+  }
+  if (typeof message['content'] === 'string') for (const text of pieces(message['content'])) events.push(chunk({ content: text }));
+  const calls = (message['tool_calls'] ?? []) as Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+  calls.forEach((call, index) => {
+    events.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    for (const text of pieces(call.function.arguments)) events.push(chunk({ tool_calls: [{ index, function: { arguments: text } }] }));
+  });
+  events.push(chunk({}, choice['finish_reason'] ?? 'stop'));
+  if (body['usage']) events.push({ ...chunk({}), choices: [], usage: body['usage'] });
+  return { sse: events };
+}
+
+/**
+ * A completion body as the chunks a provider streams it in: the role, the reasoning and the text in
+ * a few pieces, each tool call's id and name once and its arguments in two fragments, the finish
+ * reason, then the usage (as `stream_options.include_usage` asks).
+ */
+export function completionChunks(body: Record<string, unknown>): Array<Record<string, unknown>> {
+  const choice = ((body.choices as Array<Record<string, unknown>> | undefined) ?? [])[0] ?? {};
+  const message = (choice.message as Record<string, unknown> | undefined) ?? {};
+  const base = { id: body.id ?? 'chatcmpl-scripted', object: 'chat.completion.chunk', created: body.created ?? 0, model: body.model ?? 'scripted' };
+  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ ...base, choices: [{ index: 0, delta, finish_reason: null, ...extra }] });
+  const pieces = (text: string) => {
+    const third = Math.ceil(text.length / 3);
+    return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)].filter(Boolean);
+  };
+  const chunks: Array<Record<string, unknown>> = [chunk({ role: 'assistant', content: '' })];
+  for (const field of ['reasoning_content', 'reasoning']) {
+    if (typeof message[field] === 'string') for (const piece of pieces(message[field] as string)) chunks.push(chunk({ [field]: piece }));
+  }
+  if (typeof message.content === 'string') for (const piece of pieces(message.content)) chunks.push(chunk({ content: piece }));
+  const calls = (message.tool_calls as Array<{ id: string; type: string; function: { name: string; arguments: string } }> | undefined) ?? [];
+  calls.forEach((call, index) => {
+    const [head = '', tail = ''] = [call.function.arguments.slice(0, Math.ceil(call.function.arguments.length / 2)), call.function.arguments.slice(Math.ceil(call.function.arguments.length / 2))];
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: head } }] }));
+    if (tail) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: tail } }] }));
+  });
+  chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] });
+  if (body.usage) chunks.push({ ...base, choices: [], usage: body.usage });
+  return chunks;
 }

@@ -27,7 +27,7 @@ describe('parseConfig', () => {
     expect(config.systemPrompt).toBe(DEFAULT_SYSTEM_PROMPT);
     expect(config).toMatchObject({
       maxRounds: 8,
-      model: { name: 'gpt-4o-mini', baseURL: 'https://api.openai.com/v1', temperature: 0.7, timeoutSeconds: 60, maxRetries: 2, textToolCalls: false, configured: false },
+      model: { name: 'gpt-4o-mini', baseURL: 'https://api.openai.com/v1', temperature: 0.7, timeoutSeconds: 60, maxRetries: 2, textToolCalls: false, configured: false, offlineStandIn: false },
       tools: { callTimeoutSeconds: 30, maxOutputChars: 16_000, maxResultBytes: 1_048_576, maxCallsPerRound: 16, maxCallsPerTurn: 64, maxConcurrentCalls: 8 },
       approvals: { ttlSeconds: 86_400 },
       turn: { timeoutSeconds: 300, reserveSeconds: 3, leaseMarginSeconds: 10 },
@@ -83,6 +83,18 @@ mcpServers:
     ['nothing', {}, false],
   ])('counts the model as configured with %s', (_, environment, configured) => {
     expect(parse('', environment).model.configured).toBe(configured);
+  });
+
+  it.each([
+    ['LLM_MODEL', 'model: { name: gpt-4o }', { LLM_MODEL: 'demo' }],
+    ['model.name', 'model: { name: demo }', {}],
+    ['LLM_MODEL, whatever endpoint and key are set', '', { LLM_MODEL: 'demo', OPENAI_BASE_URL: 'http://localhost:11434/v1', OPENAI_API_KEY: 'sk-test' }],
+  ])('selects the offline stand-in by the model name demo, from %s', (_, yaml, environment) => {
+    expect(parse(yaml, environment).model).toMatchObject({ name: 'demo', offlineStandIn: true, configured: true, baseURL: '' });
+  });
+
+  it('never selects the offline stand-in by itself: without a model, none is configured', () => {
+    expect(parse('').model).toMatchObject({ offlineStandIn: false, configured: false });
   });
 
   it('interpolates ${VAR} and ${VAR:-default} in values, and $$ as a literal dollar', () => {
