@@ -5,7 +5,7 @@ import type { Logger } from '../core/logger.ts';
 import type { ConversationKey, ConversationState, ConversationStore, ModelClient, ToolGateway, TurnMetrics } from '../core/ports.ts';
 import type { AgentExtension } from './extension.ts';
 import { createExtensionRunner } from './extension-runner.ts';
-import { configuredExtensions } from './strategies/configured.ts';
+import { configuredExtensions, configuredStrategy } from './strategies/configured.ts';
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
@@ -78,6 +78,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions.
   const extensions = [...configuredExtensions(config), ...(dependencies.extensions ?? [])];
+  const strategy = configuredStrategy(config);
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
   const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent']) =>
@@ -95,6 +96,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
 
   /** What every held turn needs; the model is checked present before a turn starts. */
   const services = (model: ModelClient): DriveServices => ({
+    strategy,
     model,
     store,
     logger,

@@ -16,7 +16,8 @@ export interface ConversationTurnView {
   pendingApprovals?: PendingApproval[];
 }
 
-export interface ConversationView {
+/** With the fields the strategies show: the todo list, the newest turn's plan. */
+export interface ConversationView extends Pick<TurnResult, 'todos' | 'plan'> {
   conversationId: string;
   turns: ConversationTurnView[];
 }

@@ -8,7 +8,8 @@ import type { PendingApproval, StopReason, TurnError, TurnResult } from '../core
 import type { LoopEvent } from './events.ts';
 import { fallbackReply } from './fallback-reply.ts';
 import { deadlineOf, heldTurnWrites, untilStored, type HeldTurn } from './held-turn.ts';
-import { runLoop, type LoopLimits, type LoopOutcome } from './run-loop.ts';
+import type { LoopLimits, LoopOutcome } from './run-loop.ts';
+import type { TurnStrategy } from './turn-strategy.ts';
 import { toolText } from './tool-messages.ts';
 import type { PlannedCall } from './tool-plan.ts';
 import { answerCalls } from './tool-round.ts';
@@ -26,7 +27,12 @@ export interface DriveInput {
   onEvent?: (event: LoopEvent) => void;
 }
 
+/** Where the turn strategy keeps its state in the conversation (plan-execute: the plan). */
+const STRATEGY_STATE = 'strategy';
+
 export interface DriveServices {
+  /** react (the plain loop) or plan-execute. */
+  strategy: TurnStrategy;
   model: ModelClient;
   store: ConversationStore;
   logger: Logger;
@@ -66,7 +72,7 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
       });
       if (answered.kind === 'not-recorded') outcome = { kind: 'failed', cause: answered.cause };
     }
-    outcome ??= await runLoop({
+    outcome ??= await services.strategy.run({
       model: services.model,
       tools: runner.tools,
       hooks: runner,
@@ -78,7 +84,7 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
       journal,
       now: services.now,
       ...(input.onEvent ? { onEvent: input.onEvent } : {}),
-    });
+    }, { runner, state: runner.stateOf(STRATEGY_STATE), resumed: input.decided !== undefined });
   } catch (error) {
     // An extension that throws is a bug, but a turn whose tools ran must still be stored.
     outcome = { kind: 'failed', cause: error };

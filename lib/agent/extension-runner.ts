@@ -20,6 +20,8 @@ export interface LoopHooks {
 export interface ExtensionRunner extends LoopHooks {
   /** Every tool offered this turn: the MCP tools after policy, then the built-in tools. */
   readonly tools: OfferedTool[];
+  /** The state kept under `name` in the conversation (an extension's or the turn strategy's): live, changes are stored. */
+  stateOf(name: string): JsonObject;
   turnStart(): Promise<void>;
   /** Fields the extensions add to the turn result. */
   turnEnd(result: TurnResult): Promise<Record<string, unknown>>;
@@ -83,6 +85,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
 
   return {
     tools,
+    stateOf: (name) => (state[name] ??= {}),
     async turnStart() {
       for (const extension of extensions) await extension.turnStart?.(context(extension));
     },

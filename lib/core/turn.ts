@@ -56,6 +56,8 @@ export interface TurnResult extends TurnProgress {
   pendingApprovals?: PendingApproval[];
   /** With `todoList: true`: the todo list as the turn left it. */
   todos?: Array<{ content: string; status: 'pending' | 'in_progress' | 'completed' }>;
+  /** With `strategy: plan-execute`: the plan, each task with its status and result. */
+  plan?: { tasks: Array<{ id: number; title: string; details?: string; independent: boolean; status: 'not_started' | 'in_progress' | 'completed' | 'blocked'; notes?: string; result?: string }> } | null;
 }
 
 export const emptyProgress = (): TurnProgress => ({ rounds: 0, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 } });

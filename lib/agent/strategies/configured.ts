@@ -1,5 +1,8 @@
 import type { AgentConfig } from '../../config/load.ts';
 import type { AgentExtension } from '../extension.ts';
+import { reactStrategy, type TurnStrategy } from '../turn-strategy.ts';
+import { planExecuteStrategy } from './plan-execute/driver.ts';
+import { planViewExtension } from './plan-execute/view.ts';
 import { todoListExtension } from './todo-list.ts';
 import { toolRoutingExtension } from './tool-routing.ts';
 
@@ -9,5 +12,11 @@ export function configuredExtensions(config: AgentConfig): AgentExtension[] {
   const routing = toolRoutingExtension(config.tools);
   if (routing) extensions.push(routing);
   if (config.todoList) extensions.push(todoListExtension());
+  if (config.strategy === 'plan-execute') extensions.push(planViewExtension());
   return extensions;
+}
+
+/** How the turn's rounds run: the plain loop, or plan-execute's phases on it. */
+export function configuredStrategy(config: AgentConfig): TurnStrategy {
+  return config.strategy === 'plan-execute' ? planExecuteStrategy(config) : reactStrategy;
 }
