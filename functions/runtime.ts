@@ -11,6 +11,7 @@
  *   OPENAI_API_KEY_SECRET_ARN         a Secrets Manager secret with the model API key, or
  *   OPENAI_API_KEY_PARAMETER_NAME     an SSM parameter with it
  *   AUTH_MODE                         none | iam | cognito: who owns a conversation
+ *   OWNER_FROM                        iam: principal | role-session (an assumed role's session name counts)
  *   CORS_ALLOW_ORIGINS                `*` or comma-separated origins allowed to read API responses
  * The worker also reads EVENT_BUS_NAME and QUEUE_URL (functions/worker.ts).
  */
@@ -59,8 +60,8 @@ export const agent = buildAgent(config, {
   documentClient: createDynamoDocumentClient(config.conversation, { instrument: (client) => tracer.captureAWSv3Client(client) }),
 });
 
-/** The caller's identity under the configured auth mode; conversations are scoped to it. */
-export const authMode = settings.authMode;
+/** How callers are told apart (auth mode, and for iam whether a role's session name counts); conversations are scoped to it. */
+export const callerIdentity = { authMode: settings.authMode, ownerFrom: settings.ownerFrom };
 
 /** Origins whose browsers may read the API's responses (the stack passes its CORS setting). */
 export const allowedOrigins = settings.allowedOrigins;
