@@ -34,6 +34,7 @@ export class McpAgentStack extends Stack {
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
+        [ENV.ownerFrom]: settings.ownerFrom,
         ...modelApiKey.environment,
         ...(settings.modelBaseUrl === undefined ? {} : { [ENV.modelBaseUrl]: settings.modelBaseUrl }),
         ...(settings.modelName === undefined ? {} : { [ENV.modelName]: settings.modelName }),
@@ -46,6 +47,8 @@ export class McpAgentStack extends Stack {
     const { stream, worker, http } = functions;
     const asyncTurns = new AsyncTurns(this, 'AsyncTurns', {
       worker: worker.function,
+      workerRole: worker.function.role!,
+      eventSources: settings.eventSources,
       workerTimeout: FUNCTION_SIZING.worker.timeout,
       maxReceiveCount: settings.maxReceiveCount,
       maxConcurrency: settings.workerMaxConcurrency,
@@ -53,6 +56,10 @@ export class McpAgentStack extends Stack {
     worker.function.addEnvironment(ENV.eventBusName, asyncTurns.bus.eventBusName);
     // Failed records are made visible again after a short backoff (lib/queue/redelivery.ts).
     worker.function.addEnvironment(ENV.queueUrl, asyncTurns.queue.queueUrl);
+    worker.function.addEnvironment(ENV.eventQueueUrl, asyncTurns.eventQueue.queueUrl);
+    // Records of this queue came from the rule: their event's source is the sender.
+    worker.function.addEnvironment(ENV.eventQueueArn, asyncTurns.eventQueue.queueArn);
+    worker.function.addEnvironment(ENV.ownerSources, settings.ownerSources.join(','));
 
     // Every function loads the runtime, which reads the model API key at cold start.
     for (const agentFunction of [stream, worker, http]) agentFunction.function.addToRolePolicy(modelApiKey.readStatement);

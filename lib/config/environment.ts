@@ -18,11 +18,18 @@ export const ENV = {
   modelApiKeyParameterName: 'OPENAI_API_KEY_PARAMETER_NAME',
   /** none | iam | cognito: who owns a conversation. */
   authMode: 'AUTH_MODE',
+  /** iam only: principal | role-session: whether an assumed role's session name is part of the owner. */
+  ownerFrom: 'OWNER_FROM',
   /** `*` or comma-separated origins allowed to read API responses. */
   corsAllowOrigins: 'CORS_ALLOW_ORIGINS',
   /** The worker announces finished turns on this bus, and reschedules failed records on this queue. */
   eventBusName: 'EVENT_BUS_NAME',
   queueUrl: 'QUEUE_URL',
+  /** The queue only the stack's EventBridge rule may send to: its records' sender is the event's source. */
+  eventQueueUrl: 'EVENT_QUEUE_URL',
+  eventQueueArn: 'EVENT_QUEUE_ARN',
+  /** Comma-separated senders whose asynchronous requests may name an owner: event sources, queue, invoke. */
+  ownerSources: 'OWNER_SOURCES',
   /** A DynamoDB endpoint to use instead of the embedded store (DynamoDB Local, LocalStack, AWS). */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Powertools' own settings. */
@@ -39,9 +46,18 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 export type AuthMode = 'none' | 'iam' | 'cognito';
 
+/**
+ * Under iam, what owns the conversations of a caller that signs with an assumed role (identity-pool
+ * callers are always scoped to their Cognito identity): `role-session` the role and its session
+ * name, `principal` the role alone.
+ */
+export type OwnerFrom = 'principal' | 'role-session';
+export const OWNER_FROM_VALUES: readonly OwnerFrom[] = ['principal', 'role-session'];
+
 /** What a deployed function reads besides agent.yml, checked once at cold start. */
 export interface DeploymentSettings {
   authMode: AuthMode;
+  ownerFrom: OwnerFrom;
   allowedOrigins: string[];
   serviceName: string;
   metricsNamespace: string;
@@ -50,6 +66,10 @@ export interface DeploymentSettings {
   modelApiKeyParameterName?: string;
   eventBusName?: string;
   queueUrl?: string;
+  eventQueueUrl?: string;
+  eventQueueArn?: string;
+  /** Senders trusted to name an `owner` in an asynchronous request; none by default. */
+  ownerSources: string[];
 }
 
 export function readDeploymentSettings(environment: Environment): DeploymentSettings {
@@ -63,6 +83,7 @@ export function readDeploymentSettings(environment: Environment): DeploymentSett
   };
   return {
     authMode: parseAuthMode(text(ENV.authMode)),
+    ownerFrom: parseOwnerFrom(text(ENV.ownerFrom)),
     allowedOrigins: parseAllowedOrigins(text(ENV.corsAllowOrigins)),
     serviceName: text(ENV.serviceName) ?? 'mcp-agent',
     metricsNamespace: text(ENV.metricsNamespace) ?? 'McpAgent',
@@ -71,6 +92,9 @@ export function readDeploymentSettings(environment: Environment): DeploymentSett
     ...optional('modelApiKeyParameterName', ENV.modelApiKeyParameterName),
     ...optional('eventBusName', ENV.eventBusName),
     ...optional('queueUrl', ENV.queueUrl),
+    ...optional('eventQueueUrl', ENV.eventQueueUrl),
+    ...optional('eventQueueArn', ENV.eventQueueArn),
+    ownerSources: (text(ENV.ownerSources) ?? '').split(',').map((source) => source.trim()).filter(Boolean),
   };
 }
 
@@ -78,6 +102,12 @@ function parseAuthMode(value: string | undefined): AuthMode {
   if (value === undefined || value === 'none') return 'none';
   if (value === 'iam' || value === 'cognito') return value;
   throw new Error(`${ENV.authMode} must be none, iam or cognito, not "${value}"`);
+}
+
+function parseOwnerFrom(value: string | undefined): OwnerFrom {
+  if (value === undefined) return 'role-session';
+  if ((OWNER_FROM_VALUES as readonly string[]).includes(value)) return value as OwnerFrom;
+  throw new Error(`${ENV.ownerFrom} must be ${OWNER_FROM_VALUES.join(' or ')}, not "${value}"`);
 }
 
 /** `*`, or origins separated by commas. */

@@ -53,17 +53,20 @@ describe.each(keySources)('McpAgentStack permissions with the model API key in %
     ]);
   });
 
-  it('lets the worker consume the queue, run turns (no BatchWriteItem), announce them on its bus only, and read the key', () => {
+  it('lets the worker consume both queues, run turns (no BatchWriteItem), announce them on its bus only, and read the key', () => {
     const template = templateFor(settings);
     const tableId = logicalId(template, 'AWS::DynamoDB::Table', 'Conversations');
     const queueId = logicalId(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    const eventQueueId = logicalId(template, 'AWS::SQS::Queue', 'AsyncTurnsEventQueue');
     const busId = logicalId(template, 'AWS::Events::EventBus', 'AsyncTurnsBus');
+    const consume = (id: string) => ({
+      Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+      Effect: 'Allow', Resource: { 'Fn::GetAtt': [id, 'Arn'] },
+    });
     expect(statementsOf(template, 'Worker')).toEqual([
       XRAY,
-      {
-        Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
-        Effect: 'Allow', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
-      },
+      consume(queueId),
+      consume(eventQueueId),
       readKeyStatement(template, settings),
       { Action: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
       { Action: 'events:PutEvents', Effect: 'Allow', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } },
