@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { readLocalSettings } from '../lib/config/environment.ts';
+import { ENV, readLocalSettings } from '../lib/config/environment.ts';
 import { loadConfig } from '../lib/config/load.ts';
 import { MODEL_NOT_CONFIGURED } from '../lib/core/errors.ts';
 import { ms } from '../lib/core/time.ts';
@@ -27,6 +27,8 @@ process.env.AWS_ACCESS_KEY_ID ??= 'local';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 // Embedded-metric lines on stdout are for CloudWatch; locally they would only bury the useful output.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+// The HMAC key of derived conversation ids and page tokens, kept with the data (created 0600 on first start).
+process.env[ENV.hmacKeyFile] ??= resolve(local.dataDir, 'hmac-key');
 await ensureTable(new DynamoDBClient({}), config.conversation.tableName);
 
 // Imported only now: the handler builds its DynamoDB client from the environment set above (and

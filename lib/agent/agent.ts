@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { withLogContext } from '../core/log-context.ts';
 import type { Logger } from '../core/logger.ts';
@@ -62,6 +62,13 @@ export interface AgentDependencies {
   store: ConversationStore;
   logger: Logger;
   metrics?: TurnMetrics;
+  /**
+   * The deployment's secret (32 random bytes or more): keys the HMAC that derives a conversation id
+   * from a requestId, and the one that signs page tokens. Without it, each agent draws its own at
+   * random, so a retried "start a conversation" reaches the same conversation only through the same
+   * process, and page tokens work only there.
+   */
+  hmacKey?: Uint8Array;
   now?: () => number;
 }
 
@@ -69,6 +76,7 @@ export interface AgentDependencies {
 export function createAgent(config: AgentConfig, dependencies: AgentDependencies): Agent {
   const { gateway, store, logger } = dependencies;
   const now = dependencies.now ?? Date.now;
+  const hmacKey = dependencies.hmacKey ?? randomBytes(32);
   const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
@@ -129,7 +137,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     checkRequestId(input.requestId);
     const model = dependencies.model;
     if (!model) throw new ModelNotConfiguredError();
-    const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner);
+    const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner, hmacKey);
     return start({ ...input, conversationId }, async (scope) => {
       const draft = newDraft(input.message);
       // Listing tools (slow only on a cold start) and opening the turn run side by side.

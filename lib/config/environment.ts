@@ -16,6 +16,12 @@ export const ENV = {
   /** Where a deployed function reads the model API key at cold start. */
   modelApiKeySecretArn: 'OPENAI_API_KEY_SECRET_ARN',
   modelApiKeyParameterName: 'OPENAI_API_KEY_PARAMETER_NAME',
+  /**
+   * The deployment's HMAC key (derived conversation ids, page tokens): a Secrets Manager secret a
+   * deployed function reads at cold start, or a file (the local run's, under LOCAL_DATA_DIR).
+   */
+  hmacKeySecretArn: 'HMAC_KEY_SECRET_ARN',
+  hmacKeyFile: 'HMAC_KEY_FILE',
   /** none | iam | cognito: who owns a conversation. */
   authMode: 'AUTH_MODE',
   /** iam only: principal | role-session: whether an assumed role's session name is part of the owner. */
@@ -64,6 +70,8 @@ export interface DeploymentSettings {
   logLevel?: string;
   modelApiKeySecretArn?: string;
   modelApiKeyParameterName?: string;
+  hmacKeySecretArn?: string;
+  hmacKeyFile?: string;
   eventBusName?: string;
   queueUrl?: string;
   eventQueueUrl?: string;
@@ -90,6 +98,8 @@ export function readDeploymentSettings(environment: Environment): DeploymentSett
     ...optional('logLevel', ENV.logLevel),
     ...optional('modelApiKeySecretArn', ENV.modelApiKeySecretArn),
     ...optional('modelApiKeyParameterName', ENV.modelApiKeyParameterName),
+    ...optional('hmacKeySecretArn', ENV.hmacKeySecretArn),
+    ...optional('hmacKeyFile', ENV.hmacKeyFile),
     ...optional('eventBusName', ENV.eventBusName),
     ...optional('queueUrl', ENV.queueUrl),
     ...optional('eventQueueUrl', ENV.eventQueueUrl),

@@ -27,6 +27,11 @@ const keySources: [string, AgentSettings][] = [
   ['an SSM parameter', { modelApiKeyParameterName: PARAMETER_NAME }],
 ];
 
+/** Every function reads the deployment's HMAC key at cold start. */
+const readHmacKeyStatement = (template: Template) => ({
+  Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: logicalId(template, 'AWS::SecretsManager::Secret', 'HmacKey') },
+});
+
 /** The statement allowing to read the key, as each source should render it. */
 function readKeyStatement(template: Template, settings: AgentSettings): unknown {
   if (settings.modelApiKeyParameterName !== undefined) {
@@ -46,6 +51,7 @@ describe.each(keySources)('McpAgentStack permissions with the model API key in %
     expect(statementsOf(template, 'Stream')).toEqual([
       XRAY,
       readKeyStatement(template, settings),
+      readHmacKeyStatement(template),
       {
         Action: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
         Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
@@ -68,14 +74,15 @@ describe.each(keySources)('McpAgentStack permissions with the model API key in %
       consume(queueId),
       consume(eventQueueId),
       readKeyStatement(template, settings),
+      readHmacKeyStatement(template),
       { Action: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
       { Action: 'events:PutEvents', Effect: 'Allow', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } },
     ]);
   });
 
-  it('lets the health function read the key and nothing else', () => {
+  it('lets the health function read the keys and nothing else', () => {
     const template = templateFor(settings);
-    expect(statementsOf(template, 'Http')).toEqual([XRAY, readKeyStatement(template, settings)]);
+    expect(statementsOf(template, 'Http')).toEqual([XRAY, readKeyStatement(template, settings), readHmacKeyStatement(template)]);
   });
 
   it('names the key source, never the key, in every function environment', () => {
@@ -122,8 +129,10 @@ describe('McpAgentStack roles', () => {
     );
   });
 
-  it.each([['a given secret', { modelApiKeySecretArn: SECRET_ARN }], ['an SSM parameter', { modelApiKeyParameterName: PARAMETER_NAME }]])('creates no secret with %s', (_source, settings) => {
-    templateFor(settings).resourceCountIs('AWS::SecretsManager::Secret', 0);
+  it.each([['a given secret', { modelApiKeySecretArn: SECRET_ARN }], ['an SSM parameter', { modelApiKeyParameterName: PARAMETER_NAME }]])('creates no model key secret with %s (only the HMAC key)', (_source, settings) => {
+    const template = templateFor(settings);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    logicalId(template, 'AWS::SecretsManager::Secret', 'HmacKey');
   });
 });
 

@@ -269,6 +269,18 @@ describe('McpAgentStack asynchronous turns', () => {
   });
 });
 
+describe('McpAgentStack HMAC key', () => {
+  it('generates a random 64-character secret, kept by default, that no output or environment shows', () => {
+    const template = templateFor();
+    const [secretId, secret] = resource(template, 'AWS::SecretsManager::Secret', 'HmacKey');
+    expect(secret.Properties).toMatchObject({ GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false } });
+    expect(secret.Properties).not.toHaveProperty('SecretString');
+    expect(secret.DeletionPolicy).toBe('Retain');
+    for (const name of ['Stream', 'Worker', 'Http']) expect(environmentOf(template, name).HMAC_KEY_SECRET_ARN).toEqual({ Ref: secretId });
+    expect(JSON.stringify(template.toJSON().Outputs)).not.toContain(secretId);
+  });
+});
+
 describe('McpAgentStack outputs', () => {
   it('outputs the API URL, table, queues, bus and worker, once each', () => {
     const outputs = templateFor().toJSON().Outputs as Record<string, { Value: unknown }>;
