@@ -61,7 +61,7 @@ server.listen(local.port, local.host, () => {
   say(config.model.configured ? `Model: ${config.model.name} at ${config.model.baseURL}` : `WARNING: ${MODEL_NOT_CONFIGURED}`);
   void agent.health().then((health) => {
     for (const mcp of health.mcpServers) {
-      say(`MCP server "${mcp.name}" (${mcp.transport}): ${mcp.status}, ${mcp.toolCount} tools${mcp.error ? ` (${mcp.error})` : ''}`);
+      say(`MCP server "${mcp.name}" (${mcp.transport}): ${mcp.status}, ${mcp.toolCount} tools${mcp.status === 'failed' ? ' (the log says why)' : ''}`);
     }
     say(`Try: curl -s localhost:${actualPort}/conversations -H 'content-type: application/json' -d '{"message":"What is the weather in Shanghai?"}'`);
     say(`Or watch the turn as Server-Sent Events: the same with -N -H 'accept: text/event-stream'`);

@@ -202,7 +202,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     decide,
     getConversation,
     deleteConversation,
-    health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools }),
+    health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),
   };
 }

@@ -1,7 +1,6 @@
 /** One tools/call with the caller's signal and timeout; SDK failures wrapped once, here. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage } from '../../core/errors.ts';
 import type { JsonObject, ToolOutput } from '../../core/ports.ts';
 import { RESULT_TOO_LARGE, type ResultTooLargeData } from './bounded/oversize.ts';
 import type { ServerConnection } from './connect.ts';
@@ -48,9 +47,11 @@ export async function callServerTool(
       // that is the tool's own failure, which the model can read and act on.
       return { ok: false, text: error.message };
     }
+    // What the transport said (an HTTP error body, a token in it) stays out of the message, which
+    // the model reads and may repeat to the caller; the gateway logs it (the cause).
     throw new ToolCallError(
       'tool_transport_failed',
-      `Tool "${target.name}" got no answer: the MCP server "${target.server}" failed (${errorMessage(error)}).`,
+      `Tool "${target.name}" got no answer: the MCP server "${target.server}" failed (the service log has the details).`,
       { cause: error },
     );
   } finally {
