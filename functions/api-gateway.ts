@@ -23,9 +23,11 @@ export function fromApiGatewayEvent(event: APIGatewayProxyEvent, context: Pick<C
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   const owner = ownerOf(event, identity);
+  const query = event.queryStringParameters;
   return {
     method: event.httpMethod,
     path: event.path,
+    ...(query ? { query: { ...query } } : {}),
     headers,
     body,
     deadlineAt: Date.now() + context.getRemainingTimeInMillis(),

@@ -6,7 +6,8 @@ import type { ConversationKey, ConversationStore, ModelClient, ToolGateway, Turn
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
-import { conversationView, type ConversationView } from './conversation-view.ts';
+import { readConversationPage, type ConversationPageRequest } from './conversation-page.ts';
+import type { ConversationView } from './conversation-view.ts';
 import { driveTurn, type DriveInput, type DriveServices } from './drive-turn.ts';
 import { deadlineOf } from './held-turn.ts';
 import type { LoopEvent } from './events.ts';
@@ -19,6 +20,7 @@ import { newDraft } from './turn-draft.ts';
 import { checkConversationId, checkDecisions, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
 
 export type { ConversationView } from './conversation-view.ts';
+export type { ConversationPageRequest } from './conversation-page.ts';
 export type { HealthReport } from './health.ts';
 
 export interface AskInput {
@@ -49,7 +51,8 @@ export interface Agent {
   ask(input: AskInput): Promise<TurnResult>;
   /** Decides the calls a paused turn waits on, and lets the turn go on. */
   decide(input: DecideInput): Promise<TurnResult>;
-  getConversation(key: ConversationKey): Promise<ConversationView>;
+  /** A page of the conversation's turns, oldest first (20 unless `limit` says otherwise), with a nextToken while more remain. */
+  getConversation(key: ConversationKey, page?: ConversationPageRequest): Promise<ConversationView>;
   deleteConversation(key: ConversationKey): Promise<void>;
   health(): Promise<HealthReport>;
   close(): Promise<void>;
@@ -185,11 +188,9 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     });
   }
 
-  async function getConversation(key: ConversationKey): Promise<ConversationView> {
+  async function getConversation(key: ConversationKey, page: ConversationPageRequest = {}): Promise<ConversationView> {
     checkConversationId(key.conversationId);
-    const view = conversationView(key.conversationId, await store.readAll(key), now(), rules);
-    if (view.turns.length === 0) throw notFound(key);
-    return view;
+    return readConversationPage(key, page, { store, rules, hmacKey, now: now() });
   }
 
   async function deleteConversation(key: ConversationKey): Promise<void> {

@@ -23,6 +23,12 @@ describe('fromApiGatewayEvent', () => {
     expect(request.deadlineAt! - before).toBeLessThan(121_000);
   });
 
+  it('passes the query string on, and none when the event has none', () => {
+    const paged = { ...event('rest-proxy-cognito'), queryStringParameters: { limit: '10', nextToken: 'AAAAAu8' } };
+    expect(fromApiGatewayEvent(paged, context, { authMode: 'cognito', ownerFrom: 'role-session' }).query).toEqual({ limit: '10', nextToken: 'AAAAAu8' });
+    expect(fromApiGatewayEvent(event('rest-proxy-cognito'), context, { authMode: 'cognito', ownerFrom: 'role-session' })).not.toHaveProperty('query');
+  });
+
   it('decodes a base64-encoded body', () => {
     const encoded = { ...event('rest-proxy-iam'), body: Buffer.from('{"message":"hi"}').toString('base64'), isBase64Encoded: true };
     expect(fromApiGatewayEvent(encoded, context, { authMode: 'none', ownerFrom: 'role-session' }).body).toBe('{"message":"hi"}');
