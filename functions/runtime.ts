@@ -15,7 +15,8 @@
  *   AUTH_MODE                         none | iam | cognito: who owns a conversation
  *   OWNER_FROM                        iam: principal | role-session (an assumed role's session name counts)
  *   CORS_ALLOW_ORIGINS                `*` or comma-separated origins allowed to read API responses
- * The worker also reads EVENT_BUS_NAME and QUEUE_URL (functions/worker.ts).
+ * The worker also reads EVENT_BUS_NAME, QUEUE_URL, EVENT_QUEUE_URL, EVENT_QUEUE_ARN and
+ * OWNER_SOURCES (functions/worker.ts).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
