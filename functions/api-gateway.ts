@@ -5,21 +5,29 @@ import { corsHeaders } from '../lib/http/cors.ts';
 import { errorResponse } from '../lib/http/errors.ts';
 import type { HttpRequest, HttpResponse } from '../lib/http/types.ts';
 
-export type { AuthMode } from '../lib/config/environment.ts';
-import type { AuthMode } from '../lib/config/environment.ts';
+export type { AuthMode, OwnerFrom } from '../lib/config/environment.ts';
+import type { AuthMode, OwnerFrom } from '../lib/config/environment.ts';
+
+/** How a deployment tells callers apart (AUTH_MODE and OWNER_FROM). */
+export interface CallerIdentity {
+  authMode: AuthMode;
+  ownerFrom: OwnerFrom;
+}
 
 /**
  * API Gateway REST proxy event → the HTTP contract's request. Under an auth mode, the caller's
  * identity becomes the conversation owner, so one caller can never reach another's conversations.
  */
-export function fromApiGatewayEvent(event: APIGatewayProxyEvent, context: Pick<Context, 'getRemainingTimeInMillis'>, authMode: AuthMode): HttpRequest {
+export function fromApiGatewayEvent(event: APIGatewayProxyEvent, context: Pick<Context, 'getRemainingTimeInMillis'>, identity: CallerIdentity): HttpRequest {
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  const owner = ownerOf(event, authMode);
+  const owner = ownerOf(event, identity);
+  const query = event.queryStringParameters;
   return {
     method: event.httpMethod,
     path: event.path,
+    ...(query ? { query: { ...query } } : {}),
     headers,
     body,
     deadlineAt: Date.now() + context.getRemainingTimeInMillis(),
@@ -27,19 +35,49 @@ export function fromApiGatewayEvent(event: APIGatewayProxyEvent, context: Pick<C
   };
 }
 
+/** The session name Cognito identity pools give every credential they hand out. */
+const IDENTITY_POOL_SESSION = 'CognitoIdentityCredentials';
+const ASSUMED_ROLE = /^(arn:[^:]+:sts::\d{12}:assumed-role\/[^/]+)\/([^/]+)$/;
+
 /**
- * iam: the caller's IAM principal (user or assumed-role ARN) as API Gateway verified it.
+ * Who owns the caller's conversations. API Gateway fills requestContext from what it verified (the
+ * SigV4 signature, the user pool token), never from what the client sent.
+ *
+ * iam:
+ * - an identity-pool caller (guest or signed in): its Cognito identity id. Every user of a pool
+ *   signs with the same role session (…/assumed-role/<pool role>/CognitoIdentityCredentials), so
+ *   the ARN would put them all in one conversation space.
+ * - an assumed role: with ownerFrom `role-session` the session ARN (role and session name); with
+ *   `principal` the role alone (arn:aws:sts::<account>:assumed-role/<role>). Whoever may assume the
+ *   role chooses the session name, so sessions of one role are kept apart only from callers that
+ *   cannot assume it (the README says how to pin session names in the trust policy).
+ * - an IAM user (or root, or a federated user): its ARN.
  * cognito: the user pool's `sub` claim (or a custom authorizer's principalId).
  */
-export function ownerOf(event: APIGatewayProxyEvent, authMode: AuthMode): string | undefined {
-  if (authMode === 'none') return undefined;
-  const owner = authMode === 'iam'
-    ? event.requestContext.identity?.userArn ?? event.requestContext.identity?.caller ?? undefined
-    : (event.requestContext.authorizer?.claims as Record<string, string> | undefined)?.sub ?? event.requestContext.authorizer?.principalId;
+export function ownerOf(event: APIGatewayProxyEvent, identity: CallerIdentity): string | undefined {
+  if (identity.authMode === 'none') return undefined;
+  const owner = identity.authMode === 'iam' ? iamOwner(event.requestContext.identity, identity.ownerFrom) : cognitoOwner(event);
   if (typeof owner !== 'string' || owner === '') {
-    throw new InputError('unauthenticated', `This API requires ${authMode === 'iam' ? 'SigV4-signed (IAM) requests' : 'a Cognito user pool token in the Authorization header'}.`);
+    throw new InputError('unauthenticated', `This API requires ${identity.authMode === 'iam' ? 'SigV4-signed (IAM) requests' : 'a Cognito user pool token in the Authorization header'}.`);
   }
   return owner;
+}
+
+function iamOwner(caller: Partial<APIGatewayProxyEvent['requestContext']['identity']> | undefined, ownerFrom: OwnerFrom): string | undefined {
+  if (caller?.cognitoIdentityId) return caller.cognitoIdentityId;
+  const arn = caller?.userArn ?? caller?.caller ?? undefined;
+  if (!arn) return undefined;
+  const assumedRole = ASSUMED_ROLE.exec(arn);
+  if (!assumedRole) return arn;
+  const [, role, session] = assumedRole;
+  // Fail closed: a pool session without its identity id would be every pool user at once.
+  if (session === IDENTITY_POOL_SESSION) return undefined;
+  return ownerFrom === 'principal' ? role : arn;
+}
+
+function cognitoOwner(event: APIGatewayProxyEvent): string | undefined {
+  const claims = event.requestContext.authorizer?.claims as Record<string, string> | undefined;
+  return claims?.sub ?? event.requestContext.authorizer?.principalId;
 }
 
 export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyResult {

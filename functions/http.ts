@@ -10,7 +10,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createHttpHandler } from '../lib/http/handle.ts';
 import { answer, fromApiGatewayEvent, toApiGatewayResult } from './api-gateway.ts';
-import { agent, allowedOrigins, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
+import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
 export { agent };
 const handle = createHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes });
@@ -20,5 +20,5 @@ export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(logMetrics(metrics))
   .use(captureLambdaHandler(tracer))
   .handler(async (event, context) =>
-    toApiGatewayResult(await answer(event, () => handle(fromApiGatewayEvent(event, context, authMode)), { logger, allowedOrigins })),
+    toApiGatewayResult(await answer(event, () => handle(fromApiGatewayEvent(event, context, callerIdentity)), { logger, allowedOrigins })),
   );

@@ -36,6 +36,8 @@ const connection = dynamoConnection(local.dynamodbEndpoint ?? embedded!.endpoint
 Object.assign(process.env, connectionEnvironment(connection));
 // Embedded-metric lines on stdout are for CloudWatch; locally they would only bury the useful output.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+// The HMAC key of derived conversation ids and page tokens, kept with the data (created 0600 on first start).
+process.env[ENV.hmacKeyFile] ??= resolve(local.dataDir, 'hmac-key');
 try {
   await ensureTable(new DynamoDBClient({}), tableName);
 } catch (error) {
@@ -78,7 +80,7 @@ server.listen(local.port, local.host, () => {
   for (const line of modelLines(config, usesStandInByDefault)) say(line);
   void agent.health().then((health) => {
     for (const mcp of health.mcpServers) {
-      say(`MCP server "${mcp.name}" (${mcp.transport}): ${mcp.status}, ${mcp.toolCount} tools${mcp.error ? ` (${mcp.error})` : ''}`);
+      say(`MCP server "${mcp.name}" (${mcp.transport}): ${mcp.status}, ${mcp.toolCount} tools${mcp.status === 'failed' ? ' (the log says why)' : ''}`);
     }
     say(`Try: curl -s localhost:${actualPort}/conversations -H 'content-type: application/json' -d '{"message":"What is the weather in Shanghai?"}'`);
     say(`Or watch the turn as Server-Sent Events: the same with -N -H 'accept: text/event-stream'`);

@@ -10,9 +10,13 @@
  *   OPENAI_BASE_URL, LLM_MODEL        the model endpoint and name, when the stack sets them
  *   OPENAI_API_KEY_SECRET_ARN         a Secrets Manager secret with the model API key, or
  *   OPENAI_API_KEY_PARAMETER_NAME     an SSM parameter with it
+ *   HMAC_KEY_SECRET_ARN               the deployment's HMAC key (derived conversation ids, page
+ *                                     tokens), or HMAC_KEY_FILE locally; neither: one per container
  *   AUTH_MODE                         none | iam | cognito: who owns a conversation
+ *   OWNER_FROM                        iam: principal | role-session (an assumed role's session name counts)
  *   CORS_ALLOW_ORIGINS                `*` or comma-separated origins allowed to read API responses
- * The worker also reads EVENT_BUS_NAME and QUEUE_URL (functions/worker.ts).
+ * The worker also reads EVENT_BUS_NAME, QUEUE_URL, EVENT_QUEUE_URL, EVENT_QUEUE_ARN and
+ * OWNER_SOURCES (functions/worker.ts).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -20,6 +24,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import { readHmacKey } from '../lib/adapters/aws/hmac-key.ts';
 import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
 import { createDynamoDocumentClient } from '../lib/adapters/dynamodb/client.ts';
 import { contextualLogger } from '../lib/core/log-context.ts';
@@ -27,6 +32,7 @@ import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
 import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
 import { ENV, readDeploymentSettings } from '../lib/config/environment.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
+import { loadLocalHmacKey } from '../lib/local/hmac-key.ts';
 
 export const settings = readDeploymentSettings(process.env);
 
@@ -38,12 +44,19 @@ export const metrics = new Metrics({
   logger: { ...console, warn: (...parts: unknown[]) => String(parts[0]).startsWith('No application metrics to publish') || console.warn(...parts) },
 });
 
-const apiKey = await readModelApiKey({
-  ...(settings.modelApiKeySecretArn ? { secretId: settings.modelApiKeySecretArn } : {}),
-  ...(settings.modelApiKeyParameterName ? { parameterName: settings.modelApiKeyParameterName } : {}),
-  secretsManager: () => tracer.captureAWSv3Client(new SecretsManagerClient({})),
-  ssm: () => tracer.captureAWSv3Client(new SSMClient({})),
-});
+const secretsManager = () => tracer.captureAWSv3Client(new SecretsManagerClient({}));
+// Both secrets at once: each read is a round trip of the cold start.
+const [apiKey, hmacKey] = await Promise.all([
+  readModelApiKey({
+    ...(settings.modelApiKeySecretArn ? { secretId: settings.modelApiKeySecretArn } : {}),
+    ...(settings.modelApiKeyParameterName ? { parameterName: settings.modelApiKeyParameterName } : {}),
+    secretsManager,
+    ssm: () => tracer.captureAWSv3Client(new SSMClient({})),
+  }),
+  settings.hmacKeyFile && !settings.hmacKeySecretArn
+    ? loadLocalHmacKey(settings.hmacKeyFile)
+    : readHmacKey({ ...(settings.hmacKeySecretArn ? { secretId: settings.hmacKeySecretArn } : {}), secretsManager }),
+]);
 export const config = loadConfig({ environment: apiKey ? { ...process.env, [ENV.modelApiKey]: apiKey } : process.env });
 
 export const powertools = new Logger({ serviceName: settings.serviceName, logLevel: (settings.logLevel ?? config.logging.level.toUpperCase()) as LogLevel });
@@ -55,12 +68,13 @@ if (!apiKey && keySource) {
 
 export const agent = buildAgent(config, {
   logger,
+  ...(hmacKey ? { hmacKey } : {}),
   metrics: powertoolsTurnMetrics(metrics),
   documentClient: createDynamoDocumentClient(config.conversation, { instrument: (client) => tracer.captureAWSv3Client(client) }),
 });
 
-/** The caller's identity under the configured auth mode; conversations are scoped to it. */
-export const authMode = settings.authMode;
+/** How callers are told apart (auth mode, and for iam whether a role's session name counts); conversations are scoped to it. */
+export const callerIdentity = { authMode: settings.authMode, ownerFrom: settings.ownerFrom };
 
 /** Origins whose browsers may read the API's responses (the stack passes its CORS setting). */
 export const allowedOrigins = settings.allowedOrigins;

@@ -19,7 +19,7 @@ import { createStreamingHttpHandler, withIdleLimit, type StreamingHttpResponse }
 import { EventStreamBody } from '../lib/http/stream-turn.ts';
 import { ms } from '../lib/core/time.ts';
 import { answer, fromApiGatewayEvent } from './api-gateway.ts';
-import { agent, allowedOrigins, authMode, config, logger, metrics, powertools, tracer } from './runtime.ts';
+import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
 export { agent };
 /** API Gateway closes a Regional stream after 5 idle minutes; a JSON turn ends (and is stored) before that. */
@@ -63,7 +63,7 @@ const streaming = middy<APIGatewayProxyEvent, StreamingHttpResponse>({
   // The response is a stream (and a turn's text), not metadata worth storing in the trace.
   .use(afterTurnSettles(captureLambdaHandler(tracer, { captureResponse: false })))
   .handler((event, context) =>
-    answer(event, () => handle(withIdleLimit(fromApiGatewayEvent(event, context, authMode), Date.now(), JSON_RESPONSE_LIMIT_MS)), { logger, allowedOrigins }),
+    answer(event, () => handle(withIdleLimit(fromApiGatewayEvent(event, context, callerIdentity), Date.now(), JSON_RESPONSE_LIMIT_MS)), { logger, allowedOrigins }),
   );
 
 /** middy's types describe buffered handlers; in streaming mode the runtime calls (event, responseStream, context). */

@@ -1,7 +1,9 @@
 /**
- * Lambda entry for asynchronous turns: SQS batches (reported as partial batch failures),
- * EventBridge `AgentTurnRequested` events, and direct invokes with {conversationId, message,
- * requestId}. Every finished turn is announced as `AgentTurnCompleted` on EVENT_BUS_NAME.
+ * Lambda entry for asynchronous turns: SQS batches (reported as partial batch failures) from the
+ * queue and from the event queue the EventBridge rule feeds, EventBridge `AgentTurnRequested`
+ * events, and direct invokes with {conversationId, message, requestId}. Every finished turn is
+ * announced as `AgentTurnCompleted` on EVENT_BUS_NAME. An `owner` is taken only from the senders of
+ * OWNER_SOURCES (lib/queue/senders.ts).
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -13,6 +15,7 @@ import type { Context } from 'aws-lambda';
 import { createSqsRedeliveryScheduler } from '../lib/adapters/aws/sqs-redelivery.ts';
 import { createEventBridgeTurnAnnouncer } from '../lib/adapters/aws/turn-events.ts';
 import { createSkippingAnnouncer } from '../lib/queue/announcer.ts';
+import { redeliveryByQueue, type RedeliveryScheduler } from '../lib/queue/redelivery.ts';
 import { createQueueWorker, type WorkerOutput } from '../lib/queue/worker.ts';
 import { agent, config, logger, metrics, powertools, settings, tracer } from './runtime.ts';
 
@@ -23,14 +26,26 @@ const announcer = eventBusName
   ? createEventBridgeTurnAnnouncer({ client: tracer.captureAWSv3Client(new EventBridgeClient({})), eventBusName })
   : createSkippingAnnouncer(logger);
 
-// The stack passes the queue's URL so failed records come back after a short backoff.
-const queueUrl = settings.queueUrl;
-const redelivery = queueUrl ? createSqsRedeliveryScheduler({ client: tracer.captureAWSv3Client(new SQSClient({})), queueUrl, logger }) : undefined;
+// The stack passes the queues' URLs so failed records come back after a short backoff.
+const sqs = tracer.captureAWSv3Client(new SQSClient({}));
+const schedulerFor = (queueUrl: string) => createSqsRedeliveryScheduler({ client: sqs, queueUrl, logger });
+const { queueUrl, eventQueueUrl, eventQueueArn } = settings;
+let redelivery: RedeliveryScheduler | undefined = queueUrl ? schedulerFor(queueUrl) : undefined;
+if (redelivery && eventQueueUrl && eventQueueArn) redelivery = redeliveryByQueue(new Map([[eventQueueArn, schedulerFor(eventQueueUrl)]]), redelivery);
 
-const work = createQueueWorker({ agent, announcer, logger, config, ...(redelivery ? { redelivery } : {}) });
+const work = createQueueWorker({
+  agent,
+  announcer,
+  logger,
+  config,
+  trustedSenders: settings.ownerSources,
+  ...(eventQueueArn ? { eventQueueArn } : {}),
+  ...(redelivery ? { redelivery } : {}),
+});
 
 export const handler = middy<unknown, WorkerOutput, Error, Context>()
   .use(injectLambdaContext(powertools, { resetKeys: true }))
   .use(logMetrics(metrics))
-  .use(captureLambdaHandler(tracer))
+  // A turn's result (its reply, tool arguments) is conversation data, not trace metadata.
+  .use(captureLambdaHandler(tracer, { captureResponse: false }))
   .handler((event, context) => work(event, context));

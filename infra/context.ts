@@ -1,3 +1,6 @@
+import { OWNER_FROM_VALUES } from '../lib/config/environment.ts';
+import { AGENT_EVENT_SOURCE } from '../lib/queue/event-names.ts';
+import { OWNER_SENDER_KEYWORDS } from '../lib/queue/senders.ts';
 import type { AgentSettings, AuthMode } from './settings.ts';
 
 /** The part of a construct node that reads context (`app.node`). */
@@ -10,6 +13,8 @@ const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/
 const USER_POOL_ARN = /^arn:aws[a-z-]*:cognito-idp:[a-z0-9-]+:\d{12}:userpool\/[\w-]+_[0-9A-Za-z]+$/;
 const PARAMETER_NAME = /^[\w.\-/]{1,2048}$/;
 const ORIGIN = /^https?:\/\/[^/\s]+$/;
+/** What EventBridge takes as an event's Source, kept to characters that need no escaping anywhere. */
+const EVENT_SOURCE = /^[A-Za-z0-9][\w.\-/:]{0,255}$/;
 
 /**
  * Reads the deployment settings from CDK context (cdk.json or `-c key=value`), strictly: a wrong
@@ -29,20 +34,29 @@ export function settingsFromContext(context: ContextReader): AgentSettings {
   }
   const modelBaseUrl = matching(context, 'modelBaseUrl', /^https?:\/\/\S+$/, 'an http(s) URL such as https://api.openai.com/v1');
   const removalPolicy = oneOf(context, 'removalPolicy', ['retain', 'destroy'] as const);
+  const ownerFrom = oneOf(context, 'ownerFrom', OWNER_FROM_VALUES);
+  if (ownerFrom !== undefined && (authMode ?? 'iam') !== 'iam') {
+    throw new Error('context ownerFrom is only used with authMode=iam (it says whether an assumed role\'s session name is part of the owner): remove it or set authMode=iam');
+  }
+  const eventSources = list(context, 'eventSources', eventSource);
+  const ownerSources = list(context, 'ownerSources', (entry, key) => ownerSource(entry, key, eventSources ?? []));
   const settings: AgentSettings = {
     authMode,
+    ownerFrom,
     userPoolArn,
     modelApiKeySecretArn,
     modelApiKeyParameterName,
     modelBaseUrl,
     modelName: text(context, 'modelName'),
     removalPolicy,
-    corsAllowOrigins: origins(context, 'corsAllowOrigins'),
+    corsAllowOrigins: list(context, 'corsAllowOrigins', origin),
     throttleRateLimit: number(context, 'throttleRateLimit', { minimum: 1, integer: false }),
     throttleBurstLimit: number(context, 'throttleBurstLimit', { minimum: 1, integer: true }),
     maxReceiveCount: number(context, 'maxReceiveCount', { minimum: 1, maximum: 1000, integer: true }),
     workerMaxConcurrency: number(context, 'workerMaxConcurrency', { minimum: 2, maximum: 1000, integer: true }),
     agentConfig: text(context, 'agentConfig'),
+    eventSources,
+    ownerSources,
   };
   // Absent settings stay absent, so the stack's defaults apply.
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as AgentSettings;
@@ -81,17 +95,34 @@ function number(context: ContextReader, key: string, rule: { minimum: number; ma
   return value;
 }
 
-/** A JSON array in cdk.json, or a comma-separated list on the command line. */
-function origins(context: ContextReader, key: string): string[] | undefined {
+/** A JSON array in cdk.json, or a comma-separated list on the command line; each entry checked. */
+function list(context: ContextReader, key: string, check: (entry: string, key: string) => string): string[] | undefined {
   const raw: unknown = context.tryGetContext(key);
   if (raw === undefined || raw === null || raw === '') return undefined;
-  const list = typeof raw === 'string' ? (raw.trim().startsWith('[') ? parseJson(raw, key) : raw.split(',')) : raw;
-  if (!Array.isArray(list) || list.length === 0) throw new Error(`context ${key} must be a list of origins, not ${JSON.stringify(raw)}`);
-  return list.map((entry: unknown) => {
-    const origin = typeof entry === 'string' ? entry.trim() : '';
-    if (origin !== '*' && !ORIGIN.test(origin)) throw new Error(`context ${key}: each origin must be * or scheme://host[:port] such as https://app.example.com, not ${JSON.stringify(entry)}`);
-    return origin;
+  const entries = typeof raw === 'string' ? (raw.trim().startsWith('[') ? parseJson(raw, key) : raw.split(',')) : raw;
+  if (!Array.isArray(entries) || entries.length === 0) throw new Error(`context ${key} must be a list, not ${JSON.stringify(raw)}`);
+  return entries.map((entry: unknown) => {
+    if (typeof entry !== 'string') throw new Error(`context ${key}: each entry must be a string, not ${JSON.stringify(entry)}`);
+    return check(entry.trim(), key);
   });
+}
+
+function origin(entry: string, key: string): string {
+  if (entry !== '*' && !ORIGIN.test(entry)) throw new Error(`context ${key}: each origin must be * or scheme://host[:port] such as https://app.example.com, not ${JSON.stringify(entry)}`);
+  return entry;
+}
+
+function eventSource(entry: string, key: string): string {
+  if (!EVENT_SOURCE.test(entry)) throw new Error(`context ${key}: each source must be an EventBridge event source such as com.example.orders (letters, digits, . _ - / :), not ${JSON.stringify(entry)}`);
+  if (entry.startsWith('aws.')) throw new Error(`context ${key}: "${entry}" cannot be sent by callers (EventBridge reserves aws.* for AWS services)`);
+  if (entry === AGENT_EVENT_SOURCE) throw new Error(`context ${key}: "${entry}" is the stack's own source, reserved for the worker's announcements`);
+  if ((OWNER_SENDER_KEYWORDS as readonly string[]).includes(entry)) throw new Error(`context ${key}: "${entry}" is a reserved sender name (ownerSources uses it for ${entry === 'queue' ? 'plain queue messages' : 'direct invokes'})`);
+  return entry;
+}
+
+function ownerSource(entry: string, key: string, eventSources: readonly string[]): string {
+  if ((OWNER_SENDER_KEYWORDS as readonly string[]).includes(entry) || eventSources.includes(entry)) return entry;
+  throw new Error(`context ${key}: "${entry}" is not among eventSources (${eventSources.join(', ') || 'none listed'}) nor one of ${OWNER_SENDER_KEYWORDS.join(', ')}`);
 }
 
 function parseJson(text: string, key: string): unknown {

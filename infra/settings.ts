@@ -3,8 +3,8 @@
  * name (`npx cdk deploy -c authMode=cognito`, or the "context" block of cdk.json); context.ts reads
  * and validates them. Every setting is optional.
  */
-export type { AuthMode } from '../lib/config/environment.ts';
-import type { AuthMode } from '../lib/config/environment.ts';
+export type { AuthMode, OwnerFrom } from '../lib/config/environment.ts';
+import type { AuthMode, OwnerFrom } from '../lib/config/environment.ts';
 
 export interface AgentSettings {
   /**
@@ -16,6 +16,12 @@ export interface AgentSettings {
    * - `none`: open to anyone who knows the URL; conversations are shared by id. Demos only.
    */
   authMode?: AuthMode;
+  /**
+   * With `iam`: what owns the conversations of a caller signing with an assumed role. `role-session`
+   * (default): the role and its session name; `principal`: the role alone, shared by its sessions.
+   * Cognito identity-pool callers are always scoped to their identity id.
+   */
+  ownerFrom?: OwnerFrom;
   /** With `cognito`: an existing user pool's ARN. Absent, the stack creates a pool and an app client. */
   userPoolArn?: string;
   /**
@@ -47,11 +53,24 @@ export interface AgentSettings {
   workerMaxConcurrency?: number;
   /** The agent.yml bundled with the functions, relative to the repository root. Default `agent.yml`. */
   agentConfig?: string;
+  /**
+   * The EventBridge sources whose AgentTurnRequested and AgentApprovalDecided events the rule
+   * queues for the worker, and that the bus accepts those events from. Default: none (only the
+   * stack's own source, which only the worker may put).
+   */
+  eventSources?: string[];
+  /**
+   * The senders whose asynchronous requests may name an `owner` (act for a user): event sources
+   * from eventSources, `queue` (plain SQS messages) and `invoke` (direct invokes). Default: none,
+   * so an `owner` in an asynchronous request is refused.
+   */
+  ownerSources?: string[];
 }
 
 /** The defaults, in one place (README text). */
 export const DEFAULT_SETTINGS = {
   authMode: 'iam',
+  ownerFrom: 'role-session',
   removalPolicy: 'retain',
   corsAllowOrigins: ['*'],
   // Every request may start a model loop of several paid calls: a modest stage limit bounds what a
@@ -61,4 +80,6 @@ export const DEFAULT_SETTINGS = {
   maxReceiveCount: 5,
   workerMaxConcurrency: 10,
   agentConfig: 'agent.yml',
+  eventSources: [],
+  ownerSources: [],
 } as const satisfies AgentSettings;

@@ -6,6 +6,7 @@ import { ApiAuthorization } from './auth.ts';
 import { agentConfigPath, functionBundling } from './bundling.ts';
 import { AsyncTurns } from './events.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
+import { HmacKey } from './hmac-key.ts';
 import { ModelApiKey } from './model-api-key.ts';
 import { DEFAULT_SETTINGS, type AgentSettings } from './settings.ts';
 import { CONVERSATION_TABLE_ACTIONS, ConversationTable, TURN_TABLE_ACTIONS } from './storage.ts';
@@ -31,10 +32,13 @@ export class McpAgentStack extends Stack {
       parameterName: settings.modelApiKeyParameterName,
       removalPolicy,
     });
+    const hmacKey = new HmacKey(this, 'HmacKey', { removalPolicy });
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
+        [ENV.ownerFrom]: settings.ownerFrom,
         ...modelApiKey.environment,
+        ...hmacKey.environment,
         ...(settings.modelBaseUrl === undefined ? {} : { [ENV.modelBaseUrl]: settings.modelBaseUrl }),
         ...(settings.modelName === undefined ? {} : { [ENV.modelName]: settings.modelName }),
       },
@@ -46,6 +50,8 @@ export class McpAgentStack extends Stack {
     const { stream, worker, http } = functions;
     const asyncTurns = new AsyncTurns(this, 'AsyncTurns', {
       worker: worker.function,
+      workerRole: worker.function.role!,
+      eventSources: settings.eventSources,
       workerTimeout: FUNCTION_SIZING.worker.timeout,
       maxReceiveCount: settings.maxReceiveCount,
       maxConcurrency: settings.workerMaxConcurrency,
@@ -53,9 +59,16 @@ export class McpAgentStack extends Stack {
     worker.function.addEnvironment(ENV.eventBusName, asyncTurns.bus.eventBusName);
     // Failed records are made visible again after a short backoff (lib/queue/redelivery.ts).
     worker.function.addEnvironment(ENV.queueUrl, asyncTurns.queue.queueUrl);
+    worker.function.addEnvironment(ENV.eventQueueUrl, asyncTurns.eventQueue.queueUrl);
+    // Records of this queue came from the rule: their event's source is the sender.
+    worker.function.addEnvironment(ENV.eventQueueArn, asyncTurns.eventQueue.queueArn);
+    worker.function.addEnvironment(ENV.ownerSources, settings.ownerSources.join(','));
 
-    // Every function loads the runtime, which reads the model API key at cold start.
-    for (const agentFunction of [stream, worker, http]) agentFunction.function.addToRolePolicy(modelApiKey.readStatement);
+    // Every function loads the runtime, which reads the model API key and the HMAC key at cold start.
+    for (const agentFunction of [stream, worker, http]) {
+      agentFunction.function.addToRolePolicy(modelApiKey.readStatement);
+      agentFunction.function.addToRolePolicy(hmacKey.readStatement);
+    }
     // The conversation routes run turns and delete conversations; the worker only runs turns and
     // announces them (its SQS actions come from the event source). Health touches no data.
     stream.function.addToRolePolicy(conversations.allow(CONVERSATION_TABLE_ACTIONS));

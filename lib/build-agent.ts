@@ -17,6 +17,11 @@ interface CommonOptions {
   gateway?: ToolGateway;
   logger?: Logger;
   metrics?: TurnMetrics;
+  /**
+   * The deployment's secret for derived conversation ids and page tokens (createAgent's hmacKey).
+   * Give every process of a deployment the same one; without it each agent draws its own.
+   */
+  hmacKey?: Uint8Array;
 }
 
 /**
@@ -44,7 +49,14 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     tableName: config.conversation.tableName,
     ttlDays: config.conversation.ttlDays,
   });
-  return createAgent(config, { model, gateway, store, logger, ...(options.metrics ? { metrics: options.metrics } : {}) });
+  return createAgent(config, {
+    model,
+    gateway,
+    store,
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),
+  });
 }
 
 function defaultModel(config: AgentConfig, logger: Logger): ModelClient {

@@ -14,7 +14,7 @@
  */
 export { buildAgent, type BuildAgentOptions } from './build-agent.ts';
 export { loadConfig, parseConfig, type AgentConfig, type LoadConfigOptions } from './config/load.ts';
-export { createAgent, type Agent, type AgentDependencies, type AskInput, type ConversationView, type DecideInput, type HealthReport } from './agent/agent.ts';
+export { createAgent, type Agent, type AgentDependencies, type AskInput, type ConversationPageRequest, type ConversationView, type DecideInput, type HealthReport } from './agent/agent.ts';
 export { createMemoryConversationStore } from './adapters/memory/conversation-store.ts';
 export type { LoopEvent } from './agent/events.ts';
 export type { ApprovalDecision } from './agent/validate-input.ts';

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { withLogContext } from '../core/log-context.ts';
 import type { Logger } from '../core/logger.ts';
@@ -9,7 +9,8 @@ import { configuredExtensions, configuredStrategy } from './strategies/configure
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
-import { conversationView, type ConversationView } from './conversation-view.ts';
+import { readConversationPage, type ConversationPageRequest } from './conversation-page.ts';
+import type { ConversationView } from './conversation-view.ts';
 import { driveTurn, type DriveInput, type DriveServices } from './drive-turn.ts';
 import { deadlineOf } from './held-turn.ts';
 import type { LoopEvent } from './events.ts';
@@ -22,6 +23,7 @@ import { newDraft } from './turn-draft.ts';
 import { checkConversationId, checkDecisions, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
 
 export type { ConversationView } from './conversation-view.ts';
+export type { ConversationPageRequest } from './conversation-page.ts';
 export type { HealthReport } from './health.ts';
 
 export interface AskInput {
@@ -52,7 +54,8 @@ export interface Agent {
   ask(input: AskInput): Promise<TurnResult>;
   /** Decides the calls a paused turn waits on, and lets the turn go on. */
   decide(input: DecideInput): Promise<TurnResult>;
-  getConversation(key: ConversationKey): Promise<ConversationView>;
+  /** A page of the conversation's turns, oldest first (20 unless `limit` says otherwise), with a nextToken while more remain. */
+  getConversation(key: ConversationKey, page?: ConversationPageRequest): Promise<ConversationView>;
   deleteConversation(key: ConversationKey): Promise<void>;
   health(): Promise<HealthReport>;
   close(): Promise<void>;
@@ -67,6 +70,13 @@ export interface AgentDependencies {
   metrics?: TurnMetrics;
   /** Strategies and a developer's own hooks, in the order they run (lib/agent/extension.ts). */
   extensions?: AgentExtension[];
+  /**
+   * The deployment's secret (32 random bytes or more): keys the HMAC that derives a conversation id
+   * from a requestId, and the one that signs page tokens. Without it, each agent draws its own at
+   * random, so a retried "start a conversation" reaches the same conversation only through the same
+   * process, and page tokens work only there.
+   */
+  hmacKey?: Uint8Array;
   now?: () => number;
 }
 
@@ -74,6 +84,7 @@ export interface AgentDependencies {
 export function createAgent(config: AgentConfig, dependencies: AgentDependencies): Agent {
   const { gateway, store, logger } = dependencies;
   const now = dependencies.now ?? Date.now;
+  const hmacKey = dependencies.hmacKey ?? randomBytes(32);
   const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions.
@@ -150,7 +161,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     checkRequestId(input.requestId);
     const model = dependencies.model;
     if (!model) throw new ModelNotConfiguredError();
-    const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner);
+    const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner, hmacKey);
     return start({ ...input, conversationId }, async (scope) => {
       const draft = newDraft(input.message);
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
@@ -201,15 +212,11 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     });
   }
 
-  async function getConversation(key: ConversationKey): Promise<ConversationView> {
+  async function getConversation(key: ConversationKey, page: ConversationPageRequest = {}): Promise<ConversationView> {
     checkConversationId(key.conversationId);
-    const records = await store.readAll(key);
-    const view = conversationView(key.conversationId, records, now(), rules);
-    if (view.turns.length === 0) throw notFound(key);
-    // What the extensions keep in the conversation (a todo list, a summary), as its newest turn left it.
-    const state = records.at(-1)?.state() ?? {};
-    const fields = Object.assign({}, ...extensions.map((extension) => extension.view?.(state[extension.name] ?? {}) ?? {}));
-    return { ...fields, ...view };
+    // The last page also shows what the extensions keep in the conversation (a todo list, a plan).
+    const viewFields = (state: ConversationState) => Object.assign({}, ...extensions.map((extension) => extension.view?.(state[extension.name] ?? {}) ?? {}));
+    return readConversationPage(key, page, { store, rules, hmacKey, now: now(), viewFields });
   }
 
   async function deleteConversation(key: ConversationKey): Promise<void> {
@@ -222,7 +229,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     decide,
     getConversation,
     deleteConversation,
-    health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools }),
+    health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),
   };
 }

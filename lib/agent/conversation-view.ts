@@ -20,10 +20,12 @@ export interface ConversationTurnView {
 export interface ConversationView extends Pick<TurnResult, 'todos' | 'plan'> {
   conversationId: string;
   turns: ConversationTurnView[];
+  /** Present while turns follow this page: pass it back to read the next one. */
+  nextToken?: string;
 }
 
 /**
- * Every stored turn as a caller reads it, oldest first. A turn still running is left out (it is not
+ * Stored turns (a page of them) as a caller reads them, oldest first. A turn still running is left out (it is not
  * part of the conversation yet); one whose process died, or whose approvals expired, is shown as the
  * next request will complete it, so what the caller reads never depends on whether one came yet.
  */

@@ -1,16 +1,21 @@
+import type { Logger } from '../core/logger.ts';
 import type { ModelClient, ToolGateway, ToolServerStatus } from '../core/ports.ts';
 import type { AgentConfig } from '../config/load.ts';
 import type { OfferedTool } from './tool-policy.ts';
 
-export interface ServerHealth extends ToolServerStatus {
+/**
+ * A server as any authenticated caller may see it: its status and tools, never why it failed (an
+ * upstream's error body may carry tokens, hosts, stack traces). That goes to the log.
+ */
+export interface ServerHealth extends Omit<ToolServerStatus, 'error'> {
   /** The tools offered to the model (after allowTools / denyTools), and which need approval. */
   tools: Array<{ name: string; needsApproval: boolean }>;
 }
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
-  /** `offlineStandIn` only for the offline demo model (name `demo`), which calls no endpoint. */
-  model: { configured: boolean; name: string; baseURL: string; offlineStandIn?: true };
+  /** Whether a model is configured, and its name (not where it lives: an internal host is nobody's business); `offlineStandIn` only for the offline demo model. */
+  model: { configured: boolean; name: string; offlineStandIn?: true };
   /** Tools offered to the model, over all servers. */
   tools: number;
   mcpServers: ServerHealth[];
@@ -19,14 +24,16 @@ export interface HealthReport {
 export interface HealthSources {
   gateway: ToolGateway;
   model: ModelClient | undefined;
-  modelConfig: Pick<AgentConfig['model'], 'name' | 'baseURL'> & Partial<Pick<AgentConfig['model'], 'offlineStandIn'>>;
+  modelConfig: Pick<AgentConfig['model'], 'name'> & Partial<Pick<AgentConfig['model'], 'offlineStandIn'>>;
   offeredTools(): Promise<OfferedTool[]>;
+  logger: Logger;
 }
 
 export async function healthReport(sources: HealthSources): Promise<HealthReport> {
   const offered = await sources.offeredTools();
   const servers = await sources.gateway.status();
-  const mcpServers = servers.map((server) => {
+  const mcpServers = servers.map(({ error, ...server }): ServerHealth => {
+    if (error !== undefined) sources.logger.warn('health: mcp server unavailable', { server: server.name, transport: server.transport, error });
     const tools = offered.filter((tool) => tool.server === server.name).map((tool) => ({ name: tool.name, needsApproval: tool.needsApproval }));
     return { ...server, toolCount: tools.length, tools };
   });
@@ -35,7 +42,6 @@ export async function healthReport(sources: HealthSources): Promise<HealthReport
     model: {
       configured: Boolean(sources.model),
       name: sources.modelConfig.name,
-      baseURL: sources.modelConfig.baseURL,
       ...(sources.modelConfig.offlineStandIn ? { offlineStandIn: true as const } : {}),
     },
     tools: offered.length,

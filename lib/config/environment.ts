@@ -16,13 +16,26 @@ export const ENV = {
   /** Where a deployed function reads the model API key at cold start. */
   modelApiKeySecretArn: 'OPENAI_API_KEY_SECRET_ARN',
   modelApiKeyParameterName: 'OPENAI_API_KEY_PARAMETER_NAME',
+  /**
+   * The deployment's HMAC key (derived conversation ids, page tokens): a Secrets Manager secret a
+   * deployed function reads at cold start, or a file (the local run's, under LOCAL_DATA_DIR).
+   */
+  hmacKeySecretArn: 'HMAC_KEY_SECRET_ARN',
+  hmacKeyFile: 'HMAC_KEY_FILE',
   /** none | iam | cognito: who owns a conversation. */
   authMode: 'AUTH_MODE',
+  /** iam only: principal | role-session: whether an assumed role's session name is part of the owner. */
+  ownerFrom: 'OWNER_FROM',
   /** `*` or comma-separated origins allowed to read API responses. */
   corsAllowOrigins: 'CORS_ALLOW_ORIGINS',
   /** The worker announces finished turns on this bus, and reschedules failed records on this queue. */
   eventBusName: 'EVENT_BUS_NAME',
   queueUrl: 'QUEUE_URL',
+  /** The queue only the stack's EventBridge rule may send to: its records' sender is the event's source. */
+  eventQueueUrl: 'EVENT_QUEUE_URL',
+  eventQueueArn: 'EVENT_QUEUE_ARN',
+  /** Comma-separated senders whose asynchronous requests may name an owner: event sources, queue, invoke. */
+  ownerSources: 'OWNER_SOURCES',
   /** A DynamoDB endpoint to use instead of the embedded store (DynamoDB Local, LocalStack, AWS). */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Powertools' own settings. */
@@ -45,17 +58,32 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 export type AuthMode = 'none' | 'iam' | 'cognito';
 
+/**
+ * Under iam, what owns the conversations of a caller that signs with an assumed role (identity-pool
+ * callers are always scoped to their Cognito identity): `role-session` the role and its session
+ * name, `principal` the role alone.
+ */
+export type OwnerFrom = 'principal' | 'role-session';
+export const OWNER_FROM_VALUES: readonly OwnerFrom[] = ['principal', 'role-session'];
+
 /** What a deployed function reads besides agent.yml, checked once at cold start. */
 export interface DeploymentSettings {
   authMode: AuthMode;
+  ownerFrom: OwnerFrom;
   allowedOrigins: string[];
   serviceName: string;
   metricsNamespace: string;
   logLevel?: string;
   modelApiKeySecretArn?: string;
   modelApiKeyParameterName?: string;
+  hmacKeySecretArn?: string;
+  hmacKeyFile?: string;
   eventBusName?: string;
   queueUrl?: string;
+  eventQueueUrl?: string;
+  eventQueueArn?: string;
+  /** Senders trusted to name an `owner` in an asynchronous request; none by default. */
+  ownerSources: string[];
 }
 
 export function readDeploymentSettings(environment: Environment): DeploymentSettings {
@@ -69,14 +97,20 @@ export function readDeploymentSettings(environment: Environment): DeploymentSett
   };
   return {
     authMode: parseAuthMode(text(ENV.authMode)),
+    ownerFrom: parseOwnerFrom(text(ENV.ownerFrom)),
     allowedOrigins: parseAllowedOrigins(text(ENV.corsAllowOrigins)),
     serviceName: text(ENV.serviceName) ?? 'mcp-agent',
     metricsNamespace: text(ENV.metricsNamespace) ?? 'McpAgent',
     ...optional('logLevel', ENV.logLevel),
     ...optional('modelApiKeySecretArn', ENV.modelApiKeySecretArn),
     ...optional('modelApiKeyParameterName', ENV.modelApiKeyParameterName),
+    ...optional('hmacKeySecretArn', ENV.hmacKeySecretArn),
+    ...optional('hmacKeyFile', ENV.hmacKeyFile),
     ...optional('eventBusName', ENV.eventBusName),
     ...optional('queueUrl', ENV.queueUrl),
+    ...optional('eventQueueUrl', ENV.eventQueueUrl),
+    ...optional('eventQueueArn', ENV.eventQueueArn),
+    ownerSources: (text(ENV.ownerSources) ?? '').split(',').map((source) => source.trim()).filter(Boolean),
   };
 }
 
@@ -84,6 +118,12 @@ function parseAuthMode(value: string | undefined): AuthMode {
   if (value === undefined || value === 'none') return 'none';
   if (value === 'iam' || value === 'cognito') return value;
   throw new Error(`${ENV.authMode} must be none, iam or cognito, not "${value}"`);
+}
+
+function parseOwnerFrom(value: string | undefined): OwnerFrom {
+  if (value === undefined) return 'role-session';
+  if ((OWNER_FROM_VALUES as readonly string[]).includes(value)) return value as OwnerFrom;
+  throw new Error(`${ENV.ownerFrom} must be ${OWNER_FROM_VALUES.join(' or ')}, not "${value}"`);
 }
 
 /** `*`, or origins separated by commas. */

@@ -42,9 +42,14 @@ export type InputErrorCode =
   // asynchronous payloads
   | 'invalid_payload'
   | 'unsupported_event'
+  | 'owner_not_allowed'
   // approval decisions
   | 'invalid_decisions'
   | 'undecided_calls'
+  // reading a conversation page by page
+  | 'invalid_limit'
+  | 'invalid_page_token'
+  | 'unknown_query_parameter'
   // who and where
   | 'unauthenticated'
   | 'conversation_not_found'

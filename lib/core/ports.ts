@@ -162,6 +162,18 @@ export interface TurnExpectation {
   status: TurnStatus;
 }
 
+/** Which turns a page holds: `limit` of them, after turn `after`. */
+export interface PageRequest {
+  limit: number;
+  after?: number;
+}
+
+export interface TurnPage {
+  records: TurnRecord[];
+  /** True when turns follow the last one of this page. */
+  more: boolean;
+}
+
 /** Ends a store request (and the client's own retries of it) when the turn's time is up. */
 export interface StoreCallOptions {
   signal?: AbortSignal;
@@ -181,6 +193,11 @@ export interface ConversationStore {
   readRecent(key: ConversationKey, wantsMore: (readSoFar: readonly TurnRecord[]) => boolean, options?: StoreCallOptions): Promise<TurnRecord[]>;
   /** Every turn, oldest first. */
   readAll(key: ConversationKey): Promise<TurnRecord[]>;
+  /**
+   * At most `limit` turns, oldest first, after turn `after` (from the first without it); `more`
+   * says whether turns follow the page. Running turns are included: what to show is the agent's call.
+   */
+  readPage(key: ConversationKey, page: PageRequest, options?: StoreCallOptions): Promise<TurnPage>;
   /** Writes turn `turn` if it does not exist yet; throws TurnTakenError if it does. */
   create(key: ConversationKey, turn: number, write: TurnWrite, options?: StoreCallOptions): Promise<void>;
   /** Replaces turn `turn` if it meets `expected`; throws TurnTakenError if it does not (or is gone). */

@@ -3,6 +3,7 @@ import type { TurnResult } from '../core/turn.ts';
 import type { Agent } from '../agent/agent.ts';
 import { readTurnCall } from './turn-call.ts';
 import { errorResponse, failedTurnResponse, json } from './errors.ts';
+import { readPageQuery } from './page-query.ts';
 import { matchRoute } from './routes.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
@@ -23,7 +24,7 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
       case 'health':
         return json(200, await agent.health());
       case 'getConversation':
-        return json(200, await agent.getConversation({ conversationId: match.conversationId!, ...owner }));
+        return json(200, await agent.getConversation({ conversationId: match.conversationId!, ...owner }, readPageQuery(request.query)));
       case 'deleteConversation':
         await agent.deleteConversation({ conversationId: match.conversationId!, ...owner });
         return { statusCode: 204, headers: {}, body: '' };

@@ -4,7 +4,7 @@ import type { InputErrorCode, ModelErrorCode, StoreErrorCode } from '../core/err
  * The one table from error codes to HTTP statuses. Typed by the error classes' code unions, so a
  * new code that is not given a status here fails the type check.
  */
-export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 404 | 405 | 409 | 413 | 415> = {
+export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415> = {
   missing_body: 400,
   malformed_json: 400,
   invalid_body: 400,
@@ -20,8 +20,12 @@ export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 404 | 405 | 409 | 
   invalid_owner: 400,
   invalid_payload: 400,
   unsupported_event: 400,
+  owner_not_allowed: 403,
   invalid_decisions: 400,
   undecided_calls: 400,
+  invalid_limit: 400,
+  invalid_page_token: 400,
+  unknown_query_parameter: 400,
   unauthenticated: 401,
   conversation_not_found: 404,
   route_not_found: 404,

@@ -3,6 +3,8 @@ export interface HttpRequest {
   method: string;
   /** The path without stage or query string, e.g. `/conversations/abc/messages`. */
   path: string;
+  /** The query string's parameters (the last value of a repeated one); absent when there is none. */
+  query?: Record<string, string | undefined>;
   /** Header names in lower case. */
   headers: Record<string, string | undefined>;
   body: string | undefined;

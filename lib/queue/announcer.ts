@@ -7,8 +7,11 @@ import type { TurnResult } from '../core/turn.ts';
  * request replays its stored turn and announces it again, so consumers dedupe on `requestId`.
  */
 export interface TurnAnnouncer {
-  /** Throws when the announcement was not accepted; the caller retries the whole request. */
-  announce(result: TurnResult, requestId: string): Promise<void>;
+  /**
+   * Throws when the announcement was not accepted; the caller retries the whole request. `owner`:
+   * the user the turn acted for, when a trusted sender named one, so consumers can route the result.
+   */
+  announce(result: TurnResult, requestId: string, owner?: string): Promise<void>;
 }
 
 /** The event bus did not accept an announcement. */

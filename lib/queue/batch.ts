@@ -4,6 +4,7 @@ import type { SqsBatchResponse, SqsRecord } from './events.ts';
 import { parseMessageBody, readTurnRequest, type TurnRequest } from './payload.ts';
 import type { RedeliveryScheduler } from './redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
+import { checkOwnerAllowed, senderOf } from './senders.ts';
 
 export interface BatchOptions extends TurnRunner {
   logger: Logger;
@@ -12,6 +13,10 @@ export interface BatchOptions extends TurnRunner {
   logPayloads: boolean;
   /** No record is started with less time than this left before the deadline. */
   startMarginMs: number;
+  /** Senders whose requests may name an `owner` (lib/queue/senders.ts). */
+  trustedSenders: ReadonlySet<string>;
+  /** Records of this queue were put there by the stack's EventBridge rule, and no one else. */
+  eventQueueArn?: string;
   /** Brings failed records back after a short backoff instead of the whole visibility timeout. */
   redelivery?: RedeliveryScheduler;
   now: () => number;
@@ -81,10 +86,17 @@ async function runLane(lane: QueuedTurn[], deadlineAt: number, options: BatchOpt
 
 function readRecord(record: SqsRecord, options: BatchOptions): TurnRequest | undefined {
   try {
-    return readTurnRequest(parseMessageBody(record.body), options.maxMessageChars);
+    const payload = parseMessageBody(record.body);
+    const fromRule = options.eventQueueArn !== undefined && record.eventSourceARN === options.eventQueueArn;
+    const sender = senderOf(fromRule ? 'event-queue' : 'queue', payload);
+    const request = readTurnRequest(payload, options.maxMessageChars);
+    checkOwnerAllowed(request, sender, options.trustedSenders);
+    return request;
   } catch (error) {
     options.logger.error('invalid queue record: it fails on every receive and moves to the dead-letter queue after maxReceiveCount', {
       messageId: record.messageId,
+      // SQS vouches for this one: the IAM principal that sent the message (EventBridge's, for the rule).
+      senderId: record.attributes?.SenderId,
       receiveCount: record.attributes?.ApproximateReceiveCount,
       code: error instanceof AgentError ? error.code : 'invalid_payload',
       error: errorMessage(error),

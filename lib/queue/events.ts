@@ -12,7 +12,9 @@ export interface SqsRecord {
   receiptHandle?: string;
   body: string;
   eventSource: string;
-  attributes?: { ApproximateReceiveCount?: string };
+  /** The queue the record came from: the worker reads two (lib/queue/senders.ts). */
+  eventSourceARN?: string;
+  attributes?: { ApproximateReceiveCount?: string; SenderId?: string };
 }
 
 /** With ReportBatchItemFailures on the event source mapping, SQS retries only these messages. */

@@ -18,7 +18,10 @@ interface TurnRequestBase {
    * store replay the finished turn instead of running it a second time.
    */
   requestId: string;
-  /** Scopes the conversation to its owner, as the HTTP API does under an auth mode. */
+  /**
+   * Scopes the conversation to its owner, as the HTTP API does under an auth mode. Read here, but
+   * taken only from senders the operator trusts (lib/queue/senders.ts).
+   */
   owner?: string;
 }
 

@@ -24,3 +24,17 @@ export interface RedeliveryScheduler {
   /** Never throws: on failure the records simply come back after the queue's visibility timeout. */
   scheduleRetry(records: readonly SqsRecord[]): Promise<void>;
 }
+
+/** Each failed record goes back through the scheduler of the queue it came from. */
+export function redeliveryByQueue(schedulers: ReadonlyMap<string, RedeliveryScheduler>, fallback: RedeliveryScheduler): RedeliveryScheduler {
+  return {
+    async scheduleRetry(records) {
+      const byScheduler = new Map<RedeliveryScheduler, SqsRecord[]>();
+      for (const record of records) {
+        const scheduler = (record.eventSourceARN && schedulers.get(record.eventSourceARN)) || fallback;
+        byScheduler.set(scheduler, [...(byScheduler.get(scheduler) ?? []), record]);
+      }
+      await Promise.all([...byScheduler].map(([scheduler, failed]) => scheduler.scheduleRetry(failed)));
+    },
+  };
+}

@@ -20,6 +20,6 @@ export async function runAndAnnounce(request: TurnRequest, deadlineAt: number, r
     : await runner.agent.decide({ ...base, decisions: request.decisions });
   // A replayed turn is announced again on purpose: the earlier announcement may be the very thing
   // that failed. Consumers dedupe on requestId (at-least-once delivery).
-  await runner.announcer.announce(result, request.requestId);
+  await runner.announcer.announce(result, request.requestId, request.owner);
   return result;
 }

@@ -11,6 +11,7 @@ import { ms } from '../core/time.ts';
 import { readTurnRequest, type TurnRequest } from './payload.ts';
 import type { RedeliveryScheduler } from './redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
+import { checkOwnerAllowed, senderOf } from './senders.ts';
 
 /**
  * The worker starts no record with less than this (plus turn.reserveSeconds) left: enough for one
@@ -29,6 +30,13 @@ export interface QueueWorkerOptions extends TurnRunner {
   /** Defaults to WORKER_START_MARGIN_MS + turn.reserveSeconds. */
   startMarginMs?: number;
   redelivery?: RedeliveryScheduler;
+  /**
+   * The senders trusted to name an `owner`: event sources, `queue`, `invoke` (OWNER_SOURCES).
+   * Default none: an asynchronous request never acts for a user unless the operator said so.
+   */
+  trustedSenders?: readonly string[];
+  /** The queue only the stack's EventBridge rule sends to (EVENT_QUEUE_ARN). */
+  eventQueueArn?: string;
   now?: () => number;
 }
 
@@ -49,6 +57,8 @@ export function createQueueWorker(options: QueueWorkerOptions): (event: unknown,
     logPayloads: options.config.logging.logPayloads,
     startMarginMs: options.startMarginMs ?? WORKER_START_MARGIN_MS + ms(options.config.turn.reserveSeconds),
     ...(options.redelivery ? { redelivery: options.redelivery } : {}),
+    trustedSenders: new Set(options.trustedSenders ?? []),
+    ...(options.eventQueueArn ? { eventQueueArn: options.eventQueueArn } : {}),
     now,
   };
 
@@ -62,6 +72,7 @@ export function createQueueWorker(options: QueueWorkerOptions): (event: unknown,
     let request: TurnRequest;
     try {
       request = readTurnRequest(event, batchOptions.maxMessageChars);
+      checkOwnerAllowed(request, senderOf('invoke', event), batchOptions.trustedSenders);
     } catch (error) {
       options.logger.error('invalid invocation payload', { code: error instanceof InputError ? error.code : 'invalid_payload', error: errorMessage(error) });
       throw error;

@@ -209,6 +209,50 @@ describe('createDynamoConversationStore on dynalite', () => {
     });
   });
 
+  describe('a page of a long conversation', () => {
+    let queries: Array<Record<string, unknown>> = [];
+    let pagingStore: ConversationStore;
+    beforeAll(() => {
+      const client = createLocalClient(table.endpoint);
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === 'QueryCommand') queries.push((args as { input: Record<string, unknown> }).input);
+          return next(args);
+        },
+        { step: 'initialize', name: 'recordQueries' },
+      );
+      pagingStore = createStore(DynamoDBDocumentClient.from(client));
+    });
+
+    it('reads limit + 1 turns in one Query from the turn after the last one read, never the whole conversation', async () => {
+      const key = newConversation();
+      for (let turn = 1; turn <= 40; turn += 1) await storeTurn(pagingStore, key, turn);
+      queries = [];
+
+      const page = await pagingStore.readPage(key, { limit: 5, after: 10 });
+
+      expect(page.records.map((record) => record.turn)).toEqual([11, 12, 13, 14, 15]);
+      expect(page.more).toBe(true);
+      expect(queries).toEqual([expect.objectContaining({ Limit: 6, ScanIndexForward: true, ExclusiveStartKey: { pk: conversationPartitionKey(key), sk: 10 } })]);
+    });
+
+    it('asks again after a Query cut at 1 MB, until the page is full', async () => {
+      const key = newConversation();
+      for (let turn = 1; turn <= 5; turn += 1) {
+        const claimId = randomUUID();
+        await pagingStore.create(key, turn, claimWrite(claimId, `writer-${turn}`));
+        await pagingStore.update(key, turn, { claimId, status: 'running' }, { ...completeWrite(key, turn, claimId, `writer-${turn}`), messages: turnWithToolOutput(incompressibleText(400_000)) });
+      }
+      queries = [];
+
+      const page = await pagingStore.readPage(key, { limit: 4 });
+
+      expect(page.records.map((record) => record.turn)).toEqual([1, 2, 3, 4]);
+      expect(page.more).toBe(true);
+      expect(queries.length).toBeGreaterThan(1);
+    });
+  });
+
   describe('items of other versions', () => {
     it('reads a version 1 turn, complete or left pending by a dead request', async () => {
       const store = createStore();

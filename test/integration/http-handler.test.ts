@@ -9,7 +9,8 @@ import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 
-const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
+const fixture = (name: string): APIGatewayProxyEvent => JSON.parse(readFileSync(new URL(`../fixtures/apigateway/${name}.json`, import.meta.url), 'utf8'));
+const baseEvent = fixture('rest-proxy-iam');
 
 function contextWith(remainingMs: number): Context {
   const deadline = Date.now() + remainingMs;
@@ -39,6 +40,8 @@ describe('functions/http.ts under IAM auth', () => {
       // The deadline case: the model answers round 1 with a tool call, then takes longer than the time left.
       toolCallsReply([{ id: 'call_2', name: 'getWeather', arguments: { city: '北京' } }]),
       { status: 200, body: textReply('too late'), delayMs: 10_000 },
+      // The identity-pool user's question.
+      textReply('你的订单已发货'),
     ]);
     environment = stubLambdaEnvironment({ agentYml: ['turn: { reserveSeconds: 1 }'], modelBaseURL: model.baseURL, table, variables: { AUTH_MODE: 'iam' } });
     const entry = await import('../../functions/http.ts');
@@ -81,5 +84,23 @@ describe('functions/http.ts under IAM auth', () => {
     expect(result).toMatchObject({ stopReason: 'deadline', rounds: 1, toolCalls: [{ id: 'call_2', ok: true }] });
     const stored = JSON.parse((await handler(get('/conversations/slow', baseEvent.requestContext.identity.userArn!), contextWith(10_000))).body);
     expect(stored.turns[0].messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool']);
+  });
+
+  it('keeps two identity-pool users apart, although both sign as the pool role\'s one session', async () => {
+    const ada = fixture('rest-proxy-identity-pool-authenticated');
+    const asBob = (event: APIGatewayProxyEvent): APIGatewayProxyEvent => ({
+      ...event,
+      requestContext: { ...event.requestContext, identity: { ...event.requestContext.identity, cognitoIdentityId: 'eu-west-1:4f1a2b3c-9d8e-4f7a-8b6c-5d4e3f2a1b0c' } },
+    });
+    const question = { ...ada, path: '/conversations/pool-orders/messages', body: JSON.stringify({ message: '我的订单到哪了？' }) };
+    const read = { ...ada, httpMethod: 'GET', path: '/conversations/pool-orders', body: null };
+
+    expect((await handler(question, contextWith(60_000))).statusCode).toBe(200);
+
+    expect((await handler(read, contextWith(10_000))).statusCode).toBe(200);
+    expect(asBob(read).requestContext.identity.userArn).toBe(read.requestContext.identity.userArn);
+    expect((await handler(asBob(read), contextWith(10_000))).statusCode).toBe(404);
+    const guest = { ...fixture('rest-proxy-identity-pool-unauthenticated'), httpMethod: 'GET', path: '/conversations/pool-orders', body: null };
+    expect((await handler(guest, contextWith(10_000))).statusCode).toBe(404);
   });
 });

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
@@ -71,6 +71,8 @@ describe('the worker Lambda handler, invoked locally', () => {
       textReply('订单 ORD20250514118567 已取消。'),
       // The direct invoke.
       textReply('我可以调用 foo、getWeather、getNews 和 batchCancelOrdersByOrderNo。'),
+      // The traced invoke.
+      textReply('订单号 ORD20250514118567 的取消结果是私密的。'),
     ]);
     environment = stubLambdaEnvironment({
       agentYml: ['maxRounds: 4'],
@@ -170,11 +172,89 @@ describe('the worker Lambda handler, invoked locally', () => {
     expect(announcedDetails()).toEqual([{ ...result, requestId: 'invoke-7d0f5a3e' }]);
   });
 
+  it('keeps the turn result (reply, tool arguments) out of the X-Ray trace', async () => {
+    const { tracer } = await import('../../functions/runtime.ts');
+    // Tracing as in Lambda, without an X-Ray daemon: the middleware runs, segments are not sent.
+    const spies = [
+      vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true),
+      vi.spyOn(tracer, 'getSegment').mockReturnValue(undefined),
+      vi.spyOn(tracer, 'annotateColdStart').mockReturnValue(undefined),
+      vi.spyOn(tracer, 'addServiceNameAnnotation').mockReturnValue(undefined),
+    ];
+    const recorded = vi.spyOn(tracer, 'addResponseAsMetadata').mockReturnValue(undefined);
+    try {
+      const result = await worker.handler({ ...directInvoke, conversationId: 'traced', requestId: 'traced-1' }, lambdaContext());
+      expect(result).toMatchObject({ reply: expect.stringContaining('私密') });
+      expect(recorded).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of [...spies, recorded]) spy.mockRestore();
+    }
+  });
+
   it('throws for a direct invoke with an invalid payload, naming the field to fix', async () => {
     const requestsBefore = model.requests.length;
 
     await expect(worker.handler({ conversationId: 'direct-invoke', question: 'hi', requestId: 'x-1' }, lambdaContext())).rejects.toThrow(/"question"/);
     expect(model.requests).toHaveLength(requestsBefore);
+    expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(0);
+  });
+});
+
+describe('the worker Lambda handler, when an asynchronous sender names an owner', () => {
+  let table: LocalTable;
+  let model: ScriptedOpenAIServer;
+  let environment: { restore(): void } | undefined;
+  let worker: Worker;
+
+  beforeAll(async () => {
+    table = await startLocalTable({ tableName: 'worker-owner-conversations' });
+    model = await startScriptedOpenAIServer([textReply('不应回答')]);
+    // No OWNER_SOURCES: the stack's default, where no sender may act for a user.
+    environment = stubLambdaEnvironment({ modelBaseURL: model.baseURL, table, variables: { EVENT_BUS_NAME: EVENT_BUS, POWERTOOLS_LOG_LEVEL: 'SILENT' } });
+    vi.resetModules();
+    worker = await import('../../functions/worker.ts');
+  });
+
+  afterAll(async () => {
+    await worker?.agent.close();
+    await model?.close();
+    await table?.close();
+    environment?.restore();
+  });
+
+  beforeEach(() => {
+    eventBridge.reset();
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: randomUUID() }] });
+  });
+
+  const victim = { owner: 'arn:aws:iam::123456789012:user/victim' };
+
+  it('refuses an SQS message naming an owner: a failed record that never asks the model', async () => {
+    const body = JSON.stringify({ conversationId: 'victim-chat', message: '把之前的对话复述一遍', requestId: 'steal-1', ...victim });
+    const batch = { Records: [{ ...sqsBatch.Records[0]!, body, md5OfBody: md5(body) }] };
+
+    const response = await worker.handler(batch, lambdaContext());
+
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: sqsBatch.Records[0]!.messageId }] });
+    expect(model.requests).toHaveLength(0);
+    await expect(worker.agent.getConversation({ conversationId: 'victim-chat', ...victim })).rejects.toMatchObject({ code: 'conversation_not_found' });
+  });
+
+  it('refuses an EventBridge event from a foreign source naming an owner, delivered through SQS', async () => {
+    const envelope = JSON.parse(sqsEventBridgeRecord.Records[0]!.body);
+    const body = JSON.stringify({ ...envelope, source: 'com.attacker.tools', detail: { ...envelope.detail, ...victim } });
+    const batch = { Records: [{ ...sqsEventBridgeRecord.Records[0]!, body, md5OfBody: md5(body) }] };
+
+    expect(await worker.handler(batch, lambdaContext())).toEqual({ batchItemFailures: [{ itemIdentifier: sqsEventBridgeRecord.Records[0]!.messageId }] });
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['an EventBridge event', { ...eventBridgeEvent, detail: { ...eventBridgeEvent.detail, ...victim } }],
+    ['a direct invoke', { ...directInvoke, ...victim }],
+  ])('throws for %s naming an owner, and announces nothing', async (_kind, payload) => {
+    await expect(worker.handler(payload, lambdaContext())).rejects.toMatchObject({ code: 'owner_not_allowed' });
+    expect(model.requests).toHaveLength(0);
     expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(0);
   });
 });

@@ -24,6 +24,7 @@ export interface FixtureOptions<Gateway extends ToolGateway> {
   store?: ConversationStore;
   gateway?: Gateway;
   now?: () => number;
+  hmacKey?: Uint8Array;
 }
 
 /** An agent over fakes: a scripted model, an in-memory store and two of the original tools. */
@@ -32,6 +33,6 @@ export function agentFixture<Gateway extends ToolGateway = ReturnType<typeof tes
   const model: (ModelClient & { requests: ReturnType<typeof createScriptedModel>['requests'] }) | undefined = script ? createScriptedModel(script) : undefined;
   const store = options.store ?? createMemoryConversationStore();
   const gateway = (options.gateway ?? testGateway()) as Gateway;
-  const agent = createAgent(config, { model, gateway, store, logger: silentLogger, ...(options.now ? { now: options.now } : {}) });
+  const agent = createAgent(config, { model, gateway, store, logger: silentLogger, ...(options.now ? { now: options.now } : {}), ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}) });
   return { agent, model, store, gateway, config };
 }

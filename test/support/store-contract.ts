@@ -247,6 +247,41 @@ export function conversationStoreContract(createStore: () => ConversationStore):
     });
   });
 
+  describe('readPage', () => {
+    const turnsOf = (page: { records: TurnRecord[] }) => page.records.map((record) => record.turn);
+
+    it('reads a conversation a page at a time, oldest first, saying whether turns remain', async () => {
+      const key = newConversation();
+      for (let turn = 1; turn <= 5; turn += 1) await storeTurn(store, key, turn);
+
+      const first = await store.readPage(key, { limit: 2 });
+      const second = await store.readPage(key, { limit: 2, after: 2 });
+      const last = await store.readPage(key, { limit: 2, after: 4 });
+
+      expect([turnsOf(first), first.more]).toEqual([[1, 2], true]);
+      expect([turnsOf(second), second.more]).toEqual([[3, 4], true]);
+      expect([turnsOf(last), last.more]).toEqual([[5], false]);
+      expect(recordFields(second.records[0])).toEqual(recordFields((await store.readAll(key))[2]));
+    });
+
+    it('says no turns remain when the page ends exactly at the last turn', async () => {
+      const key = newConversation();
+      for (let turn = 1; turn <= 4; turn += 1) await storeTurn(store, key, turn);
+      const page = await store.readPage(key, { limit: 2, after: 2 });
+      expect([turnsOf(page), page.more]).toEqual([[3, 4], false]);
+      expect(await store.readPage(key, { limit: 2, after: 4 })).toEqual({ records: [], more: false });
+    });
+
+    it('includes running turns (what to show of them is the agent\'s call) and reads nothing of another owner', async () => {
+      const key = newConversation('alice');
+      await storeTurn(store, key, 1);
+      await store.create(key, 2, claimWrite('claim-2', 'request-2'));
+      expect(turnsOf(await store.readPage(key, { limit: 10 }))).toEqual([1, 2]);
+      expect(await store.readPage({ ...key, owner: 'bob' }, { limit: 10 })).toEqual({ records: [], more: false });
+      expect(await store.readPage({ conversationId: key.conversationId }, { limit: 10 })).toEqual({ records: [], more: false });
+    });
+  });
+
   describe('deleteConversation', () => {
     it('deletes every turn, running ones included, and returns how many', async () => {
       const key = newConversation();

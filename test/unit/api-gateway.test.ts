@@ -11,7 +11,7 @@ const context = { getRemainingTimeInMillis: () => 120_000 };
 describe('fromApiGatewayEvent', () => {
   it('turns a REST proxy event into the contract request, with the deadline from the remaining time', () => {
     const before = Date.now();
-    const request = fromApiGatewayEvent(event('rest-proxy-iam'), context, 'none');
+    const request = fromApiGatewayEvent(event('rest-proxy-iam'), context, { authMode: 'none', ownerFrom: 'role-session' });
     expect(request).toMatchObject({
       method: 'POST',
       path: '/conversations/order-support-1234/messages',
@@ -23,25 +23,82 @@ describe('fromApiGatewayEvent', () => {
     expect(request.deadlineAt! - before).toBeLessThan(121_000);
   });
 
+  it('passes the query string on, and none when the event has none', () => {
+    const paged = { ...event('rest-proxy-cognito'), queryStringParameters: { limit: '10', nextToken: 'AAAAAu8' } };
+    expect(fromApiGatewayEvent(paged, context, { authMode: 'cognito', ownerFrom: 'role-session' }).query).toEqual({ limit: '10', nextToken: 'AAAAAu8' });
+    expect(fromApiGatewayEvent(event('rest-proxy-cognito'), context, { authMode: 'cognito', ownerFrom: 'role-session' })).not.toHaveProperty('query');
+  });
+
   it('decodes a base64-encoded body', () => {
     const encoded = { ...event('rest-proxy-iam'), body: Buffer.from('{"message":"hi"}').toString('base64'), isBase64Encoded: true };
-    expect(fromApiGatewayEvent(encoded, context, 'none').body).toBe('{"message":"hi"}');
+    expect(fromApiGatewayEvent(encoded, context, { authMode: 'none', ownerFrom: 'role-session' }).body).toBe('{"message":"hi"}');
   });
 });
 
-describe('ownerOf', () => {
-  it('scopes conversations to the IAM principal under iam auth', () => {
-    expect(ownerOf(event('rest-proxy-iam'), 'iam')).toBe('arn:aws:sts::123456789012:assumed-role/SupportBot/support-bot');
+type Mode = Parameters<typeof ownerOf>[1];
+const iam = (ownerFrom: 'principal' | 'role-session' = 'role-session'): Mode => ({ authMode: 'iam', ownerFrom });
+const cognito: Mode = { authMode: 'cognito', ownerFrom: 'role-session' };
+const none: Mode = { authMode: 'none', ownerFrom: 'role-session' };
+
+/** The fixture with another caller's values in requestContext.identity. */
+function withIdentity(name: string, identity: Partial<APIGatewayProxyEvent['requestContext']['identity']>): APIGatewayProxyEvent {
+  const base = event(name);
+  return { ...base, requestContext: { ...base.requestContext, identity: { ...base.requestContext.identity, ...identity } } };
+}
+
+describe('ownerOf under iam auth', () => {
+  it.each(['principal', 'role-session'] as const)('scopes an IAM user to its user ARN (ownerFrom %s)', (ownerFrom) => {
+    expect(ownerOf(event('rest-proxy-iam-user'), iam(ownerFrom))).toBe('arn:aws:iam::123456789012:user/ada');
   });
 
+  it('scopes an assumed role to the role and its session name by default (ownerFrom role-session)', () => {
+    expect(ownerOf(event('rest-proxy-iam'), iam())).toBe('arn:aws:sts::123456789012:assumed-role/SupportBot/support-bot');
+  });
+
+  it('keeps two sessions of one role apart under role-session, and together under principal', () => {
+    const first = event('rest-proxy-iam');
+    const second = withIdentity('rest-proxy-iam', {
+      userArn: 'arn:aws:sts::123456789012:assumed-role/SupportBot/billing-bot',
+      caller: 'AROAEXAMPLEROLEID:billing-bot',
+      user: 'AROAEXAMPLEROLEID:billing-bot',
+    });
+    expect(ownerOf(first, iam('role-session'))).not.toBe(ownerOf(second, iam('role-session')));
+    expect(ownerOf(first, iam('principal'))).toBe('arn:aws:sts::123456789012:assumed-role/SupportBot');
+    expect(ownerOf(second, iam('principal'))).toBe('arn:aws:sts::123456789012:assumed-role/SupportBot');
+  });
+
+  it.each(['principal', 'role-session'] as const)('scopes each identity-pool user to its Cognito identity, not the shared role session (ownerFrom %s)', (ownerFrom) => {
+    const ada = event('rest-proxy-identity-pool-authenticated');
+    const bob = withIdentity('rest-proxy-identity-pool-authenticated', { cognitoIdentityId: 'eu-west-1:4f1a2b3c-9d8e-4f7a-8b6c-5d4e3f2a1b0c' });
+    // Both arrive as the same role session: arn:aws:sts::…:assumed-role/Cognito_AgentAuth_Role/CognitoIdentityCredentials.
+    expect(ada.requestContext.identity.userArn).toBe(bob.requestContext.identity.userArn);
+    expect(ownerOf(ada, iam(ownerFrom))).toBe('eu-west-1:7c3e9a1b-2f4d-4e6a-8b0c-1d2e3f4a5b6c');
+    expect(ownerOf(bob, iam(ownerFrom))).toBe('eu-west-1:4f1a2b3c-9d8e-4f7a-8b6c-5d4e3f2a1b0c');
+  });
+
+  it('scopes an unauthenticated (guest) identity-pool caller to its own Cognito identity', () => {
+    const guest = event('rest-proxy-identity-pool-unauthenticated');
+    const otherGuest = withIdentity('rest-proxy-identity-pool-unauthenticated', { cognitoIdentityId: 'eu-west-1:1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e' });
+    expect(ownerOf(guest, iam())).toBe('eu-west-1:0a9b8c7d-6e5f-4a3b-9c1d-0e2f4a6b8c0d');
+    expect(ownerOf(otherGuest, iam())).not.toBe(ownerOf(guest, iam()));
+  });
+
+  it('refuses an identity-pool session without its identity id rather than sharing one owner among the pool', () => {
+    const anonymous = withIdentity('rest-proxy-identity-pool-authenticated', { cognitoIdentityId: null });
+    expect(() => ownerOf(anonymous, iam())).toThrow(expect.objectContaining({ code: 'unauthenticated' }));
+  });
+});
+
+describe('ownerOf under cognito auth and without auth', () => {
   it('scopes conversations to the user pool subject under cognito auth', () => {
-    expect(ownerOf(event('rest-proxy-cognito'), 'cognito')).toBe('7d8f5c1e-1b2a-4c3d-9e8f-0a1b2c3d4e5f');
+    expect(ownerOf(event('rest-proxy-cognito'), cognito)).toBe('7d8f5c1e-1b2a-4c3d-9e8f-0a1b2c3d4e5f');
   });
 
   it.each([
-    ['iam', 'rest-proxy-cognito'],
-    ['cognito', 'rest-proxy-iam'],
-  ] as const)('answers 401 under %s auth when the event carries no such identity', (mode, name) => {
+    [iam(), 'rest-proxy-cognito'],
+    [cognito, 'rest-proxy-iam'],
+    [cognito, 'rest-proxy-identity-pool-authenticated'],
+  ] as const)('answers 401 under %o when the event carries no such identity (%s)', (mode, name) => {
     expect(() => ownerOf(event(name), mode)).toThrow(InputError);
     try {
       ownerOf(event(name), mode);
@@ -51,6 +108,7 @@ describe('ownerOf', () => {
   });
 
   it('has no owner without auth', () => {
-    expect(ownerOf(event('rest-proxy-cognito'), 'none')).toBeUndefined();
+    expect(ownerOf(event('rest-proxy-cognito'), none)).toBeUndefined();
+    expect(ownerOf(event('rest-proxy-identity-pool-authenticated'), none)).toBeUndefined();
   });
 });

@@ -306,8 +306,9 @@ describe('createMcpGateway over HTTP', () => {
     const call = gateway.callTool('whoami', {}, { signal: noSignal(), timeoutMs: 20_000 });
 
     await expect(call).rejects.toMatchObject({ code: 'tool_transport_failed' });
+    // The transport's own words, for the log (health and tool messages leave them out).
     expect(await gateway.status()).toEqual([
-      { name: 'remote', transport: 'http', status: 'failed', toolCount: 0, error: expect.stringContaining('remote') },
+      { name: 'remote', transport: 'http', status: 'failed', toolCount: 0, error: expect.stringContaining('fetch failed') },
     ]);
   });
 });

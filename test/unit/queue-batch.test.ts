@@ -160,8 +160,8 @@ describe('the queue worker with an SQS batch', () => {
     await expect(running).resolves.toEqual({ batchItemFailures: [] });
   });
 
-  it('keeps conversations of different owners apart, passing each owner to its turn', async () => {
-    const { work, started, finish } = gatedWorker();
+  it('keeps conversations of different owners apart, passing each owner to its turn (the queue trusted to name owners)', async () => {
+    const { work, started, finish } = gatedWorker({ trustedSenders: ['queue'] });
 
     const running = work(sqsEvent(
       record('m1', { conversationId: 'same', message: 'first', requestId: 'r1', owner: 'alice' }),

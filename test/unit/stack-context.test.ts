@@ -69,6 +69,14 @@ describe('settingsFromContext', () => {
     [{ corsAllowOrigins: 'app.example.com' }, /each origin must be \* or scheme:\/\/host\[:port\]/],
     [{ corsAllowOrigins: '[not json' }, /context corsAllowOrigins is not valid JSON/],
     [{ modelName: 42 }, /context modelName must be a string, not 42/],
+    [{ ownerFrom: 'session' }, /context ownerFrom must be one of principal, role-session, not "session"/],
+    [{ authMode: 'cognito', ownerFrom: 'principal' }, /ownerFrom is only used with authMode=iam/],
+    [{ eventSources: 'aws.events' }, /context eventSources: "aws.events" cannot be sent by callers/],
+    [{ eventSources: 'mcp-agent' }, /context eventSources: "mcp-agent" is the stack's own source/],
+    [{ eventSources: 'queue' }, /context eventSources: "queue" is a reserved sender name/],
+    [{ eventSources: 'has spaces' }, /context eventSources: each source must be/],
+    [{ ownerSources: 'com.example.orders' }, /context ownerSources: "com.example.orders" is not among eventSources/],
+    [{ ownerSources: 'everyone' }, /context ownerSources: "everyone" is not among eventSources/],
   ])('stops the synth on %j with a message naming the key', (values, message) => {
     expect(() => settingsFromContext(context(values))).toThrow(message);
   });
@@ -77,5 +85,26 @@ describe('settingsFromContext', () => {
 describe('workerMaxConcurrency', () => {
   it('is read from a -c string', () => {
     expect(settingsFromContext(context({ workerMaxConcurrency: '25' }))).toEqual({ workerMaxConcurrency: 25 });
+  });
+});
+
+describe('who may reach whose conversations', () => {
+  it('reads ownerFrom, the event sources the rule accepts and the senders trusted to name an owner', () => {
+    expect(settingsFromContext(context({
+      ownerFrom: 'principal',
+      eventSources: 'com.example.orders, com.example.billing',
+      ownerSources: 'com.example.orders,queue,invoke',
+    }))).toEqual({
+      ownerFrom: 'principal',
+      eventSources: ['com.example.orders', 'com.example.billing'],
+      ownerSources: ['com.example.orders', 'queue', 'invoke'],
+    });
+  });
+
+  it('reads the lists as JSON arrays from cdk.json', () => {
+    expect(settingsFromContext(context({ eventSources: ['com.example.orders'], ownerSources: ['com.example.orders'] }))).toEqual({
+      eventSources: ['com.example.orders'],
+      ownerSources: ['com.example.orders'],
+    });
   });
 });

@@ -27,6 +27,11 @@ const keySources: [string, AgentSettings][] = [
   ['an SSM parameter', { modelApiKeyParameterName: PARAMETER_NAME }],
 ];
 
+/** Every function reads the deployment's HMAC key at cold start. */
+const readHmacKeyStatement = (template: Template) => ({
+  Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: { Ref: logicalId(template, 'AWS::SecretsManager::Secret', 'HmacKey') },
+});
+
 /** The statement allowing to read the key, as each source should render it. */
 function readKeyStatement(template: Template, settings: AgentSettings): unknown {
   if (settings.modelApiKeyParameterName !== undefined) {
@@ -46,6 +51,7 @@ describe.each(keySources)('McpAgentStack permissions with the model API key in %
     expect(statementsOf(template, 'Stream')).toEqual([
       XRAY,
       readKeyStatement(template, settings),
+      readHmacKeyStatement(template),
       {
         Action: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
         Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
@@ -53,26 +59,30 @@ describe.each(keySources)('McpAgentStack permissions with the model API key in %
     ]);
   });
 
-  it('lets the worker consume the queue, run turns (no BatchWriteItem), announce them on its bus only, and read the key', () => {
+  it('lets the worker consume both queues, run turns (no BatchWriteItem), announce them on its bus only, and read the key', () => {
     const template = templateFor(settings);
     const tableId = logicalId(template, 'AWS::DynamoDB::Table', 'Conversations');
     const queueId = logicalId(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    const eventQueueId = logicalId(template, 'AWS::SQS::Queue', 'AsyncTurnsEventQueue');
     const busId = logicalId(template, 'AWS::Events::EventBus', 'AsyncTurnsBus');
+    const consume = (id: string) => ({
+      Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+      Effect: 'Allow', Resource: { 'Fn::GetAtt': [id, 'Arn'] },
+    });
     expect(statementsOf(template, 'Worker')).toEqual([
       XRAY,
-      {
-        Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
-        Effect: 'Allow', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
-      },
+      consume(queueId),
+      consume(eventQueueId),
       readKeyStatement(template, settings),
+      readHmacKeyStatement(template),
       { Action: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
       { Action: 'events:PutEvents', Effect: 'Allow', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } },
     ]);
   });
 
-  it('lets the health function read the key and nothing else', () => {
+  it('lets the health function read the keys and nothing else', () => {
     const template = templateFor(settings);
-    expect(statementsOf(template, 'Http')).toEqual([XRAY, readKeyStatement(template, settings)]);
+    expect(statementsOf(template, 'Http')).toEqual([XRAY, readKeyStatement(template, settings), readHmacKeyStatement(template)]);
   });
 
   it('names the key source, never the key, in every function environment', () => {
@@ -119,8 +129,10 @@ describe('McpAgentStack roles', () => {
     );
   });
 
-  it.each([['a given secret', { modelApiKeySecretArn: SECRET_ARN }], ['an SSM parameter', { modelApiKeyParameterName: PARAMETER_NAME }]])('creates no secret with %s', (_source, settings) => {
-    templateFor(settings).resourceCountIs('AWS::SecretsManager::Secret', 0);
+  it.each([['a given secret', { modelApiKeySecretArn: SECRET_ARN }], ['an SSM parameter', { modelApiKeyParameterName: PARAMETER_NAME }]])('creates no model key secret with %s (only the HMAC key)', (_source, settings) => {
+    const template = templateFor(settings);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    logicalId(template, 'AWS::SecretsManager::Secret', 'HmacKey');
   });
 });
 

@@ -80,7 +80,9 @@ describe('McpAgentStack functions', () => {
       POWERTOOLS_SERVICE_NAME: 'mcp-agent',
       POWERTOOLS_METRICS_NAMESPACE: 'McpAgent',
       AUTH_MODE: 'iam',
+      OWNER_FROM: 'role-session',
     });
+    expect(environmentOf(templateFor({ ownerFrom: 'principal' }), name).OWNER_FROM).toBe('principal');
   });
 
   it('names the table to the functions that use it, and the event bus to the worker only', () => {
@@ -118,9 +120,9 @@ describe('McpAgentStack functions', () => {
 });
 
 describe('McpAgentStack asynchronous turns', () => {
-  it('encrypts both queues with SQS-managed keys and denies every request without TLS', () => {
+  it('encrypts the three queues with SQS-managed keys and denies every request without TLS', () => {
     const template = templateFor();
-    for (const prefix of ['AsyncTurnsQueue', 'AsyncTurnsDeadLetterQueue']) {
+    for (const prefix of ['AsyncTurnsQueue', 'AsyncTurnsEventQueue', 'AsyncTurnsDeadLetterQueue']) {
       const [queueId, queue] = resource(template, 'AWS::SQS::Queue', prefix);
       expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
       const [, policy] = resource(template, 'AWS::SQS::QueuePolicy', `${prefix}Policy`);
@@ -148,52 +150,134 @@ describe('McpAgentStack asynchronous turns', () => {
     expect(deadLetterQueue.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
   });
 
-  it('feeds the worker batches of five within two seconds, reporting partial batch failures', () => {
+  it('feeds the worker from both queues in batches of five within two seconds, reporting partial batch failures', () => {
     const template = templateFor();
-    const [queueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
     const [workerId] = resource(template, 'AWS::Lambda::Function', 'FunctionsWorkerFunction');
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
-      FunctionName: { Ref: workerId },
-      BatchSize: 5,
-      MaximumBatchingWindowInSeconds: 2,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 10 },
-    });
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    for (const prefix of ['AsyncTurnsQueue', 'AsyncTurnsEventQueue']) {
+      const [queueId] = resource(template, 'AWS::SQS::Queue', prefix);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+        FunctionName: { Ref: workerId },
+        BatchSize: 5,
+        MaximumBatchingWindowInSeconds: 2,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: 10 },
+      });
+    }
   });
 
   it('caps the worker\'s concurrency from the settings', () => {
     templateFor({ workerMaxConcurrency: 3 }).hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } });
   });
 
-  it('routes AgentTurnRequested and AgentApprovalDecided events on its own named bus to the queue, and undeliverable ones to the dead-letter queue', () => {
+  it('routes AgentTurnRequested and AgentApprovalDecided events of the stack\'s own source only, by default, to the event queue, and undeliverable ones to the dead-letter queue', () => {
     const template = templateFor();
     const [busId] = resource(template, 'AWS::Events::EventBus', 'AsyncTurnsBus');
-    const [queueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    const [eventQueueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsEventQueue');
     const [deadLetterId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsDeadLetterQueue');
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'Agent-events' });
     template.resourceCountIs('AWS::Events::Rule', 1);
     template.hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: busId },
-      EventPattern: Match.exact({ 'detail-type': ['AgentTurnRequested', 'AgentApprovalDecided'] }),
-      Targets: [{ Arn: { 'Fn::GetAtt': [queueId, 'Arn'] }, DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } }, Id: Match.anyValue() }],
+      EventPattern: Match.exact({ source: ['mcp-agent'], 'detail-type': ['AgentTurnRequested', 'AgentApprovalDecided'] }),
+      Targets: [{ Arn: { 'Fn::GetAtt': [eventQueueId, 'Arn'] }, DeadLetterConfig: { Arn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] } }, Id: Match.anyValue() }],
     });
   });
 
-  it('lets only that rule send to the queue', () => {
+  it('routes the events of the sources the operator lists, and no other (a foreign source is dropped)', () => {
+    const [, rule] = resource(templateFor({ eventSources: ['com.example.orders', 'com.example.billing'] }), 'AWS::Events::Rule', 'AsyncTurnsTurnRequested');
+    expect(rule.Properties.EventPattern).toEqual({ source: ['mcp-agent', 'com.example.orders', 'com.example.billing'], 'detail-type': ['AgentTurnRequested', 'AgentApprovalDecided'] });
+    expect(rule.Properties.EventPattern.source).not.toContain('com.attacker.tools');
+  });
+
+  it('lets only that rule send to the event queue: every other sender is denied, whatever its IAM policies allow', () => {
     const template = templateFor();
-    const [queueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
+    const [eventQueueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsEventQueue');
     const [ruleId] = resource(template, 'AWS::Events::Rule', 'AsyncTurnsTurnRequested');
-    const [, policy] = resource(template, 'AWS::SQS::QueuePolicy', 'AsyncTurnsQueuePolicy');
-    const allows = policy.Properties.PolicyDocument.Statement.filter((statement: { Effect: string }) => statement.Effect === 'Allow');
-    expect(allows).toEqual([{
+    const [, policy] = resource(template, 'AWS::SQS::QueuePolicy', 'AsyncTurnsEventQueuePolicy');
+    const statements = policy.Properties.PolicyDocument.Statement;
+    expect(statements.filter((statement: { Effect: string }) => statement.Effect === 'Allow')).toEqual([{
       Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
       Effect: 'Allow',
       Principal: { Service: 'events.amazonaws.com' },
       Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
-      Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      Resource: { 'Fn::GetAtt': [eventQueueId, 'Arn'] },
     }]);
+    expect(statements).toContainEqual({
+      Sid: 'OnlyTheRuleSends',
+      Action: 'sqs:SendMessage',
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Condition: { ArnNotEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
+      Resource: { 'Fn::GetAtt': [eventQueueId, 'Arn'] },
+    });
+  });
+
+  it('lets no one but the account\'s IAM policies send to the queue (no rule, no service)', () => {
+    const [, policy] = resource(templateFor(), 'AWS::SQS::QueuePolicy', 'AsyncTurnsQueuePolicy');
+    expect(policy.Properties.PolicyDocument.Statement.filter((statement: { Effect: string }) => statement.Effect === 'Allow')).toEqual([]);
+  });
+
+  it('reserves the stack\'s own source on the bus for the worker, so consumers can trust AgentTurnCompleted', () => {
+    const template = templateFor();
+    const [busId] = resource(template, 'AWS::Events::EventBus', 'AsyncTurnsBus');
+    const [workerRoleId] = resource(template, 'AWS::IAM::Role', 'FunctionsWorkerFunctionServiceRole');
+    template.hasResourceProperties('AWS::Events::EventBusPolicy', {
+      EventBusName: { Ref: busId },
+      Statement: {
+        Sid: 'cdk-OnlyTheWorkerAnnounces',
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'events:PutEvents',
+        Resource: { 'Fn::GetAtt': [busId, 'Arn'] },
+        Condition: { StringEquals: { 'events:source': 'mcp-agent' }, ArnNotEquals: { 'aws:PrincipalArn': { 'Fn::GetAtt': [workerRoleId, 'Arn'] } } },
+      },
+    });
+  });
+
+  it.each([
+    [{}, 'mcp-agent'],
+    [{ eventSources: ['com.example.orders'] }, ['mcp-agent', 'com.example.orders']],
+  ])('refuses turn requests and decisions from unlisted sources at the bus (%j)', (settings, sources) => {
+    const template = templateFor(settings);
+    const [busId] = resource(template, 'AWS::Events::EventBus', 'AsyncTurnsBus');
+    template.hasResourceProperties('AWS::Events::EventBusPolicy', {
+      EventBusName: { Ref: busId },
+      Statement: {
+        Sid: 'cdk-OnlyListedSourcesRequestTurns',
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'events:PutEvents',
+        Resource: { 'Fn::GetAtt': [busId, 'Arn'] },
+        Condition: { StringEquals: { 'events:detail-type': ['AgentTurnRequested', 'AgentApprovalDecided'] }, StringNotEquals: { 'events:source': sources } },
+      },
+    });
+    template.resourceCountIs('AWS::Events::EventBusPolicy', 2);
+  });
+
+  it('tells the worker which senders may name an owner (none by default) and which queue only the rule writes to', () => {
+    const template = templateFor();
+    const [eventQueueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsEventQueue');
+    expect(environmentOf(template, 'Worker')).toMatchObject({ OWNER_SOURCES: '', EVENT_QUEUE_URL: { Ref: eventQueueId }, EVENT_QUEUE_ARN: { 'Fn::GetAtt': [eventQueueId, 'Arn'] } });
+    const trusting = templateFor({ eventSources: ['com.example.orders'], ownerSources: ['com.example.orders', 'queue'] });
+    expect(environmentOf(trusting, 'Worker').OWNER_SOURCES).toBe('com.example.orders,queue');
+    for (const name of ['Stream', 'Http']) {
+      expect(environmentOf(template, name)).not.toHaveProperty('OWNER_SOURCES');
+      expect(environmentOf(template, name)).not.toHaveProperty('EVENT_QUEUE_ARN');
+    }
+  });
+});
+
+describe('McpAgentStack HMAC key', () => {
+  it('generates a random 64-character secret, kept by default, that no output or environment shows', () => {
+    const template = templateFor();
+    const [secretId, secret] = resource(template, 'AWS::SecretsManager::Secret', 'HmacKey');
+    expect(secret.Properties).toMatchObject({ GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false } });
+    expect(secret.Properties).not.toHaveProperty('SecretString');
+    expect(secret.DeletionPolicy).toBe('Retain');
+    for (const name of ['Stream', 'Worker', 'Http']) expect(environmentOf(template, name).HMAC_KEY_SECRET_ARN).toEqual({ Ref: secretId });
+    expect(JSON.stringify(template.toJSON().Outputs)).not.toContain(secretId);
   });
 });
 

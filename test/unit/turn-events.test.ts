@@ -45,6 +45,27 @@ describe('the EventBridge turn announcer', () => {
     expect(JSON.parse(entries[0]!.Detail!)).toEqual({ ...result, requestId: 'evt-6a7e8feb' });
   });
 
+  it.each([
+    ['a finished turn', result, 'AgentTurnCompleted'],
+    ['a paused turn', { ...result, stopReason: 'approval_required', pendingApprovals: [{ toolCallId: 'call_2', name: 'foo', server: 'demo', arguments: {} }] }, 'AgentApprovalRequired'],
+  ] as const)('names the owner the turn acted for in %s, so consumers can route it to that user', async (_kind, turn, detailType) => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+
+    await announcer().announce(turn as TurnResult, 'evt-7', 'eu-west-1:7c3e9a1b-2f4d-4e6a-8b0c-1d2e3f4a5b6c');
+
+    const entry = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!;
+    expect(entry.DetailType).toBe(detailType);
+    expect(JSON.parse(entry.Detail!)).toMatchObject({ requestId: 'evt-7', owner: 'eu-west-1:7c3e9a1b-2f4d-4e6a-8b0c-1d2e3f4a5b6c' });
+  });
+
+  it('keeps the owner in an announcement too large for one event', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+
+    await announcer().announce({ ...result, reply: '长'.repeat(100_000) }, 'r1', 'ada');
+
+    expect(JSON.parse(eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!.Detail!)).toMatchObject({ owner: 'ada', truncated: true });
+  });
+
   it('throws event_publish_failed naming the reason when EventBridge rejects the entry', async () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'try again' }] });
 

@@ -24,8 +24,8 @@ const MAX_ENTRY_BYTES = 256 * 1024;
 export function createEventBridgeTurnAnnouncer(options: EventBridgeAnnouncerOptions): TurnAnnouncer {
   const { client, eventBusName } = options;
   return {
-    async announce(result, requestId) {
-      const entry = turnEntry(eventBusName, result, requestId);
+    async announce(result, requestId, owner) {
+      const entry = turnEntry(eventBusName, result, requestId, owner);
       let output;
       try {
         output = await client.send(new PutEventsCommand({ Entries: [entry] }));
@@ -40,14 +40,19 @@ export function createEventBridgeTurnAnnouncer(options: EventBridgeAnnouncerOpti
   };
 }
 
-/** The event: detail = the turn result (with its pendingApprovals when paused) plus the requestId consumers dedupe on. */
-export function turnEntry(eventBusName: string, result: TurnResult, requestId: string): PutEventsRequestEntry {
+/**
+ * The event: detail = the turn result (with its pendingApprovals when paused) plus the requestId
+ * consumers dedupe on, and the owner the turn acted for (when it had one) to route it by. Only the
+ * worker may put events with this source on the bus (its resource policy), so consumers can trust it.
+ */
+export function turnEntry(eventBusName: string, result: TurnResult, requestId: string, owner?: string): PutEventsRequestEntry {
   const detailType = result.stopReason === 'approval_required' && result.pendingApprovals?.length ? APPROVAL_REQUIRED : TURN_COMPLETED;
   const entry = (detail: object): PutEventsRequestEntry => ({ EventBusName: eventBusName, Source: AGENT_EVENT_SOURCE, DetailType: detailType, Detail: JSON.stringify(detail) });
-  const whole = entry({ ...result, requestId });
+  const routing = { requestId, ...(owner === undefined ? {} : { owner }) };
+  const whole = entry({ ...result, ...routing });
   if (entrySize(whole) <= MAX_ENTRY_BYTES) return whole;
   const { reply: _reply, toolCalls, ...summary } = result;
-  return entry({ ...summary, toolCalls: toolCalls.map(({ arguments: _arguments, ...call }) => call), requestId, truncated: true });
+  return entry({ ...summary, toolCalls: toolCalls.map(({ arguments: _arguments, ...call }) => call), ...routing, truncated: true });
 }
 
 const entrySize = (entry: PutEventsRequestEntry): number =>

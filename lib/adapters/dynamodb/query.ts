@@ -10,6 +10,10 @@ export interface ConversationQuery {
   newestFirst: boolean;
   /** Only these attributes (keys only for a delete), else the whole item. */
   attributes?: string[];
+  /** Items per request (DynamoDB's Limit); a request also stops at 1 MB. */
+  pageLimit?: number;
+  /** Start after this turn (in the query's order). */
+  afterTurn?: number;
   signal?: AbortSignal;
 }
 
@@ -31,8 +35,9 @@ export async function* queryConversationPages(query: ConversationQuery): AsyncGe
     ScanIndexForward: !query.newestFirst,
     ConsistentRead: true,
     ProjectionExpression: query.attributes?.map((_, index) => `#a${index}`).join(', '),
+    Limit: query.pageLimit,
   };
-  let startKey: Record<string, unknown> | undefined;
+  let startKey: Record<string, unknown> | undefined = query.afterTurn === undefined ? undefined : { pk: conversationPartitionKey(query.key), sk: query.afterTurn };
   do {
     let page;
     try {

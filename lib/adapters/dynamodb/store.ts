@@ -1,7 +1,7 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { StoreError, TurnTakenError } from '../../core/errors.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
-import type { ConversationKey, ConversationStore, StoreCallOptions, TurnExpectation, TurnRecord, TurnWrite } from '../../core/ports.ts';
+import type { ConversationKey, ConversationStore, PageRequest, StoreCallOptions, TurnExpectation, TurnPage, TurnRecord, TurnWrite } from '../../core/ports.ts';
 import { deleteConversationItems } from './delete.ts';
 import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
 import { fitMessagesForStorage, STORED_ITEM_TARGET_BYTES } from './fit.ts';
@@ -75,6 +75,21 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
     return records;
   }
 
+  /**
+   * One Query (Limit = limit + 1, from the turn after `after`): the one turn past the page says
+   * whether more remain, so the last page never points at an empty one. A request cut at 1 MB is
+   * followed by another until the page is full.
+   */
+  async function readPage(key: ConversationKey, page: PageRequest, options: StoreCallOptions = {}): Promise<TurnPage> {
+    const records: TurnRecord[] = [];
+    const query = { client, tableName, key, newestFirst: false, pageLimit: page.limit + 1, ...(page.after === undefined ? {} : { afterTurn: page.after }), ...options };
+    for await (const items of queryConversationPages(query)) {
+      records.push(...items.map(readTurnItem));
+      if (records.length > page.limit) break;
+    }
+    return { records: records.slice(0, page.limit), more: records.length > page.limit };
+  }
+
   async function create(key: ConversationKey, turn: number, write: TurnWrite, options: StoreCallOptions = {}): Promise<void> {
     const item = itemOf(key, turn, write);
     try {
@@ -113,6 +128,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
   return {
     readRecent,
     readAll,
+    readPage,
     create,
     update,
     remove,

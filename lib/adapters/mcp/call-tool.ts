@@ -1,8 +1,7 @@
 /** One tools/call with the caller's signal and timeout; SDK failures wrapped once, here. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage } from '../../core/errors.ts';
-import type { JsonObject, ToolOutput } from '../../core/ports.ts';
+import type { JsonObject, ToolCallOptions, ToolOutput } from '../../core/ports.ts';
 import { RESULT_TOO_LARGE, type ResultTooLargeData } from './bounded/oversize.ts';
 import type { ServerConnection } from './connect.ts';
 import { renderToolResult } from './content.ts';
@@ -15,11 +14,21 @@ export interface CallTarget {
   originalName: string;
 }
 
+/**
+ * The `_meta` keys that tell a server whom a call is made for (MCP reserves reverse-DNS prefixes
+ * for this; the bare names are the spec's own). Identity, never credentials: servers are called
+ * with the service's own (the headers and env of agent.yml), whoever the caller is.
+ */
+export const CALLER_META_KEYS = {
+  owner: 'io.github.mcp-agent/owner',
+  conversationId: 'io.github.mcp-agent/conversationId',
+} as const;
+
 export async function callServerTool(
   connection: ServerConnection,
   target: CallTarget,
   args: JsonObject,
-  options: { signal: AbortSignal; timeoutMs: number },
+  options: ToolCallOptions,
 ): Promise<ToolOutput> {
   if (options.signal.aborted) throw aborted(target, options.signal.reason, options.signal.reason);
   // A call-scoped signal: the SDK never removes its abort listener, so handing it a turn-long
@@ -28,7 +37,7 @@ export async function callServerTool(
   const forward = () => controller.abort(options.signal.reason);
   options.signal.addEventListener('abort', forward, { once: true });
   try {
-    const result = await connection.client.callTool({ name: target.originalName, arguments: args }, undefined, {
+    const result = await connection.client.callTool({ name: target.originalName, arguments: args, ...callerMeta(options.caller) }, undefined, {
       signal: controller.signal,
       timeout: options.timeoutMs,
     });
@@ -48,14 +57,26 @@ export async function callServerTool(
       // that is the tool's own failure, which the model can read and act on.
       return { ok: false, text: error.message };
     }
+    // What the transport said (an HTTP error body, a token in it) stays out of the message, which
+    // the model reads and may repeat to the caller; the gateway logs it (the cause).
     throw new ToolCallError(
       'tool_transport_failed',
-      `Tool "${target.name}" got no answer: the MCP server "${target.server}" failed (${errorMessage(error)}).`,
+      `Tool "${target.name}" got no answer: the MCP server "${target.server}" failed (the service log has the details).`,
       { cause: error },
     );
   } finally {
     options.signal.removeEventListener('abort', forward);
   }
+}
+
+function callerMeta(caller: ToolCallOptions['caller']): { _meta?: Record<string, string> } {
+  if (!caller) return {};
+  return {
+    _meta: {
+      ...(caller.owner === undefined ? {} : { [CALLER_META_KEYS.owner]: caller.owner }),
+      [CALLER_META_KEYS.conversationId]: caller.conversationId,
+    },
+  };
 }
 
 /** The result was dropped while it arrived (lib/adapters/mcp/bounded/): the session is intact. */

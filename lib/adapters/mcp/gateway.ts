@@ -3,7 +3,7 @@
  * and in parallel on the first listTools()/status(); each keeps its own cached catalog (see
  * managed-server.ts), and a server that is down costs only its own tools.
  */
-import { ConfigError } from '../../core/errors.ts';
+import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports.ts';
 import { callServerTool } from './call-tool.ts';
@@ -82,9 +82,10 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
       if (!route) throw new ToolCallError('tool_unknown', `Unknown tool "${name}": no connected MCP server offers it.`);
       const session = route.server.session;
       if ('unavailable' in session) {
+        // Why it is not (logged when it failed) may quote the server: not for the model's eyes.
         throw new ToolCallError(
           'tool_server_unavailable',
-          `Tool "${name}" is unavailable: its MCP server "${route.server.spec.name}" is not connected (${session.unavailable}).`,
+          `Tool "${name}" is unavailable: its MCP server "${route.server.spec.name}" is not connected (the service log has the details).`,
         );
       }
       const target = { name, server: route.server.spec.name, originalName: route.originalName };
@@ -92,7 +93,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
         return await callServerTool(session.connection, target, args, callOptions);
       } catch (error) {
         if (error instanceof ToolCallError && error.code === 'tool_transport_failed') {
-          await route.server.drop(session.connection, error.message);
+          await route.server.drop(session.connection, errorMessage(error.cause ?? error));
         }
         throw error;
       }

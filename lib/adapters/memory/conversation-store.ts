@@ -42,6 +42,11 @@ export function createMemoryConversationStore(): ConversationStore {
       return sorted(key).map(toRecord);
     },
 
+    async readPage(key, page) {
+      const following = sorted(key).filter((turn) => page.after === undefined || turn.turn > page.after);
+      return { records: following.slice(0, page.limit).map(toRecord), more: following.length > page.limit };
+    },
+
     async create(key, turn, write) {
       const turns = turnsOf(key);
       if (turns.has(turn)) throw new TurnTakenError(`Turn ${turn} was claimed by another request first.`, current(turns.get(turn)));

@@ -1,0 +1,32 @@
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ConfigError, errorMessage } from '../../core/errors.ts';
+
+/** Shorter than this, a secret could be guessed offline from one derived id. */
+const MIN_SECRET_CHARS = 32;
+
+export interface HmacKeySource {
+  /** The Secrets Manager secret the stack created with a random value (HMAC_KEY_SECRET_ARN). */
+  secretId?: string;
+  secretsManager: () => SecretsManagerClient;
+}
+
+/**
+ * Reads the deployment's HMAC key (derived conversation ids, page tokens) once per container, like
+ * the model key: it never sits in the template or the environment. Undefined without a secret (the
+ * agent then draws a key per process); a secret that cannot be read, or is too short to be one,
+ * fails the cold start.
+ */
+export async function readHmacKey(source: HmacKeySource): Promise<Uint8Array | undefined> {
+  if (!source.secretId) return undefined;
+  let text: string;
+  try {
+    const secret = await source.secretsManager().send(new GetSecretValueCommand({ SecretId: source.secretId }));
+    text = secret.SecretString ?? '';
+  } catch (error) {
+    throw new ConfigError(`cannot read the HMAC key from Secrets Manager secret ${source.secretId}: ${errorMessage(error)}`, { cause: error });
+  }
+  if (text.length < MIN_SECRET_CHARS) {
+    throw new ConfigError(`secret ${source.secretId} must hold at least ${MIN_SECRET_CHARS} characters of random text (the stack generates 64): it derives conversation ids and signs page tokens`);
+  }
+  return Buffer.from(text, 'utf8');
+}
