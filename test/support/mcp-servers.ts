@@ -43,7 +43,7 @@ export function gatewayOptions(
     settings: {
       connectTimeoutSeconds: 20,
       catalogTtlSeconds: 3_600,
-      retryFailedAfterSeconds: 3_600,
+      reconnectMaxDelaySeconds: 60,
       maxResultBytes: 1024 * 1024,
       ...settings,
     },

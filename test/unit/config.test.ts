@@ -19,7 +19,7 @@ const failure = (text: string, environment: NodeJS.ProcessEnv = {}) => {
 };
 
 /** A server's tool policy when agent.yml gives none: everything offered, nothing needs approval. */
-const NO_POLICY = { denyTools: [], requireApproval: 'never' };
+const NO_POLICY = { denyTools: [], requireApproval: 'never', readResources: false, sampling: false };
 
 describe('parseConfig', () => {
   it('fills every default from an empty file, with the original system prompt', () => {
@@ -40,7 +40,7 @@ describe('parseConfig', () => {
   it('reads the bundled agent.yml with the demo server over stdio', () => {
     const config = loadConfig({ path: 'agent.yml', environment: {} });
     expect(config.mcpServers).toEqual([
-      { name: 'demo', type: 'stdio', command: 'node', args: ['lib/demo/server.ts'], env: {}, cwd: process.cwd(), denyTools: [], requireApproval: 'never' },
+      { name: 'demo', type: 'stdio', command: 'node', args: ['lib/demo/server.ts'], env: {}, cwd: process.cwd(), ...NO_POLICY },
     ]);
     expect(config.conversation.tableName).toBe('mcp-agent-conversations');
   });

@@ -6,6 +6,7 @@ import type { JsonObject, ToolOutput } from '../../core/ports.ts';
 import { RESULT_TOO_LARGE, type ResultTooLargeData } from './bounded/oversize.ts';
 import type { ServerConnection } from './connect.ts';
 import { renderToolResult } from './content.ts';
+import { isSessionExpired } from './session-expired.ts';
 import { ToolCallError } from './errors.ts';
 
 export interface CallTarget {
@@ -13,6 +14,8 @@ export interface CallTarget {
   name: string;
   server: string;
   originalName: string;
+  /** Runs only as an MCP task (execution.taskSupport: "required"). */
+  requiresTask?: boolean;
 }
 
 export async function callServerTool(
@@ -28,15 +31,17 @@ export async function callServerTool(
   const forward = () => controller.abort(options.signal.reason);
   options.signal.addEventListener('abort', forward, { once: true });
   try {
-    const result = await connection.client.callTool({ name: target.originalName, arguments: args }, undefined, {
-      signal: controller.signal,
-      timeout: options.timeoutMs,
-    });
+    const params = { name: target.originalName, arguments: args };
+    const result = target.requiresTask
+      ? await callAsTask(connection, params, controller, options.timeoutMs)
+      : await connection.client.callTool(params, undefined, { signal: controller.signal, timeout: options.timeoutMs });
     // Servers of protocol 2024-10-07 and older answer { toolResult } instead of content blocks.
     if (!('content' in result) && 'toolResult' in result) return { ok: true, text: JSON.stringify(result.toolResult) };
     return { ok: result.isError !== true, text: renderToolResult(result as CallToolResult) };
   } catch (error) {
     if (controller.signal.aborted) throw aborted(target, error, controller.signal.reason);
+    // The server forgot the session: the caller renews it and sends the call again (managed-server.ts).
+    if (isSessionExpired(error)) throw error;
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       throw new ToolCallError('tool_timeout', `Tool "${target.name}" did not answer within ${options.timeoutMs} ms.`, {
         cause: error,
@@ -55,6 +60,47 @@ export async function callServerTool(
     );
   } finally {
     options.signal.removeEventListener('abort', forward);
+  }
+}
+
+/**
+ * A tool that runs only as an MCP task: tools/call creates the task, tasks/get polls it (at the
+ * interval the server asks for), tasks/result fetches its result. The SDK times each of those
+ * requests alone, so the call's own timeout is kept here over all of them; a task still running
+ * when it ends is cancelled on the server, best effort.
+ */
+async function callAsTask(
+  connection: ServerConnection,
+  params: { name: string; arguments: JsonObject },
+  controller: AbortController,
+  timeoutMs: number,
+): Promise<CallToolResult> {
+  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  let taskId: string | undefined;
+  let finished = false;
+  try {
+    const stream = connection.client.experimental.tasks.callToolStream(params, undefined, {
+      signal: controller.signal,
+      timeout: timeoutMs,
+      task: {},
+    });
+    for await (const message of stream) {
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      if (message.type === 'result') {
+        finished = true;
+        return message.result as CallToolResult;
+      }
+      if (message.type === 'error') {
+        finished = true;
+        throw message.error;
+      }
+    }
+    throw new McpError(ErrorCode.InternalError, 'the task ended without a result');
+  } finally {
+    clearTimeout(timer);
+    if (taskId !== undefined && !finished) {
+      void connection.client.experimental.tasks.cancelTask(taskId, { timeout: 2_000 }).catch(() => undefined);
+    }
   }
 }
 

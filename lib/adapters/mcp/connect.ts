@@ -7,11 +7,12 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { createBoundedFetch } from './bounded/fetch.ts';
 import { BoundedStdioClientTransport } from './bounded/stdio.ts';
+import { schemaValidator } from './schema/compile.ts';
 import { logStderrLines } from './stderr.ts';
 import type { McpServerSpec, TransportKind } from './types.ts';
 
@@ -20,6 +21,8 @@ export const CLIENT_INFO = { name: 'mcp-agent-service', version: '0.1.0' };
 export interface ServerConnection {
   client: Client;
   transport: TransportKind;
+  /** The protocol revision the server agreed to in initialize. */
+  protocolVersion: string | undefined;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,10 @@ export interface ConnectOptions {
   onToolsChanged(): void;
   /** The session ended (process exit, dropped stream, or our own close). */
   onClosed(): void;
+  /** What the client declares (roots, elicitation, sampling: server-requests.ts). */
+  capabilities: ClientCapabilities;
+  /** Installs the handlers for requests the server may send under those capabilities. */
+  handleServerRequests(client: Client): void;
 }
 
 /** Connects and initializes; `auto` tries Streamable HTTP first, then legacy SSE. */
@@ -61,7 +68,10 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
 
 async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOptions): Promise<ServerConnection> {
   const transport = createTransport(spec, kind, options);
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  // The same JSON Schema compiler that judged the tools checks their structured results.
+  const client = new Client(CLIENT_INFO, { capabilities: options.capabilities, jsonSchemaValidator: schemaValidator });
+  options.handleServerRequests(client);
+  const negotiated = recordProtocolVersion(transport);
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
   client.onclose = () => options.onClosed();
   client.onerror = (error) => options.logger.debug('mcp transport error', { server: spec.name, error: error.message });
@@ -73,7 +83,7 @@ async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOp
   try {
     // transport.start() takes no signal (an SSE GET may hang), hence the race.
     await untilAborted(client.connect(transport, { signal: options.signal }), options.signal);
-    return { client, transport: kind, close };
+    return { client, transport: kind, protocolVersion: negotiated(), close };
   } catch (error) {
     await client.close().catch(() => undefined);
     throw error;
@@ -103,6 +113,17 @@ function createTransport(spec: McpServerSpec, kind: TransportKind, options: Conn
   return kind === 'sse'
     ? new SSEClientTransport(url, { requestInit, fetch })
     : new StreamableHTTPClientTransport(url, { requestInit, fetch });
+}
+
+/** The client hands the negotiated version to transports that take it; stdio does not, so ask all. */
+function recordProtocolVersion(transport: Transport): () => string | undefined {
+  let version: string | undefined;
+  const original = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (negotiated: string) => {
+    version = negotiated;
+    original?.(negotiated);
+  };
+  return () => version;
 }
 
 /** Ends the server-side session politely (HTTP DELETE), without letting a dead server stall us. */
