@@ -63,8 +63,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** server-everything in an HTTP mode on a free port; resolves once the port accepts connections. */
-export async function startEverythingOverHttp(mode: 'streamableHttp' | 'sse'): Promise<{ port: number; process: ChildProcess }> {
-  const port = await freePort();
+export async function startEverythingOverHttp(mode: 'streamableHttp' | 'sse', port?: number): Promise<{ port: number; process: ChildProcess }> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING_ENTRY, mode], {
     env: { PATH: process.env['PATH'] ?? '', PORT: String(port), GZIP_ALLOWED_DOMAINS: 'localhost' },
     // It logs every request to stdout; nobody needs to read that.

@@ -42,9 +42,10 @@ function describeIfBinary(text: string): string {
   if (text.length < MINIMUM_BINARY_LENGTH) return text;
   const dataUri = DATA_URI.exec(text);
   if (dataUri) return `[${dataUri[1] || 'binary data'}, ${text.length - dataUri[0].length} characters of ${dataUri[2]?.includes('base64') ? 'base64' : 'data'}, not shown]`;
-  // Base64 may be wrapped in lines; a sentence has spaces and punctuation, so it never matches.
+  // Base64 may be wrapped in lines; a sentence has spaces and punctuation, so it never matches, and
+  // 256 characters of letters and digits alone mean nothing to a model either.
   const compact = text.replace(/\s+/g, '');
-  if (compact.length >= MINIMUM_BINARY_LENGTH && BASE64.test(compact) && /\d/.test(compact) && /[A-Z]/.test(compact)) {
+  if (compact.length >= MINIMUM_BINARY_LENGTH && BASE64.test(compact)) {
     return `[base64 data, ${text.length} characters, not shown]`;
   }
   return text;

@@ -54,7 +54,8 @@ function fitProperties(properties: JsonObject, root: JsonObject, expanding: stri
 }
 
 function describeCut(siblings: JsonObject, reference: string): string {
-  const note = `(nested ${reference} structure, not expanded further)`;
+  const name = reference.slice(reference.lastIndexOf('/') + 1) || 'root';
+  const note = `(a nested ${name === '#' ? 'root' : name} structure, not expanded further)`;
   return typeof siblings.description === 'string' ? `${siblings.description} ${note}` : note;
 }
 
