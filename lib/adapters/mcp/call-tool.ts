@@ -7,6 +7,7 @@ import { RESULT_TOO_LARGE, type ResultTooLargeData } from './bounded/oversize.ts
 import type { ServerConnection } from './connect.ts';
 import { renderToolResult } from './content.ts';
 import { isSessionExpired } from './session-expired.ts';
+import { callStatelessTool } from './stateless/input-required.ts';
 import { ToolCallError } from './errors.ts';
 
 export interface CallTarget {
@@ -32,9 +33,12 @@ export async function callServerTool(
   options.signal.addEventListener('abort', forward, { once: true });
   try {
     const params = { name: target.originalName, arguments: args };
+    const requestOptions = { signal: controller.signal, timeout: options.timeoutMs };
     const result = target.requiresTask
       ? await callAsTask(connection, params, controller, options.timeoutMs)
-      : await connection.client.callTool(params, undefined, { signal: controller.signal, timeout: options.timeoutMs });
+      : connection.era === 'stateless'
+        ? await callStatelessTool(connection, params, requestOptions)
+        : await connection.client.callTool(params, undefined, requestOptions);
     // Servers of protocol 2024-10-07 and older answer { toolResult } instead of content blocks.
     if (!('content' in result) && 'toolResult' in result) return { ok: true, text: JSON.stringify(result.toolResult) };
     return { ok: result.isError !== true, text: renderToolResult(result as CallToolResult) };

@@ -20,7 +20,7 @@ import { ms } from '../../core/time.ts';
 import { connectServer, type ServerConnection } from './connect.ts';
 import { startDeadline, type Deadline } from './deadline.ts';
 import { listAllTools, type ListedTool, type SkippedTool } from './list-tools.ts';
-import { clientCapabilities, handleServerRequests } from './server-requests.ts';
+import { clientCapabilities, serverRequestAnswers } from './server-requests.ts';
 import { isSessionExpired } from './session-expired.ts';
 import type { McpGatewayOptions, McpServerSpec, TransportKind } from './types.ts';
 
@@ -217,7 +217,7 @@ export class ManagedServer {
         logger: this.options.logger,
         maxResultBytes: this.options.settings.maxResultBytes,
         capabilities,
-        handleServerRequests: (client) => handleServerRequests(client, capabilities, requests),
+        answers: serverRequestAnswers(capabilities, requests),
         onToolsChanged: () => this.invalidate(),
         onClosed: () => this.handleClosed(connection),
       }));

@@ -19,8 +19,11 @@ import {
   ListRootsRequestSchema,
   McpError,
   type ClientCapabilities,
+  type CreateMessageRequest,
   type CreateMessageResult,
+  type ElicitRequest,
   type ElicitResult,
+  type ListRootsResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -55,17 +58,27 @@ export function clientCapabilities(options: ServerRequestOptions): ClientCapabil
   return capabilities;
 }
 
-/** Installs the handlers of the declared capabilities (the SDK refuses handlers for undeclared ones). */
-export function handleServerRequests(client: Client, capabilities: ClientCapabilities, options: ServerRequestOptions): void {
+/**
+ * How this client answers each kind of server request it declared. The stateful era delivers them
+ * as JSON-RPC requests (registerAnswers); the stateless era embeds them in an `input_required`
+ * result (stateless/input-required.ts). Both use these same answers.
+ */
+export interface ServerRequestAnswers {
+  listRoots?(): ListRootsResult;
+  elicit?(params: ElicitRequest['params'], signal: AbortSignal): Promise<ElicitResult>;
+  sample?(params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult>;
+}
+
+export function serverRequestAnswers(capabilities: ClientCapabilities, options: ServerRequestOptions): ServerRequestAnswers {
   const { spec, logger } = options;
+  const answers: ServerRequestAnswers = {};
   if (capabilities.roots) {
     const roots = (spec.roots ?? []).map((uri) => ({ uri, name: nameOfRoot(uri) }));
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+    answers.listRoots = () => ({ roots });
   }
   if (capabilities.elicitation) {
     const policy = elicitationPolicyOf(options);
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {
-      const params = request.params;
+    answers.elicit = async (params, signal): Promise<ElicitResult> => {
       if (params.mode === 'url' || !('requestedSchema' in params)) return { action: 'decline' };
       const requestedSchema = params.requestedSchema as JsonObject;
       let result: ElicitationResult;
@@ -73,7 +86,7 @@ export function handleServerRequests(client: Client, capabilities: ClientCapabil
         result = acceptDefaults(requestedSchema);
       } else {
         try {
-          result = await options.onElicitation!({ message: params.message, requestedSchema }, options.context(extra.signal));
+          result = await options.onElicitation!({ message: params.message, requestedSchema }, options.context(signal));
         } catch (error) {
           logger.warn('mcp elicitation failed', { server: spec.name, error: errorMessage(error) });
           result = { action: 'cancel' };
@@ -81,11 +94,10 @@ export function handleServerRequests(client: Client, capabilities: ClientCapabil
       }
       logger.info('mcp elicitation answered', { server: spec.name, policy, action: result.action });
       return result;
-    });
+    };
   }
   if (capabilities.sampling) {
-    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra): Promise<CreateMessageResult> => {
-      const params = request.params;
+    answers.sample = async (params, signal): Promise<CreateMessageResult> => {
       if (params.tools !== undefined) {
         throw new McpError(ErrorCode.InvalidParams, 'this client does not offer tools in sampling requests');
       }
@@ -97,7 +109,7 @@ export function handleServerRequests(client: Client, capabilities: ClientCapabil
         ...(params.stopSequences === undefined ? {} : { stopSequences: params.stopSequences }),
       };
       try {
-        const answer = await options.onSampling!(sampling, options.context(extra.signal));
+        const answer = await options.onSampling!(sampling, options.context(signal));
         logger.info('mcp sampling answered', { server: spec.name, model: answer.model });
         return {
           role: 'assistant',
@@ -109,8 +121,17 @@ export function handleServerRequests(client: Client, capabilities: ClientCapabil
         logger.warn('mcp sampling failed', { server: spec.name, error: errorMessage(error) });
         throw new McpError(ErrorCode.InternalError, `sampling failed: ${errorMessage(error)}`);
       }
-    });
+    };
   }
+  return answers;
+}
+
+/** The stateful era: the answers as request handlers (the SDK refuses handlers for undeclared capabilities). */
+export function registerAnswers(client: Client, answers: ServerRequestAnswers): void {
+  const { listRoots, elicit, sample } = answers;
+  if (listRoots) client.setRequestHandler(ListRootsRequestSchema, () => listRoots());
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicit(request.params, extra.signal));
+  if (sample) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sample(request.params, extra.signal));
 }
 
 /**
