@@ -216,21 +216,24 @@ describe('createMcpGateway', () => {
 
   it('keeps the names of a server whose colliding twin is down', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'mcp-gateway-'));
+    const firstDirectory = join(parent, 'first');
+    mkdirSync(firstDirectory);
     try {
       const gateway = startGateway([
-        fixtureServer('first', { FIXTURE_TOOLS: '["echo","exit"]', FIXTURE_LABEL: 'first' }),
+        { ...fixtureServer('first', { FIXTURE_TOOLS: '["echo","exit"]', FIXTURE_LABEL: 'first' }), cwd: firstDirectory },
         fixtureServer('second', { FIXTURE_TOOLS: '["echo"]', FIXTURE_LABEL: 'second' }),
       ]);
       expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(['first__echo', 'exit', 'second__echo']);
 
+      // "first" exits and cannot start again (its working directory is gone).
+      rmSync(firstDirectory, { recursive: true });
       await callText(gateway, 'exit');
-      await vi.waitFor(async () => expect((await gateway.status())[0]?.status).toBe('failed'), { timeout: 10_000 }).catch(() => undefined);
+      await vi.waitFor(async () => expect((await gateway.status())[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/ENOENT|closed/) }), { timeout: 10_000 });
       const whileDown = (await gateway.listTools()).map((tool) => tool.name);
 
-      // Whether or not "first" is already back, "second"'s echo keeps its name.
-      expect(whileDown).toContain('second__echo');
-      expect(whileDown).not.toContain('echo');
+      expect(whileDown).toEqual(['second__echo']);
       expect((await callText(gateway, 'second__echo')).answer).toMatchObject({ label: 'second' });
+      await expect(gateway.callTool('first__echo', {}, { signal: noSignal(), timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'tool_server_unavailable' });
     } finally {
       rmSync(parent, { recursive: true, force: true });
     }
