@@ -14,7 +14,8 @@ import { createBoundedFetch } from './bounded/fetch.ts';
 import { BoundedStdioClientTransport } from './bounded/stdio.ts';
 import { schemaValidator } from './schema/compile.ts';
 import { registerAnswers, type ServerRequestAnswers } from './server-requests.ts';
-import { EraNegotiation, NegotiatingTransport, STATELESS_PROTOCOL_VERSION } from './stateless/negotiating-transport.ts';
+import { EraNegotiation, STATELESS_PROTOCOL_VERSION } from './stateless/envelope.ts';
+import { NegotiatingTransport } from './stateless/negotiating-transport.ts';
 import { logStderrLines } from './stderr.ts';
 import type { McpServerSpec, TransportKind } from './types.ts';
 

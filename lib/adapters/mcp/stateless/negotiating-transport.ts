@@ -14,71 +14,26 @@
  *                                  └─ anything else (a 2025 server answers 400, 404, or an error) ─▶
  *                                      the original initialize goes out: the stateful era, as before
  *
- * A 2025 server therefore costs one extra POST per connection. Results with `resultType:
- * "input_required"` are answered in input-required.ts.
+ * A 2025 server therefore costs one extra POST per connection. What each message carries is in
+ * envelope.ts; results with `resultType: "input_required"` are answered in input-required.ts.
  */
 import { StreamableHTTPError, type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike, Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   LATEST_PROTOCOL_VERSION,
   isInitializeRequest,
   isInitializedNotification,
   isJSONRPCRequest,
-  type JSONRPCErrorResponse,
-  type JSONRPCRequest,
-  type RequestId,
-  type ClientCapabilities,
   type Implementation,
+  type JSONRPCErrorResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type MessageExtraInfo,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { SERVER_INFO_KEY, STATELESS_PROTOCOL_VERSION, type Era, type EraNegotiation } from './envelope.ts';
 
-export const STATELESS_PROTOCOL_VERSION = '2026-07-28';
-const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
-const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
-const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
-const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 const PROBE_TIMEOUT_MS = 5_000;
-
-export type Era = 'probing' | 'stateless' | 'stateful';
-
-/** Decides the era of one connection; shared by the transport and its fetch. */
-export class EraNegotiation {
-  era: Era = 'probing';
-  private readonly envelope: Record<string, unknown>;
-
-  constructor(clientInfo: Implementation, capabilities: ClientCapabilities) {
-    this.envelope = {
-      [PROTOCOL_VERSION_KEY]: STATELESS_PROTOCOL_VERSION,
-      [CLIENT_INFO_KEY]: clientInfo,
-      [CLIENT_CAPABILITIES_KEY]: capabilities,
-    };
-  }
-
-  /** A message of the stateless era: its params carry the envelope (the message's own keys win). */
-  withEnvelope(message: JSONRPCMessage): JSONRPCMessage {
-    if (!('method' in message)) return message;
-    const params = (message.params ?? {}) as Record<string, unknown>;
-    const meta = (params._meta ?? {}) as Record<string, unknown>;
-    return { ...message, params: { ...params, _meta: { ...this.envelope, ...meta } } } as JSONRPCMessage;
-  }
-
-  /**
-   * The stateless era routes on headers: the protocol version (the SDK would send the 2025 one it
-   * was told), the method, and the tool, prompt or resource named.
-   */
-  wrapFetch(fetch: FetchLike): FetchLike {
-    return async (url, init) => {
-      if (this.era === 'stateful' || init?.method !== 'POST' || typeof init.body !== 'string') return fetch(url, init);
-      const headers = new Headers(init.headers);
-      headers.set('mcp-protocol-version', STATELESS_PROTOCOL_VERSION);
-      const routed = routingOf(init.body);
-      if (routed.method) headers.set('mcp-method', routed.method);
-      if (routed.name) headers.set('mcp-name', routed.name);
-      return fetch(url, { ...init, headers });
-    };
-  }
-}
 
 export class NegotiatingTransport implements Transport {
   onclose?: () => void;
@@ -197,16 +152,5 @@ function errorAnswerIn(error: unknown, id: RequestId): JSONRPCErrorResponse | un
     return body.id === id && body.error && typeof body.error.code === 'number' ? (body as JSONRPCErrorResponse) : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function routingOf(body: string): { method?: string; name?: string } {
-  try {
-    const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown; uri?: unknown } };
-    if (typeof message.method !== 'string') return {};
-    const name = message.method === 'resources/read' ? message.params?.uri : message.params?.name;
-    return { method: message.method, ...(typeof name === 'string' && message.method !== 'initialize' ? { name } : {}) };
-  } catch {
-    return {};
   }
 }
