@@ -117,7 +117,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
       if (!started) await refresh();
       const server = serverNamed(serverName);
       if (server.spec.readResources !== true) {
-        throw new ToolCallError('tool_unknown', `Reading resources of the MCP server "${serverName}" is not allowed (readResources is off).`);
+        throw new ToolCallError('resource_not_allowed', `Reading resources of the MCP server "${serverName}" is not allowed (readResources is off).`);
       }
       try {
         return await server.run(
