@@ -3,9 +3,9 @@
  *
  *   (not started) ─connect + list ok─▶ connected ─transport closed, list/call/ping broke─▶ failed
  *         └────────connect or list fails─────────────────────────────────────────────────▶ failed
- *   failed ─background attempt: at once after a session broke, then 1 s, 2 s, 4 s … up to
- *           tools.reconnectMaxDelaySeconds─▶ connect again (a call or a health check that finds
- *           the server failed tries at once and waits briefly)
+ *   failed ─background attempt (reconnect-backoff.ts: at once after a session broke, then 1 s,
+ *           2 s, 4 s … up to tools.reconnectMaxDelaySeconds)─▶ connect again; a call or a health
+ *           check that finds the server failed tries at once and waits briefly
  *   connected ─a request answered 404 / "no valid session"─▶ new session, that request sent again once
  *
  * While connected, the tool list is cached until its TTL ends or the server sends list_changed.
@@ -20,14 +20,13 @@ import { ms } from '../../core/time.ts';
 import { connectServer, type ServerConnection } from './connect.ts';
 import { startDeadline, type Deadline } from './deadline.ts';
 import { listAllTools, type ListedTool, type SkippedTool } from './list-tools.ts';
+import { ReconnectBackoff } from './reconnect-backoff.ts';
 import { clientCapabilities, serverRequestAnswers } from './server-requests.ts';
 import { isSessionExpired } from './session-expired.ts';
 import type { McpGatewayOptions, McpServerSpec, TransportKind } from './types.ts';
 
 export type ManagedServerOptions = Omit<McpGatewayOptions, 'servers'> & { shutdown: AbortSignal };
 
-/** The first retry after a failed attempt; each further one waits twice as long. */
-const FIRST_RETRY_MS = 1_000;
 /** A health check reuses what it found for this long, and gives a ping this long to answer. */
 const HEALTH_CACHE_MS = 5_000;
 const PING_TIMEOUT_MS = 2_000;
@@ -52,10 +51,7 @@ export class ManagedServer {
   private failure: { message: string; at: number } | undefined;
   private transport: TransportKind;
   private connecting: Promise<void> | undefined;
-  /** Attempts that failed in a row: they set the backoff. */
-  private failedAttempts = 0;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private nextAttemptAt = 0;
+  private readonly backoff: ReconnectBackoff;
   private health: { at: number; check: Promise<void> } | undefined;
   private readonly calls = new Set<CallInFlight>();
 
@@ -63,6 +59,9 @@ export class ManagedServer {
     this.spec = spec;
     this.options = options;
     this.transport = spec.type === 'stdio' ? 'stdio' : spec.type === 'sse' ? 'sse' : 'http';
+    this.backoff = new ReconnectBackoff(ms(options.settings.reconnectMaxDelaySeconds), () => {
+      if (!options.shutdown.aborted) void this.connect();
+    });
   }
 
   /** Tools of the current session; empty while the server is failed. */
@@ -108,7 +107,7 @@ export class ManagedServer {
       return;
     }
     if (this.connecting) await this.connecting;
-    else if (Date.now() >= this.nextAttemptAt) await this.connect();
+    else if (this.backoff.waitMs === 0) await this.connect();
   }
 
   /**
@@ -146,7 +145,7 @@ export class ManagedServer {
   }
 
   async close(): Promise<void> {
-    clearTimeout(this.retryTimer);
+    this.backoff.cancel();
     const connection = this.connection;
     this.connection = undefined;
     await this.connecting?.catch(() => undefined);
@@ -189,8 +188,7 @@ export class ManagedServer {
 
   /** One attempt at a time: whoever asks while one runs shares it. */
   private connect(): Promise<void> {
-    clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
+    this.backoff.cancel();
     this.connecting ??= this.attempt().finally(() => {
       this.connecting = undefined;
     });
@@ -226,7 +224,7 @@ export class ManagedServer {
       if (this.options.shutdown.aborted) throw new Error('the tool gateway was closed');
       this.connection = connection;
       this.failure = undefined;
-      this.failedAttempts = 0;
+      this.backoff.succeeded();
       this.health = undefined;
       this.options.logger.info('mcp server connected', {
         server: this.spec.name,
@@ -242,8 +240,7 @@ export class ManagedServer {
       if (this.options.shutdown.aborted) return;
       this.failure = { message: this.describe(error, deadline, 'did not connect and list its tools'), at: Date.now() };
       this.options.logger.warn('mcp server unavailable', { server: this.spec.name, transport: this.transport, error: this.failure.message });
-      this.failedAttempts++;
-      this.scheduleRetry();
+      this.backoff.attemptFailed();
     } finally {
       deadline.dispose();
     }
@@ -287,18 +284,7 @@ export class ManagedServer {
     this.health = undefined;
     this.options.logger.warn('mcp server connection failed', { server: this.spec.name, transport: this.transport, error: reason });
     void connection.close();
-    this.failedAttempts = 0;
-    this.scheduleRetry();
-  }
-
-  private scheduleRetry(): void {
-    if (this.options.shutdown.aborted) return;
-    const maximum = ms(this.options.settings.reconnectMaxDelaySeconds);
-    const delay = this.failedAttempts === 0 ? 0 : Math.min(FIRST_RETRY_MS * 2 ** (this.failedAttempts - 1), maximum);
-    this.nextAttemptAt = Date.now() + delay;
-    clearTimeout(this.retryTimer);
-    // unref: a pending retry never keeps a process (or a test) alive.
-    this.retryTimer = setTimeout(() => void this.connect(), delay).unref();
+    if (!this.options.shutdown.aborted) this.backoff.sessionBroke();
   }
 
   private requestContext(signal: AbortSignal): ServerRequestContext {
@@ -312,7 +298,7 @@ export class ManagedServer {
 
   private failureText(): string {
     if (!this.failure) return this.connecting ? 'connecting' : 'not connected yet';
-    const wait = this.nextAttemptAt - Date.now();
+    const wait = this.backoff.waitMs;
     const next = this.connecting ? 'reconnecting now' : wait > 0 ? `next attempt in ${Math.ceil(wait / 1000)} s` : 'reconnecting';
     return `${this.failure.message} (${next})`;
   }
