@@ -30,6 +30,8 @@ export type ManagedServerOptions = Omit<McpGatewayOptions, 'servers'> & { shutdo
 /** A health check reuses what it found for this long, and gives a ping this long to answer. */
 const HEALTH_CACHE_MS = 5_000;
 const PING_TIMEOUT_MS = 2_000;
+/** How long a listing waits for a server that is reconnecting. */
+const LISTING_WAIT_MS = 3_000;
 
 export interface CallInFlight {
   name: string;
@@ -106,8 +108,11 @@ export class ManagedServer {
       }
       return;
     }
-    if (this.connecting) await this.connecting;
-    else if (this.backoff.waitMs === 0) await this.connect();
+    // The first connection is waited for (connectTimeoutSeconds at most): without it there is no
+    // catalog. A reconnection runs in the background and gets a moment: a server that hangs
+    // must not hold up every turn; its tools come back with the next listing after it succeeds.
+    if (!this.failure) await (this.connecting ?? this.connect());
+    else if (this.connecting || this.backoff.waitMs === 0) await this.reconnectWithin(LISTING_WAIT_MS);
   }
 
   /**
