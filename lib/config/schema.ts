@@ -191,5 +191,11 @@ export const fileSchema = z.strictObject({
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'server names use letters, digits, _ . -'), z.unknown()).default({}),
 });
 
+/** Keys of earlier versions, and what to write instead: named in the error, not just "unknown". */
+export const RENAMED_KEYS: Readonly<Record<string, string>> = {
+  'tools.retryFailedAfterSeconds':
+    'a failed MCP server is now reconnected in the background with backoff; tools.reconnectMaxDelaySeconds (default 30) is the longest wait between attempts',
+};
+
 export type AgentFile = z.output<typeof fileSchema>;
 export type ToolPolicy = Pick<z.output<typeof stdioServerSchema>, 'allowTools' | 'denyTools' | 'requireApproval'>;

@@ -98,6 +98,10 @@ mcpServers:
     expect(config.mcpServers[1]).not.toHaveProperty('roots');
   });
 
+  it('says what replaced tools.retryFailedAfterSeconds', () => {
+    expect(failure('tools:\n  retryFailedAfterSeconds: 30')).toContain('tools.retryFailedAfterSeconds: this key was replaced: a failed MCP server is now reconnected in the background with backoff; tools.reconnectMaxDelaySeconds');
+  });
+
   it('refuses a root that is a URI of another scheme, and an unknown elicitation policy', () => {
     expect(failure('mcpServers:\n  files:\n    command: node\n    roots: ["https://example.com/x"]')).toContain('a root is a path or a file:// URI');
     expect(failure('tools:\n  elicitation: always')).toMatch(/tools\.elicitation/);
