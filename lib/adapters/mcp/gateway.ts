@@ -46,11 +46,18 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
     return inFlight;
   }
 
-  /** The model-facing name of every tool any server listed when last seen. */
+  /** The model-facing name of every tool any server listed when last seen; settled again only when a listing changed. */
+  let settled: { listings: string[][]; routes: Map<string, ToolRoute> } | undefined;
   function routes(): Map<string, ToolRoute> {
+    const listings = servers.map((server) => server.knownToolNames);
+    if (settled && listings.every((names, index) => names === settled!.listings[index])) return settled.routes;
+    const assigned = assignToolNames(servers.map((server, index) => ({ server: server.spec.name, tools: listings[index]! })));
     const byServer = new Map(servers.map((server) => [server.spec.name, server]));
-    const assigned = assignToolNames(servers.map((server) => ({ server: server.spec.name, tools: server.knownToolNames })));
-    return new Map(assigned.map((entry) => [entry.name, { server: byServer.get(entry.server)!, originalName: entry.originalName }]));
+    settled = {
+      listings,
+      routes: new Map(assigned.map((entry) => [entry.name, { server: byServer.get(entry.server)!, originalName: entry.originalName }])),
+    };
+    return settled.routes;
   }
 
   /** Servers in config order, tools in each server's order; only servers connected now. */
