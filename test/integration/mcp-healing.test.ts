@@ -4,11 +4,11 @@
  * against server-everything (which answers 400 "No valid session ID" for a forgotten session) and a
  * small server of ours that answers 404, as the spec says.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { ToolGateway } from '../../lib/core/ports.ts';
-import { freePort, gatewayOptions, PROJECT_ROOT, recordingLogger, startEverythingOverHttp, stopProcess } from '../support/mcp-servers.ts';
+import { freePort, gatewayOptions, PROJECT_ROOT, recordingLogger, startEverythingOverHttp, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
 
 const SESSION_SERVER = `${PROJECT_ROOT}test/fixtures/session-http-server.ts`;
 const call = (gateway: ToolGateway, name: string, args: Record<string, unknown> = {}) =>
@@ -23,12 +23,8 @@ afterEach(async () => {
 });
 
 async function startSessionServer(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [SESSION_SERVER], { env: { PATH: process.env['PATH'] ?? '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const { process: child } = await startFixtureOverHttp(SESSION_SERVER, {}, port);
   children.push(child);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.once('data', () => resolve());
-    child.once('exit', (code) => reject(new Error(`session fixture exited with ${code}`)));
-  });
   return child;
 }
 

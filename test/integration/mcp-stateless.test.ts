@@ -4,26 +4,18 @@
  * and one that also serves 2025 clients. Servers on 2025-11-25 (server-everything over Streamable
  * HTTP, stateful) keep their era: see mcp-everything.test.ts and mcp-healing.test.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { McpGatewayOptions, McpServerSpec } from '../../lib/adapters/mcp/types.ts';
 import type { ElicitationRequest, ToolGateway } from '../../lib/core/ports.ts';
-import { freePort, gatewayOptions, PROJECT_ROOT, startEverythingOverHttp, stopProcess } from '../support/mcp-servers.ts';
+import { gatewayOptions, PROJECT_ROOT, startEverythingOverHttp, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
 
 const STATELESS_SERVER = `${PROJECT_ROOT}test/fixtures/stateless-server.ts`;
 
 async function startStatelessServer(legacy: 'reject' | 'stateless'): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [STATELESS_SERVER], {
-    env: { PATH: process.env['PATH'] ?? '', PORT: String(port), LEGACY: legacy },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.once('data', () => resolve());
-    child.once('exit', (code) => reject(new Error(`stateless fixture exited with ${code}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
+  const { url, process: child } = await startFixtureOverHttp(STATELESS_SERVER, { LEGACY: legacy });
+  return { url, child };
 }
 
 describe.each([

@@ -79,6 +79,20 @@ export async function startEverythingOverHttp(mode: 'streamableHttp' | 'sse', po
   return { port, process: child };
 }
 
+/**
+ * One of our HTTP fixture servers (a `.ts` that listens on PORT and writes a line once it does) as
+ * a child process on a free port, or on `port` to stand in for a restarted one.
+ */
+export async function startFixtureOverHttp(entry: string, env: Record<string, string> = {}, port?: number): Promise<{ port: number; url: string; process: ChildProcess }> {
+  port ??= await freePort();
+  const child = spawn(process.execPath, [entry], { env: { PATH: process.env['PATH'] ?? '', PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
+  });
+  return { port, url: `http://127.0.0.1:${port}/mcp`, process: child };
+}
+
 export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
