@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RENAMED_KEYS } from './schema.ts';
 
 /** Turns zod issues into lines that name the key and say what is expected. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix: string, schema: z.ZodType): string {
@@ -8,9 +9,12 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix: string
       if (issue.code === 'unrecognized_keys') {
         const known = knownKeys(schema, issue.path);
         return issue.keys.map((key) => {
+          const path = [...base, key].join('.');
+          const renamed = RENAMED_KEYS[path];
+          if (renamed) return `${path}: this key was replaced: ${renamed}`;
           const hint = closest(key, known);
           const expected = known.length > 0 ? ` (known keys: ${known.join(', ')})` : '';
-          return `${[...base, key].join('.')}: unknown key${hint ? `, did you mean "${hint}"?` : ''}${expected}`;
+          return `${path}: unknown key${hint ? `, did you mean "${hint}"?` : ''}${expected}`;
         });
       }
       return [`${base.join('.') || '(top level)'}: ${issue.message}`];

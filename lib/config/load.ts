@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.ts';
@@ -88,15 +89,21 @@ function serverConfig(name: string, entry: unknown, source: string): McpServerCo
   if ('command' in fields || fields.type === 'stdio') {
     const { type: _stdio, cwd, ...server } = check(stdioServerSchema, entry, path, source);
     // A relative working directory is relative to agent.yml, and so are relative script paths by default.
-    return { name, type: 'stdio', ...server, cwd: resolve(dirname(source), cwd ?? '.') };
+    return { name, type: 'stdio', ...server, ...rootUris(server.roots, source), cwd: resolve(dirname(source), cwd ?? '.') };
   }
   if ('url' in fields) {
     const { type, ...server } = check(remoteServerSchema, entry, path, source);
-    return { name, type: type ?? 'auto', ...server };
+    return { name, type: type ?? 'auto', ...server, ...rootUris(server.roots, source) };
   }
   throw new ConfigError(
     `${source} is invalid:\n  - ${path}: give either "command" (a stdio server) or "url" (a Streamable HTTP or SSE server)`,
   );
+}
+
+/** Roots as MCP sends them: file:// URIs, a relative path taken from agent.yml's folder. */
+function rootUris(roots: string[] | undefined, source: string): { roots?: string[] } {
+  if (roots === undefined) return {};
+  return { roots: roots.map((root) => (root.startsWith('file://') ? root : pathToFileURL(resolve(dirname(source), root)).href)) };
 }
 
 function check<Schema extends z.ZodType>(schema: Schema, value: unknown, path: string, source: string): z.output<Schema> {

@@ -71,6 +71,13 @@ const modelSchema = z.strictObject({
   textToolCalls: boolean().default(false),
 });
 
+/**
+ * `decline` every elicitation; `defaults`: accept with the schema's default values when every
+ * required field has one, else decline; `ask`: hand it to the embedding code (which may ask a
+ * person), declining when there is none.
+ */
+const elicitationPolicy = z.enum(['decline', 'defaults', 'ask']);
+
 const toolsSchema = z.strictObject({
   callTimeoutSeconds: positiveSeconds().default(30),
   /** A tool result longer than this is cut, with a note saying so, before the model sees it. */
@@ -79,8 +86,13 @@ const toolsSchema = z.strictObject({
   maxResultBytes: positiveInt().default(1024 * 1024),
   catalogTtlSeconds: seconds().default(300),
   connectTimeoutSeconds: positiveSeconds().default(15),
-  /** A server that failed is tried again after this long, not on every request. */
-  retryFailedAfterSeconds: seconds().default(30),
+  /**
+   * A server that failed is reconnected in the background: at once after a working session broke,
+   * then after 1 s, 2 s, 4 s, ... up to this long between attempts.
+   */
+  reconnectMaxDelaySeconds: positiveSeconds().default(30),
+  /** What to answer a server's elicitation (a question for the user), unless its entry says otherwise. */
+  elicitation: elicitationPolicy.default('decline'),
   /** Calls of one model reply beyond this are answered "not executed". */
   maxCallsPerRound: positiveInt().default(16),
   /** Calls of one turn beyond this are answered "not executed". */
@@ -95,6 +107,24 @@ const toolsSchema = z.strictObject({
   /** OpenAI's limit on `tools` in one request. */
   maxOffered: positiveInt().default(128),
 });
+
+/** A filesystem root offered to a server: an absolute path, a path relative to agent.yml, or a file:// URI. */
+const rootEntry = z.string().min(1, 'a root must not be empty').refine(
+  (value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || value.startsWith('file://'),
+  'a root is a path or a file:// URI',
+);
+
+/** What the service offers a server as an MCP client (roots, elicitation, sampling, resource reads). */
+const clientFeatureFields = {
+  /** Declares the roots capability and answers roots/list with these; none: not declared. */
+  roots: z.array(rootEntry).optional(),
+  /** The embedding code may read this server's resources (resources/read); off by default. */
+  readResources: boolean().default(false),
+  /** Overrides tools.elicitation for this server. */
+  elicitation: elicitationPolicy.optional(),
+  /** Lets this server ask the agent's model for completions (sampling/createMessage); off by default. */
+  sampling: boolean().default(false),
+};
 
 /** What is offered and what needs a person's approval, per MCP server. */
 const toolPolicyFields = {
@@ -116,6 +146,7 @@ export const stdioServerSchema = z.strictObject({
   env: stringMap().default({}),
   cwd: z.string().optional(),
   ...toolPolicyFields,
+  ...clientFeatureFields,
 });
 
 export const remoteServerSchema = z.strictObject({
@@ -123,6 +154,7 @@ export const remoteServerSchema = z.strictObject({
   url: z.url(),
   headers: stringMap().default({}),
   ...toolPolicyFields,
+  ...clientFeatureFields,
 });
 
 export const fileSchema = z.strictObject({
@@ -209,6 +241,12 @@ export const fileSchema = z.strictObject({
   /** Checked entry by entry in load.ts, so each gets the message of its own kind (stdio or remote). */
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'server names use letters, digits, _ . -'), z.unknown()).default({}),
 });
+
+/** Keys of earlier versions, and what to write instead: named in the error, not just "unknown". */
+export const RENAMED_KEYS: Readonly<Record<string, string>> = {
+  'tools.retryFailedAfterSeconds':
+    'a failed MCP server is now reconnected in the background with backoff; tools.reconnectMaxDelaySeconds (default 30) is the longest wait between attempts',
+};
 
 export type AgentFile = z.output<typeof fileSchema>;
 export type ToolPolicy = Pick<z.output<typeof stdioServerSchema>, 'allowTools' | 'denyTools' | 'requireApproval'>;

@@ -77,9 +77,19 @@ export interface ToolCallOptions {
 export interface ToolServerStatus {
   name: string;
   transport: 'stdio' | 'http' | 'sse';
+  /** As found now: a connected server answered a ping within the last few seconds. */
   status: 'connected' | 'failed';
   toolCount: number;
   error?: string;
+  /** The MCP protocol revision negotiated with the server, once connected. */
+  protocolVersion?: string;
+  /** Tools the server listed that are not offered, and why (an invalid schema, say). */
+  skippedTools?: Array<{ name: string; reason: string }>;
+}
+
+export interface ResourceReadOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
 }
 
 export interface ToolGateway {
@@ -87,8 +97,55 @@ export interface ToolGateway {
   listTools(): Promise<ToolDefinition[]>;
   /** Throws on transport failures and timeouts; a tool's own failure is `ok: false`. */
   callTool(name: string, args: JsonObject, options: ToolCallOptions): Promise<ToolOutput>;
+  /**
+   * Reads one resource of one server (resources/read), rendered as text for the model: text
+   * contents as they are, binary contents described, never as base64. Only servers whose
+   * configuration allows it; like callTool, a server's own refusal is `ok: false` and a transport
+   * failure throws.
+   */
+  readResource?(server: string, uri: string, options: ResourceReadOptions): Promise<ToolOutput>;
   status(): Promise<ToolServerStatus[]>;
   close(): Promise<void>;
+}
+
+/**
+ * What a request from an MCP server to the client (elicitation, sampling) was made during: the
+ * server, and the tool calls running on it at that moment (usually the one that asked).
+ */
+export interface ServerRequestContext {
+  server: string;
+  toolCalls: Array<{ name: string; originalName: string; caller?: ToolCallOptions['caller'] }>;
+  /** Fires when the server cancels its request or the session ends. */
+  signal: AbortSignal;
+}
+
+/** An MCP elicitation (form mode): the server asks the user for values matching a flat schema. */
+export interface ElicitationRequest {
+  message: string;
+  /** A flat JSON Schema object: properties of type string, number, integer, boolean or enum. */
+  requestedSchema: JsonObject;
+}
+
+export type ElicitationResult =
+  | { action: 'accept'; content: { [field: string]: string | number | boolean | string[] } }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+/** An MCP sampling request: the server asks the client's model for a completion. */
+export interface SamplingRequest {
+  /** Non-text content (images, audio) arrives described in text. */
+  messages: Array<{ role: 'user' | 'assistant'; text: string }>;
+  systemPrompt?: string;
+  maxTokens: number;
+  temperature?: number;
+  stopSequences?: string[];
+}
+
+export interface SamplingResult {
+  text: string;
+  /** The model that answered. */
+  model: string;
+  stopReason?: string;
 }
 
 /** A conversation, scoped to its owner when authentication is on. */

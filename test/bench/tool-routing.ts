@@ -15,7 +15,7 @@ import { createScriptedModel, textReply } from '../../lib/testing/scripted-model
 const server = fileURLToPath(new URL('../fixtures/many-tools-server.ts', import.meta.url));
 const gateway = createMcpGateway({
   servers: [{ name: 'backoffice', type: 'stdio', command: process.execPath, args: [server], env: {} }],
-  settings: { connectTimeoutSeconds: 30, catalogTtlSeconds: 3_600, retryFailedAfterSeconds: 3_600, maxResultBytes: 1_048_576 },
+  settings: { connectTimeoutSeconds: 30, catalogTtlSeconds: 3_600, reconnectMaxDelaySeconds: 30, maxResultBytes: 1_048_576 },
   logger: silentLogger,
 });
 

@@ -67,7 +67,7 @@ const rows = [];
   const table = await startLocalTable();
   const gateway: ToolGateway = createMcpGateway({
     servers: [{ name: 'demo', type: 'stdio', command: 'node', args: [DEMO_SERVER], env: {} }],
-    settings: { connectTimeoutSeconds: 15, catalogTtlSeconds: 300, retryFailedAfterSeconds: 30, maxResultBytes: 1024 * 1024 },
+    settings: { connectTimeoutSeconds: 15, catalogTtlSeconds: 300, reconnectMaxDelaySeconds: 30, maxResultBytes: 1024 * 1024 },
     logger: silentLogger,
   });
   const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 1 });

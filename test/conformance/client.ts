@@ -10,7 +10,8 @@ import { createJsonLogger } from '../../lib/core/logger.ts';
 const url = process.argv.at(-1)!;
 const gateway = createMcpGateway({
   servers: [{ name: 'conformance', type: 'http', url, headers: {} }],
-  settings: { connectTimeoutSeconds: 10, catalogTtlSeconds: 60, retryFailedAfterSeconds: 60, maxResultBytes: 1024 * 1024 },
+  // Elicitation answered with the schema's defaults: what the elicitation scenarios check.
+  settings: { connectTimeoutSeconds: 10, catalogTtlSeconds: 60, reconnectMaxDelaySeconds: 60, maxResultBytes: 1024 * 1024, elicitation: 'defaults' },
   logger: createJsonLogger('warn'),
 });
 const tools = await gateway.listTools();

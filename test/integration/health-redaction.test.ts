@@ -33,7 +33,7 @@ describe('what health and tool messages reveal of the upstreams', () => {
 
   function build(steps: Parameters<typeof createScriptedModel>[0]) {
     const config = parseConfig(
-      [`model: { baseURL: "${MODEL_URL}", name: gpt-4o-mini }`, 'tools: { connectTimeoutSeconds: 20, retryFailedAfterSeconds: 3600 }', 'mcpServers:', `  tickets: { type: http, url: "${server.url}" }`].join('\n'),
+      [`model: { baseURL: "${MODEL_URL}", name: gpt-4o-mini }`, 'tools: { connectTimeoutSeconds: 20, reconnectMaxDelaySeconds: 3600 }', 'mcpServers:', `  tickets: { type: http, url: "${server.url}" }`].join('\n'),
       { source: 'test.yml', environment: { OPENAI_API_KEY: 'sk-test' } },
     );
     const logger = recordingLogger();

@@ -53,7 +53,7 @@ describe.each(SETUPS)('the MCP gateway with server-everything over %s', (_transp
       parameters: { type: 'object', properties: { message: expect.any(Object) } },
     });
     expect(await gateway.status()).toEqual([
-      { name: 'everything', transport: setup.transport, status: 'connected', toolCount: tools.length },
+      { name: 'everything', transport: setup.transport, status: 'connected', toolCount: tools.length, protocolVersion: '2025-11-25' },
     ]);
   });
 

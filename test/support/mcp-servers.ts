@@ -43,7 +43,7 @@ export function gatewayOptions(
     settings: {
       connectTimeoutSeconds: 20,
       catalogTtlSeconds: 3_600,
-      retryFailedAfterSeconds: 3_600,
+      reconnectMaxDelaySeconds: 60,
       maxResultBytes: 1024 * 1024,
       ...settings,
     },
@@ -63,8 +63,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** server-everything in an HTTP mode on a free port; resolves once the port accepts connections. */
-export async function startEverythingOverHttp(mode: 'streamableHttp' | 'sse'): Promise<{ port: number; process: ChildProcess }> {
-  const port = await freePort();
+export async function startEverythingOverHttp(mode: 'streamableHttp' | 'sse', port?: number): Promise<{ port: number; process: ChildProcess }> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING_ENTRY, mode], {
     env: { PATH: process.env['PATH'] ?? '', PORT: String(port), GZIP_ALLOWED_DOMAINS: 'localhost' },
     // It logs every request to stdout; nobody needs to read that.
@@ -77,6 +77,20 @@ export async function startEverythingOverHttp(mode: 'streamableHttp' | 'sse'): P
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { port, process: child };
+}
+
+/**
+ * One of our HTTP fixture servers (a `.ts` that listens on PORT and writes a line once it does) as
+ * a child process on a free port, or on `port` to stand in for a restarted one.
+ */
+export async function startFixtureOverHttp(entry: string, env: Record<string, string> = {}, port?: number): Promise<{ port: number; url: string; process: ChildProcess }> {
+  port ??= await freePort();
+  const child = spawn(process.execPath, [entry], { env: { PATH: process.env['PATH'] ?? '', PORT: String(port), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
+  });
+  return { port, url: `http://127.0.0.1:${port}/mcp`, process: child };
 }
 
 export async function stopProcess(child: ChildProcess | undefined): Promise<void> {

@@ -19,7 +19,7 @@ const failure = (text: string, environment: NodeJS.ProcessEnv = {}) => {
 };
 
 /** A server's tool policy when agent.yml gives none: everything offered, nothing needs approval. */
-const NO_POLICY = { denyTools: [], requireApproval: 'never' };
+const NO_POLICY = { denyTools: [], requireApproval: 'never', readResources: false, sampling: false };
 
 describe('parseConfig', () => {
   it('fills every default from an empty file, with the original system prompt', () => {
@@ -28,7 +28,16 @@ describe('parseConfig', () => {
     expect(config).toMatchObject({
       maxRounds: 8,
       model: { name: 'gpt-4o-mini', baseURL: 'https://api.openai.com/v1', temperature: 0.7, timeoutSeconds: 60, maxRetries: 2, textToolCalls: false, configured: false, offlineStandIn: false },
-      tools: { callTimeoutSeconds: 30, maxOutputChars: 16_000, maxResultBytes: 1_048_576, maxCallsPerRound: 16, maxCallsPerTurn: 64, maxConcurrentCalls: 8 },
+      tools: {
+        callTimeoutSeconds: 30,
+        maxOutputChars: 16_000,
+        maxResultBytes: 1_048_576,
+        maxCallsPerRound: 16,
+        maxCallsPerTurn: 64,
+        maxConcurrentCalls: 8,
+        reconnectMaxDelaySeconds: 30,
+        elicitation: 'decline',
+      },
       approvals: { ttlSeconds: 86_400 },
       turn: { timeoutSeconds: 300, reserveSeconds: 3, leaseMarginSeconds: 10 },
       history: { maxTokens: 16_000 },
@@ -40,7 +49,7 @@ describe('parseConfig', () => {
   it('reads the bundled agent.yml with the demo server over stdio', () => {
     const config = loadConfig({ path: 'agent.yml', environment: {} });
     expect(config.mcpServers).toEqual([
-      { name: 'demo', type: 'stdio', command: 'node', args: ['lib/demo/server.ts'], env: {}, cwd: process.cwd(), denyTools: [], requireApproval: 'never' },
+      { name: 'demo', type: 'stdio', command: 'node', args: ['lib/demo/server.ts'], env: {}, cwd: process.cwd(), ...NO_POLICY },
     ]);
     expect(config.conversation.tableName).toBe('mcp-agent-conversations');
   });
@@ -61,6 +70,41 @@ mcpServers:
       { name: 'legacy', type: 'sse', url: 'https://old.example.com/sse', headers: {}, ...NO_POLICY },
       { name: 'explicit-http', type: 'http', url: 'https://new.example.com/mcp', headers: {}, ...NO_POLICY },
     ]);
+  });
+
+  it('reads what a server is offered as a client: roots as file:// URIs (paths from agent.yml), elicitation, sampling, resource reads', () => {
+    const config = parse(`
+tools:
+  elicitation: defaults
+mcpServers:
+  files:
+    command: node
+    args: [server.js]
+    roots: [/srv/shared, data, "file:///already/a/uri"]
+    readResources: true
+    sampling: true
+  tickets:
+    url: https://mcp.example.com/mcp
+    elicitation: ask
+`);
+
+    expect(config.tools.elicitation).toBe('defaults');
+    expect(config.mcpServers[0]).toMatchObject({
+      roots: ['file:///srv/shared', 'file:///etc/agent/data', 'file:///already/a/uri'],
+      readResources: true,
+      sampling: true,
+    });
+    expect(config.mcpServers[1]).toMatchObject({ elicitation: 'ask', readResources: false, sampling: false });
+    expect(config.mcpServers[1]).not.toHaveProperty('roots');
+  });
+
+  it('says what replaced tools.retryFailedAfterSeconds', () => {
+    expect(failure('tools:\n  retryFailedAfterSeconds: 30')).toContain('tools.retryFailedAfterSeconds: this key was replaced: a failed MCP server is now reconnected in the background with backoff; tools.reconnectMaxDelaySeconds');
+  });
+
+  it('refuses a root that is a URI of another scheme, and an unknown elicitation policy', () => {
+    expect(failure('mcpServers:\n  files:\n    command: node\n    roots: ["https://example.com/x"]')).toContain('a root is a path or a file:// URI');
+    expect(failure('tools:\n  elicitation: always')).toMatch(/tools\.elicitation/);
   });
 
   it('lets CONVERSATIONS_TABLE override the table name', () => {

@@ -89,4 +89,29 @@ describe('renderToolResult', () => {
 
     expect(renderToolResult(result)).toBe('Here is the chart:\n[image: image/jpeg, 4 bytes base64]\n[resource link: data <demo://data>]');
   });
+
+  it('describes base64 in structured content instead of sending it: bare strings, data: URIs and image blocks', () => {
+    const base64 = Buffer.alloc(3_000, 9).toString('base64');
+    const result: CallToolResult = {
+      content: [{ type: 'image', data: base64, mimeType: 'image/png' }],
+      structuredContent: {
+        title: 'chart',
+        raw: base64,
+        preview: `data:image/jpeg;base64,${base64}`,
+        blocks: [{ type: 'image', data: base64, mimeType: 'image/webp' }],
+        sentence: 'A long sentence is kept as it is. '.repeat(20),
+      },
+    };
+
+    const text = renderToolResult(result);
+
+    expect(text).not.toContain(base64.slice(0, 40));
+    expect(JSON.parse(text.slice(text.indexOf('\n') + 1))).toEqual({
+      title: 'chart',
+      raw: `[base64 data, ${base64.length} characters, not shown]`,
+      preview: `[image/jpeg, ${base64.length} characters of base64, not shown]`,
+      blocks: [`[image: image/webp, ${base64.length} bytes base64]`],
+      sentence: 'A long sentence is kept as it is. '.repeat(20),
+    });
+  });
 });

@@ -118,7 +118,7 @@ describe('createMcpGateway', () => {
     expect(listed.map((tool) => tool.name)).toEqual(['alpha', 'beta', 'gamma', 'delta', 'epsilon']);
     expect(status).toEqual([
       { name: 'missing', transport: 'stdio', status: 'failed', toolCount: 0, error: expect.stringContaining('ENOENT') },
-      { name: 'working', transport: 'stdio', status: 'connected', toolCount: 5 },
+      { name: 'working', transport: 'stdio', status: 'connected', toolCount: 5, protocolVersion: '2025-11-25' },
     ]);
     expect(logger.entries).toContainEqual(
       expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ server: 'missing' }) }),
@@ -126,22 +126,21 @@ describe('createMcpGateway', () => {
     expect(JSON.stringify(logger.entries)).not.toContain('do-not-log-this-value');
   });
 
-  it('retries a failed server on a later listTools() only once tools.retryFailedAfterSeconds has passed', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
+  it('reconnects a server that failed to start in the background, without waiting for a listTools()', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'mcp-gateway-'));
     const workingDirectory = join(parent, 'created-later');
     try {
-      const gateway = startGateway([{ ...fixtureServer('late'), cwd: workingDirectory }], { retryFailedAfterSeconds: 60 });
+      const gateway = startGateway([{ ...fixtureServer('late'), cwd: workingDirectory }], { reconnectMaxDelaySeconds: 2 });
       expect(await gateway.listTools()).toEqual([]);
+      const [failed] = await gateway.status();
+      expect(failed).toMatchObject({ status: 'failed', error: expect.stringMatching(/ENOENT|no such file/) });
 
       mkdirSync(workingDirectory);
-      vi.setSystemTime(Date.now() + 30_000);
-      expect(await gateway.listTools()).toEqual([]);
-      vi.setSystemTime(Date.now() + 31_000);
-      const listed = await gateway.listTools();
 
-      expect(listed).toHaveLength(5);
-      expect((await gateway.status())[0]?.status).toBe('connected');
+      // Backoff of 1 s, 2 s, 2 s, ...: the status (which never reconnects by itself more often
+      // than the backoff allows) turns connected on its own.
+      await vi.waitFor(async () => expect((await gateway.status())[0]?.status).toBe('connected'), { timeout: 20_000, interval: 200 });
+      expect(await gateway.listTools()).toHaveLength(5);
     } finally {
       rmSync(parent, { recursive: true, force: true });
     }
@@ -154,7 +153,7 @@ describe('createMcpGateway', () => {
 
     expect(listed).toEqual([]);
     expect(await gateway.status()).toEqual([
-      { name: 'hanging', transport: 'stdio', status: 'failed', toolCount: 0, error: 'did not connect and list its tools within 1000 ms' },
+      { name: 'hanging', transport: 'stdio', status: 'failed', toolCount: 0, error: expect.stringMatching(/^did not connect and list its tools within 1000 ms \((next attempt in \d s|reconnecting now)\)$/) },
     ]);
   });
 
@@ -197,24 +196,47 @@ describe('createMcpGateway', () => {
     ]);
   });
 
-  it('marks a server whose process exits as failed and reconnects it after tools.retryFailedAfterSeconds', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
+  it('reconnects a server whose process exits at once: a call waits for it, and no name changes', async () => {
     const logger = recordingLogger();
-    const gateway = startGateway([fixtureServer('fragile', { FIXTURE_TOOLS: '["exit","echo"]' })], { retryFailedAfterSeconds: 60 }, logger);
-    await gateway.listTools();
+    const gateway = startGateway([
+      fixtureServer('fragile', { FIXTURE_TOOLS: '["exit","echo"]', FIXTURE_LABEL: 'fragile' }),
+      fixtureServer('steady', { FIXTURE_TOOLS: '["echo"]', FIXTURE_LABEL: 'steady' }),
+    ], {}, logger);
+    const namesBefore = (await gateway.listTools()).map((tool) => tool.name);
     const { answer: before } = await callText(gateway, 'exit');
+    await vi.waitFor(() => expect(logger.entries).toContainEqual(expect.objectContaining({ message: 'mcp server connection failed' })));
 
-    await vi.waitFor(async () => expect((await gateway.status())[0]?.status).toBe('failed'));
-    expect(await gateway.listTools()).toEqual([]);
-    await expect(gateway.callTool('echo', {}, { signal: noSignal(), timeoutMs: 1_000 })).rejects.toMatchObject({
-      code: 'tool_unknown',
-    });
-    vi.setSystemTime(Date.now() + 61_000);
-    expect(await gateway.listTools()).toHaveLength(2);
-    const { answer: after } = await callText(gateway, 'echo');
+    const { answer: after } = await callText(gateway, 'fragile__echo');
 
+    expect(after).toMatchObject({ calledAs: 'echo', label: 'fragile' });
     expect(after.pid).not.toBe(before.pid);
-    expect(logger.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'mcp server connection closed' }));
+    expect(namesBefore).toEqual(['exit', 'fragile__echo', 'steady__echo']);
+    expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(namesBefore);
+  });
+
+  it('keeps the names of a server whose colliding twin is down', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'mcp-gateway-'));
+    const firstDirectory = join(parent, 'first');
+    mkdirSync(firstDirectory);
+    try {
+      const gateway = startGateway([
+        { ...fixtureServer('first', { FIXTURE_TOOLS: '["echo","exit"]', FIXTURE_LABEL: 'first' }), cwd: firstDirectory },
+        fixtureServer('second', { FIXTURE_TOOLS: '["echo"]', FIXTURE_LABEL: 'second' }),
+      ]);
+      expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(['first__echo', 'exit', 'second__echo']);
+
+      // "first" exits and cannot start again (its working directory is gone).
+      rmSync(firstDirectory, { recursive: true });
+      await callText(gateway, 'exit');
+      await vi.waitFor(async () => expect((await gateway.status())[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/ENOENT|closed/) }), { timeout: 10_000 });
+      const whileDown = (await gateway.listTools()).map((tool) => tool.name);
+
+      expect(whileDown).toEqual(['second__echo']);
+      expect((await callText(gateway, 'second__echo')).answer).toMatchObject({ label: 'second' });
+      await expect(gateway.callTool('first__echo', {}, { signal: noSignal(), timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'tool_server_unavailable' });
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 
   it('connects lazily: nothing starts before the first listTools() or status()', async () => {
@@ -225,7 +247,7 @@ describe('createMcpGateway', () => {
 
     const status = await gateway.status();
 
-    expect(status).toEqual([{ name: 'lazy', transport: 'stdio', status: 'connected', toolCount: 5 }]);
+    expect(status).toEqual([{ name: 'lazy', transport: 'stdio', status: 'connected', toolCount: 5, protocolVersion: '2025-11-25' }]);
   });
 
   it("passes a stdio server's stderr to the debug log, never to stdout", async () => {
@@ -293,7 +315,7 @@ describe('createMcpGateway over HTTP', () => {
     const tools = await gateway.listTools();
 
     expect(tools.map((tool) => tool.name)).toEqual(['whoami']);
-    expect(await gateway.status()).toEqual([{ name: 'remote', transport: 'sse', status: 'connected', toolCount: 1 }]);
+    expect(await gateway.status()).toEqual([{ name: 'remote', transport: 'sse', status: 'connected', toolCount: 1, protocolVersion: '2025-11-25' }]);
     expect(httpServer.requests[0]).toMatchObject({ method: 'POST', path: '/sse' });
   });
 
@@ -308,7 +330,7 @@ describe('createMcpGateway over HTTP', () => {
     await expect(call).rejects.toMatchObject({ code: 'tool_transport_failed' });
     // The transport's own words, for the log (health and tool messages leave them out).
     expect(await gateway.status()).toEqual([
-      { name: 'remote', transport: 'http', status: 'failed', toolCount: 0, error: expect.stringContaining('fetch failed') },
+      { name: 'remote', transport: 'http', status: 'failed', toolCount: 0, error: expect.stringMatching(/fetch failed|ECONNREFUSED/) },
     ]);
   });
 });

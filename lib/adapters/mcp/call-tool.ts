@@ -5,6 +5,8 @@ import type { JsonObject, ToolCallOptions, ToolOutput } from '../../core/ports.t
 import { RESULT_TOO_LARGE, type ResultTooLargeData } from './bounded/oversize.ts';
 import type { ServerConnection } from './connect.ts';
 import { renderToolResult } from './content.ts';
+import { isSessionExpired } from './session-expired.ts';
+import { callStatelessTool } from './stateless/input-required.ts';
 import { ToolCallError } from './errors.ts';
 
 export interface CallTarget {
@@ -12,6 +14,8 @@ export interface CallTarget {
   name: string;
   server: string;
   originalName: string;
+  /** Runs only as an MCP task (execution.taskSupport: "required"). */
+  requiresTask?: boolean;
 }
 
 /**
@@ -37,15 +41,20 @@ export async function callServerTool(
   const forward = () => controller.abort(options.signal.reason);
   options.signal.addEventListener('abort', forward, { once: true });
   try {
-    const result = await connection.client.callTool({ name: target.originalName, arguments: args, ...callerMeta(options.caller) }, undefined, {
-      signal: controller.signal,
-      timeout: options.timeoutMs,
-    });
+    const params = { name: target.originalName, arguments: args, ...callerMeta(options.caller) };
+    const requestOptions = { signal: controller.signal, timeout: options.timeoutMs };
+    const result = target.requiresTask
+      ? await callAsTask(connection, params, controller, options.timeoutMs)
+      : connection.era === 'stateless'
+        ? await callStatelessTool(connection, params, requestOptions)
+        : await connection.client.callTool(params, undefined, requestOptions);
     // Servers of protocol 2024-10-07 and older answer { toolResult } instead of content blocks.
     if (!('content' in result) && 'toolResult' in result) return { ok: true, text: JSON.stringify(result.toolResult) };
     return { ok: result.isError !== true, text: renderToolResult(result as CallToolResult) };
   } catch (error) {
     if (controller.signal.aborted) throw aborted(target, error, controller.signal.reason);
+    // The server forgot the session: the caller renews it and sends the call again (managed-server.ts).
+    if (isSessionExpired(error)) throw error;
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       throw new ToolCallError('tool_timeout', `Tool "${target.name}" did not answer within ${options.timeoutMs} ms.`, {
         cause: error,
@@ -77,6 +86,47 @@ function callerMeta(caller: ToolCallOptions['caller']): { _meta?: Record<string,
       [CALLER_META_KEYS.conversationId]: caller.conversationId,
     },
   };
+}
+
+/**
+ * A tool that runs only as an MCP task: tools/call creates the task, tasks/get polls it (at the
+ * interval the server asks for), tasks/result fetches its result. The SDK times each of those
+ * requests alone, so the call's own timeout is kept here over all of them; a task still running
+ * when it ends is cancelled on the server, best effort.
+ */
+async function callAsTask(
+  connection: ServerConnection,
+  params: { name: string; arguments: JsonObject },
+  controller: AbortController,
+  timeoutMs: number,
+): Promise<CallToolResult> {
+  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  let taskId: string | undefined;
+  let finished = false;
+  try {
+    const stream = connection.client.experimental.tasks.callToolStream(params, undefined, {
+      signal: controller.signal,
+      timeout: timeoutMs,
+      task: {},
+    });
+    for await (const message of stream) {
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      if (message.type === 'result') {
+        finished = true;
+        return message.result as CallToolResult;
+      }
+      if (message.type === 'error') {
+        finished = true;
+        throw message.error;
+      }
+    }
+    throw new McpError(ErrorCode.InternalError, 'the task ended without a result');
+  } finally {
+    clearTimeout(timer);
+    if (taskId !== undefined && !finished) {
+      void connection.client.experimental.tasks.cancelTask(taskId, { timeout: 2_000 }).catch(() => undefined);
+    }
+  }
 }
 
 /** The result was dropped while it arrived (lib/adapters/mcp/bounded/): the session is intact. */

@@ -7,11 +7,15 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { createBoundedFetch } from './bounded/fetch.ts';
 import { BoundedStdioClientTransport } from './bounded/stdio.ts';
+import { schemaValidator } from './schema/compile.ts';
+import { registerAnswers, type ServerRequestAnswers } from './server-requests.ts';
+import { EraNegotiation, STATELESS_PROTOCOL_VERSION } from './stateless/envelope.ts';
+import { NegotiatingTransport } from './stateless/negotiating-transport.ts';
 import { logStderrLines } from './stderr.ts';
 import type { McpServerSpec, TransportKind } from './types.ts';
 
@@ -20,6 +24,12 @@ export const CLIENT_INFO = { name: 'mcp-agent-service', version: '0.1.0' };
 export interface ServerConnection {
   client: Client;
   transport: TransportKind;
+  /** The protocol revision agreed with the server. */
+  protocolVersion: string | undefined;
+  /** Stateless (2026-07-28, no session; results may ask for input) or stateful (2025-11-25 and older). */
+  era: 'stateless' | 'stateful';
+  /** How requests of the server are answered (in the stateless era, inside its results). */
+  answers: ServerRequestAnswers;
   close(): Promise<void>;
 }
 
@@ -33,6 +43,10 @@ export interface ConnectOptions {
   onToolsChanged(): void;
   /** The session ended (process exit, dropped stream, or our own close). */
   onClosed(): void;
+  /** What the client declares (roots, elicitation, sampling: server-requests.ts). */
+  capabilities: ClientCapabilities;
+  /** How it answers the requests a server may send under those capabilities. */
+  answers: ServerRequestAnswers;
 }
 
 /** Connects and initializes; `auto` tries Streamable HTTP first, then legacy SSE. */
@@ -61,19 +75,24 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
 
 async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOptions): Promise<ServerConnection> {
   const transport = createTransport(spec, kind, options);
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  // The same JSON Schema compiler that judged the tools checks their structured results.
+  const client = new Client(CLIENT_INFO, { capabilities: options.capabilities, jsonSchemaValidator: schemaValidator });
+  registerAnswers(client, options.answers);
+  const negotiated = recordProtocolVersion(transport);
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
   client.onclose = () => options.onClosed();
   client.onerror = (error) => options.logger.debug('mcp transport error', { server: spec.name, error: error.message });
 
   const close = async (): Promise<void> => {
-    if (transport instanceof StreamableHTTPClientTransport) await endHttpSession(transport);
+    if (transport instanceof NegotiatingTransport) await endHttpSession(transport.streamableHttp);
     await client.close().catch(() => undefined);
   };
   try {
     // transport.start() takes no signal (an SSE GET may hang), hence the race.
     await untilAborted(client.connect(transport, { signal: options.signal }), options.signal);
-    return { client, transport: kind, close };
+    const stateless = transport instanceof NegotiatingTransport && transport.era === 'stateless';
+    const protocolVersion = stateless ? STATELESS_PROTOCOL_VERSION : negotiated();
+    return { client, transport: kind, protocolVersion, era: stateless ? 'stateless' : 'stateful', answers: options.answers, close };
   } catch (error) {
     await client.close().catch(() => undefined);
     throw error;
@@ -100,9 +119,21 @@ function createTransport(spec: McpServerSpec, kind: TransportKind, options: Conn
   const url = new URL(spec.url);
   // Every response body the transport reads messages from is bounded as it arrives.
   const fetch = createBoundedFetch(bounds);
-  return kind === 'sse'
-    ? new SSEClientTransport(url, { requestInit, fetch })
-    : new StreamableHTTPClientTransport(url, { requestInit, fetch });
+  if (kind === 'sse') return new SSEClientTransport(url, { requestInit, fetch });
+  // Streamable HTTP speaks either era; which one is settled by the first request (stateless/).
+  const negotiation = new EraNegotiation(CLIENT_INFO, options.capabilities);
+  return new NegotiatingTransport(new StreamableHTTPClientTransport(url, { requestInit, fetch: negotiation.wrapFetch(fetch) }), negotiation);
+}
+
+/** The client hands the negotiated version to transports that take it; stdio does not, so ask all. */
+function recordProtocolVersion(transport: Transport): () => string | undefined {
+  let version: string | undefined;
+  const original = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (negotiated: string) => {
+    version = negotiated;
+    original?.(negotiated);
+  };
+  return () => version;
 }
 
 /** Ends the server-side session politely (HTTP DELETE), without letting a dead server stall us. */

@@ -7,6 +7,7 @@ import { AgentError } from '../../core/errors.ts';
 
 export type ToolCallErrorCode =
   | 'tool_unknown'
+  | 'resource_not_allowed'
   | 'tool_server_unavailable'
   | 'tool_timeout'
   | 'tool_aborted'

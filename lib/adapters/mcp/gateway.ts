@@ -1,15 +1,21 @@
 /**
  * The MCP tool gateway: every configured server behind one `ToolGateway`. Servers connect lazily
- * and in parallel on the first listTools()/status(); each keeps its own cached catalog (see
- * managed-server.ts), and a server that is down costs only its own tools.
+ * and in parallel on the first listTools()/status(); each keeps its own cached catalog and heals
+ * its own connection (see managed-server.ts), and a server that is down costs only its own tools.
+ *
+ * Names are assigned over the tools each server listed when last seen, not over the servers
+ * connected at this moment: a name never changes because another server dropped out, and a call
+ * to a tool of a server that is reconnecting waits briefly for it instead of being "unknown".
  */
-import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonObject, ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports.ts';
+import { ConfigError } from '../../core/errors.ts';
+import type { ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports.ts';
 import { callServerTool } from './call-tool.ts';
 import { ToolCallError } from './errors.ts';
-import { ManagedServer } from './managed-server.ts';
+import { ManagedServer, ServerUnavailable } from './managed-server.ts';
 import { assignToolNames } from './names.ts';
+import { readServerResource } from './read-resource.ts';
+import { isSessionExpired } from './session-expired.ts';
 import type { McpGatewayOptions } from './types.ts';
 
 interface ToolRoute {
@@ -17,14 +23,14 @@ interface ToolRoute {
   originalName: string;
 }
 
-const EMPTY_SCHEMA: JsonObject = { type: 'object', properties: {} };
+/** How long a call waits for a server that is reconnecting (never longer than the call's timeout). */
+const RECONNECT_WAIT_MS = 5_000;
 
 export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
   assertDistinctServerNames(options);
   const { servers: specs, ...serverOptions } = options;
   const shutdown = new AbortController();
   const servers = specs.map((spec) => new ManagedServer(spec, { ...serverOptions, shutdown: shutdown.signal }));
-  let routes = new Map<string, ToolRoute>();
   let started = false;
   let inFlight: Promise<ToolDefinition[]> | undefined;
 
@@ -40,62 +46,93 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
     return inFlight;
   }
 
-  /** Servers in config order, tools in each server's order; names settled over the whole catalog. */
+  /** The model-facing name of every tool any server listed when last seen; settled again only when a listing changed. */
+  let settled: { listings: string[][]; routes: Map<string, ToolRoute> } | undefined;
+  function routes(): Map<string, ToolRoute> {
+    const listings = servers.map((server) => server.knownToolNames);
+    if (settled && listings.every((names, index) => names === settled!.listings[index])) return settled.routes;
+    const assigned = assignToolNames(servers.map((server, index) => ({ server: server.spec.name, tools: listings[index]! })));
+    const byServer = new Map(servers.map((server) => [server.spec.name, server]));
+    settled = {
+      listings,
+      routes: new Map(assigned.map((entry) => [entry.name, { server: byServer.get(entry.server)!, originalName: entry.originalName }])),
+    };
+    return settled.routes;
+  }
+
+  /** Servers in config order, tools in each server's order; only servers connected now. */
   function buildCatalog(): ToolDefinition[] {
-    const assigned = assignToolNames(
-      servers.map((server) => ({ server: server.spec.name, tools: server.listedTools.map((tool) => tool.name) })),
-    );
-    const nameOf = new Map(assigned.map((entry) => [`${entry.server}\u0000${entry.originalName}`, entry.name]));
-    const nextRoutes = new Map<string, ToolRoute>();
+    const nameOf = new Map([...routes()].map(([name, route]) => [`${route.server.spec.name}\u0000${route.originalName}`, name]));
     const definitions: ToolDefinition[] = [];
     for (const server of servers) {
-      for (const tool of server.listedTools) {
-        const name = nameOf.get(`${server.spec.name}\u0000${tool.name}`) ?? tool.name;
-        nextRoutes.set(name, { server, originalName: tool.name });
+      for (const { tool, parameters } of server.listedTools) {
         definitions.push({
-          name,
+          name: nameOf.get(`${server.spec.name}\u0000${tool.name}`) ?? tool.name,
           description: tool.description ?? '',
-          parameters: (tool.inputSchema as JsonObject | undefined) ?? EMPTY_SCHEMA,
+          parameters,
           server: server.spec.name,
           originalName: tool.name,
           ...annotationsOf(tool),
         });
       }
     }
-    routes = nextRoutes;
     return definitions;
+  }
+
+  function serverNamed(name: string): ManagedServer {
+    const server = servers.find((candidate) => candidate.spec.name === name);
+    if (!server) throw new ToolCallError('tool_unknown', `There is no MCP server named "${name}".`);
+    return server;
   }
 
   return {
     listTools: refresh,
 
     async status(): Promise<ToolServerStatus[]> {
-      // The first call connects; later ones report without reconnecting (listTools() retries).
+      // The first call connects; later ones check each server (pinged, cached a few seconds).
       if (!started) await refresh();
       else if (inFlight) await inFlight;
+      await Promise.allSettled(servers.map((server) => server.checkHealth()));
       return servers.map((server) => server.status());
     },
 
     async callTool(name, args, callOptions): Promise<ToolOutput> {
       if (!started) await refresh();
-      const route = routes.get(name);
+      const route = routes().get(name);
       if (!route) throw new ToolCallError('tool_unknown', `Unknown tool "${name}": no connected MCP server offers it.`);
-      const session = route.server.session;
-      if ('unavailable' in session) {
-        // Why it is not (logged when it failed) may quote the server: not for the model's eyes.
-        throw new ToolCallError(
-          'tool_server_unavailable',
-          `Tool "${name}" is unavailable: its MCP server "${route.server.spec.name}" is not connected (the service log has the details).`,
-        );
-      }
-      const target = { name, server: route.server.spec.name, originalName: route.originalName };
+      const server = route.server;
+      const waitMs = Math.min(RECONNECT_WAIT_MS, callOptions.timeoutMs);
+      const call = { name, originalName: route.originalName, ...(callOptions.caller ? { caller: callOptions.caller } : {}) };
       try {
-        return await callServerTool(session.connection, target, args, callOptions);
+        return await server.run(async (connection) => {
+          const listed = server.listedTools.find((entry) => entry.tool.name === route.originalName);
+          if (!listed) throw new ToolCallError('tool_unknown', `Unknown tool "${name}": its MCP server "${server.spec.name}" no longer lists it.`);
+          const target = { name, server: server.spec.name, originalName: route.originalName, requiresTask: listed.requiresTask };
+          try {
+            return await callServerTool(connection, target, args, callOptions);
+          } catch (error) {
+            if (error instanceof ToolCallError && error.code === 'tool_transport_failed') await server.drop(connection, error.message);
+            throw error;
+          }
+        }, waitMs, call);
       } catch (error) {
-        if (error instanceof ToolCallError && error.code === 'tool_transport_failed') {
-          await route.server.drop(session.connection, errorMessage(error.cause ?? error));
-        }
-        throw error;
+        throw asToolCallError(error, name, server.spec.name);
+      }
+    },
+
+    async readResource(serverName, uri, readOptions): Promise<ToolOutput> {
+      if (!started) await refresh();
+      const server = serverNamed(serverName);
+      if (server.spec.readResources !== true) {
+        throw new ToolCallError('resource_not_allowed', `Reading resources of the MCP server "${serverName}" is not allowed (readResources is off).`);
+      }
+      try {
+        return await server.run(
+          (connection) => readServerResource(connection, { server: serverName, uri }, readOptions),
+          Math.min(RECONNECT_WAIT_MS, readOptions.timeoutMs),
+        );
+      } catch (error) {
+        throw asToolCallError(error, `resources/read ${uri}`, serverName);
       }
     },
 
@@ -105,6 +142,18 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
       await Promise.allSettled(servers.map((server) => server.close()));
     },
   };
+}
+
+/** Whatever ended a call without an answer, worded for the model. */
+function asToolCallError(error: unknown, name: string, server: string): unknown {
+  if (error instanceof ServerUnavailable) {
+    // Why it is not (a refusal's body may quote a token) is logged, never told to the model.
+    return new ToolCallError('tool_server_unavailable', `Tool "${name}" is unavailable: its MCP server "${server}" is not connected (the service log has the details).`, { cause: error });
+  }
+  if (isSessionExpired(error)) {
+    return new ToolCallError('tool_transport_failed', `Tool "${name}" got no answer: the MCP server "${server}" refused its new session too.`, { cause: error });
+  }
+  return error;
 }
 
 function assertDistinctServerNames(options: McpGatewayOptions): void {

@@ -1,57 +1,89 @@
 /**
  * One configured MCP server over the life of a warm process.
  *
- *   (not started) ─connect + list ok─▶ connected ─transport closed, list or call broke─▶ failed
- *         └────────connect or list fails───────────────────────────────────────────────▶ failed
- *   failed ─a refresh() once tools.retryFailedAfterSeconds have passed─▶ connect again
+ *   (not started) ─connect + list ok─▶ connected ─transport closed, list/call/ping broke─▶ failed
+ *         └────────connect or list fails─────────────────────────────────────────────────▶ failed
+ *   failed ─background attempt (reconnect-backoff.ts: at once after a session broke, then 1 s,
+ *           2 s, 4 s … up to tools.reconnectMaxDelaySeconds)─▶ connect again; a call or a health
+ *           check that finds the server failed tries at once and waits briefly
+ *   connected ─a request answered 404 / "no valid session"─▶ new session, that request sent again once
  *
  * While connected, the tool list is cached until its TTL ends or the server sends list_changed.
- * refresh() never throws: a failure only removes this server's tools, and is logged once.
+ * The names of the tools a server listed last are remembered while it is failed, so the names the
+ * gateway assigns never change because a server dropped out (gateway.ts).
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import { withoutLogContext } from '../../core/log-context.ts';
+import type { ServerRequestContext, ToolServerStatus } from '../../core/ports.ts';
 import { ms } from '../../core/time.ts';
-import type { ToolServerStatus } from '../../core/ports.ts';
 import { connectServer, type ServerConnection } from './connect.ts';
 import { startDeadline, type Deadline } from './deadline.ts';
-import { listAllTools } from './list-tools.ts';
+import { listAllTools, type ListedTool, type SkippedTool } from './list-tools.ts';
+import { ReconnectBackoff } from './reconnect-backoff.ts';
+import { clientCapabilities, serverRequestAnswers } from './server-requests.ts';
+import { isSessionExpired } from './session-expired.ts';
 import type { McpGatewayOptions, McpServerSpec, TransportKind } from './types.ts';
 
 export type ManagedServerOptions = Omit<McpGatewayOptions, 'servers'> & { shutdown: AbortSignal };
+
+/** A health check reuses what it found for this long, and gives a ping this long to answer. */
+const HEALTH_CACHE_MS = 5_000;
+const PING_TIMEOUT_MS = 2_000;
+/** How long a listing waits for a server that is reconnecting. */
+const LISTING_WAIT_MS = 3_000;
+
+export interface CallInFlight {
+  name: string;
+  originalName: string;
+  caller?: ServerRequestContext['toolCalls'][number]['caller'];
+}
 
 export class ManagedServer {
   readonly spec: McpServerSpec;
   private readonly options: ManagedServerOptions;
   private connection: ServerConnection | undefined;
-  private tools: Tool[] = [];
+  private tools: ListedTool[] = [];
+  private skipped: SkippedTool[] = [];
+  /** The names listed when the server was last seen; kept while it is failed. */
+  private known: string[] = [];
   private expiresAt = 0;
   /** Bumped by list_changed, so a listing that was in flight at that moment is not trusted. */
   private generation = 0;
   private failure: { message: string; at: number } | undefined;
   private transport: TransportKind;
+  private connecting: Promise<void> | undefined;
+  private readonly backoff: ReconnectBackoff;
+  private health: { at: number; check: Promise<void> } | undefined;
+  private readonly calls = new Set<CallInFlight>();
 
   constructor(spec: McpServerSpec, options: ManagedServerOptions) {
     this.spec = spec;
     this.options = options;
     this.transport = spec.type === 'stdio' ? 'stdio' : spec.type === 'sse' ? 'sse' : 'http';
+    this.backoff = new ReconnectBackoff(ms(options.settings.reconnectMaxDelaySeconds), () => {
+      if (!options.shutdown.aborted) void this.connect();
+    });
   }
 
   /** Tools of the current session; empty while the server is failed. */
-  get listedTools(): Tool[] {
+  get listedTools(): ListedTool[] {
     return this.connection ? this.tools : [];
   }
 
-  /** The live session, or an explanation of why there is none. */
-  get session(): { connection: ServerConnection } | { unavailable: string } {
-    if (this.connection) return { connection: this.connection };
-    return { unavailable: this.failure?.message ?? 'not connected yet' };
+  /** The tool names of the last listing, whether or not the server is connected now. */
+  get knownToolNames(): string[] {
+    return this.known;
   }
 
   status(): ToolServerStatus {
     const base = { name: this.spec.name, transport: this.transport };
-    if (this.connection) return { ...base, status: 'connected', toolCount: this.tools.length };
-    return { ...base, status: 'failed', toolCount: 0, error: this.failure?.message ?? 'not connected yet' };
+    const skipped = this.skipped.length > 0 ? { skippedTools: this.skipped } : {};
+    if (this.connection) {
+      const version = this.connection.protocolVersion === undefined ? {} : { protocolVersion: this.connection.protocolVersion };
+      return { ...base, status: 'connected', toolCount: this.tools.length, ...version, ...skipped };
+    }
+    return { ...base, status: 'failed', toolCount: 0, error: this.failureText(), ...skipped };
   }
 
   invalidate(): void {
@@ -59,44 +91,136 @@ export class ManagedServer {
     this.expiresAt = 0;
   }
 
+  /** Brings the catalog up to date: lists again when its TTL ended, connects when due. Never throws. */
   async refresh(): Promise<void> {
     if (this.options.shutdown.aborted) return;
-    if (this.connection) {
+    const connection = this.connection;
+    if (connection) {
       if (Date.now() < this.expiresAt) return;
-      const connection = this.connection;
       const deadline = this.startDeadline();
       try {
         await this.list(connection, deadline.signal);
       } catch (error) {
-        // Already marked failed when the transport closed under the listing.
-        if (this.connection !== connection) return;
-        this.connection = undefined;
-        await connection.close();
-        this.recordFailure(error, deadline, 'did not answer tools/list');
+        if (isSessionExpired(error)) await this.renew(connection);
+        else this.fail(connection, this.describe(error, deadline, 'did not answer tools/list'));
       } finally {
         deadline.dispose();
       }
       return;
     }
-    if (this.failure && Date.now() - this.failure.at < ms(this.options.settings.retryFailedAfterSeconds)) return;
-    await this.connect();
+    // The first connection is waited for (connectTimeoutSeconds at most): without it there is no
+    // catalog. A reconnection runs in the background and gets a moment: a server that hangs
+    // must not hold up every turn; its tools come back with the next listing after it succeeds.
+    if (!this.failure) await (this.connecting ?? this.connect());
+    else if (this.connecting || this.backoff.waitMs === 0) await this.reconnectWithin(LISTING_WAIT_MS);
+  }
+
+  /**
+   * Runs one request on the live session. A server that is failed or reconnecting gets a connection
+   * attempt and up to `waitMs` to come back; a session the server forgot is renewed at once and the
+   * request sent once more (it was never processed). Throws `{ unavailable }` when there is no session.
+   */
+  async run<T>(operation: (connection: ServerConnection) => Promise<T>, waitMs: number, call?: CallInFlight): Promise<T> {
+    const connection = await this.awaitConnection(waitMs);
+    if (call) this.calls.add(call);
+    try {
+      try {
+        return await operation(connection);
+      } catch (error) {
+        if (!isSessionExpired(error)) throw error;
+        this.options.logger.info('mcp session expired, starting a new one', { server: this.spec.name });
+        await this.renew(connection);
+        return await operation(await this.awaitConnection(waitMs));
+      }
+    } finally {
+      if (call) this.calls.delete(call);
+    }
+  }
+
+  /**
+   * The truth for /health: a connected server must answer a ping (any answer, an error included,
+   * shows it alive); a failed one gets an attempt to reconnect. Found states are kept a few seconds.
+   */
+  async checkHealth(): Promise<void> {
+    if (this.options.shutdown.aborted) return;
+    if (this.health && Date.now() - this.health.at < HEALTH_CACHE_MS) return this.health.check;
+    const check = this.connection ? this.ping(this.connection) : this.reconnectWithin(PING_TIMEOUT_MS);
+    this.health = { at: Date.now(), check };
+    return check;
   }
 
   async close(): Promise<void> {
+    this.backoff.cancel();
     const connection = this.connection;
     this.connection = undefined;
+    await this.connecting?.catch(() => undefined);
     await connection?.close();
   }
 
-  private async connect(): Promise<void> {
+  /** A call found the session broken (a stream that died without closing): reconnect. */
+  async drop(connection: ServerConnection, reason: string): Promise<void> {
+    this.fail(connection, reason);
+  }
+
+  private async ping(connection: ServerConnection): Promise<void> {
+    try {
+      await connection.client.ping({ timeout: PING_TIMEOUT_MS });
+    } catch (error) {
+      // A JSON-RPC answer (even "method not found") shows the server alive.
+      if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed) return;
+      if (isSessionExpired(error)) await this.renew(connection);
+      else this.fail(connection, `did not answer a ping: ${errorMessage(error)}`);
+    }
+  }
+
+  private async awaitConnection(waitMs: number): Promise<ServerConnection> {
+    if (!this.connection) await this.reconnectWithin(waitMs);
+    if (this.connection) return this.connection;
+    throw new ServerUnavailable(this.failureText());
+  }
+
+  /** Starts an attempt unless one is running, and waits for it at most `waitMs`. */
+  private async reconnectWithin(waitMs: number): Promise<void> {
+    if (this.options.shutdown.aborted) return;
+    const attempt = this.connecting ?? this.connect();
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+    });
+    await Promise.race([attempt, giveUp]);
+    clearTimeout(timer);
+  }
+
+  /** One attempt at a time: whoever asks while one runs shares it. */
+  private connect(): Promise<void> {
+    this.backoff.cancel();
+    this.connecting ??= this.attempt().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async attempt(): Promise<void> {
+    if (this.options.shutdown.aborted) return;
     const deadline = this.startDeadline();
     let connection: ServerConnection | undefined;
     try {
+      const requests = {
+        spec: this.spec,
+        defaultElicitation: this.options.settings.elicitation,
+        onElicitation: this.options.onElicitation,
+        onSampling: this.options.onSampling,
+        logger: this.options.logger,
+        context: (signal: AbortSignal) => this.requestContext(signal),
+      };
+      const capabilities = clientCapabilities(requests);
       // The server process outlives this turn: its stderr lines must not carry this turn's ids.
       connection = await withoutLogContext(() => connectServer(this.spec, {
         signal: deadline.signal,
         logger: this.options.logger,
         maxResultBytes: this.options.settings.maxResultBytes,
+        capabilities,
+        answers: serverRequestAnswers(capabilities, requests),
         onToolsChanged: () => this.invalidate(),
         onClosed: () => this.handleClosed(connection),
       }));
@@ -105,14 +229,23 @@ export class ManagedServer {
       if (this.options.shutdown.aborted) throw new Error('the tool gateway was closed');
       this.connection = connection;
       this.failure = undefined;
+      this.backoff.succeeded();
+      this.health = undefined;
       this.options.logger.info('mcp server connected', {
         server: this.spec.name,
         transport: this.transport,
+        protocolVersion: connection.protocolVersion,
         toolCount: this.tools.length,
       });
+      for (const tool of this.skipped) {
+        this.options.logger.warn('mcp tool skipped', { server: this.spec.name, tool: tool.name, reason: tool.reason });
+      }
     } catch (error) {
       await connection?.close();
-      this.recordFailure(error, deadline, 'did not connect and list its tools');
+      if (this.options.shutdown.aborted) return;
+      this.failure = { message: this.describe(error, deadline, 'did not connect and list its tools'), at: Date.now() };
+      this.options.logger.warn('mcp server unavailable', { server: this.spec.name, transport: this.transport, error: this.failure.message });
+      this.backoff.attemptFailed();
     } finally {
       deadline.dispose();
     }
@@ -120,47 +253,74 @@ export class ManagedServer {
 
   private async list(connection: ServerConnection, signal: AbortSignal): Promise<void> {
     const generation = this.generation;
-    const listing = await listAllTools(connection.client, { signal, timeoutMs: ms(this.options.settings.connectTimeoutSeconds) });
+    const tasks = connection.client.getServerCapabilities()?.tasks?.requests?.tools?.call;
+    const listing = await listAllTools(connection.client, {
+      signal,
+      timeoutMs: ms(this.options.settings.connectTimeoutSeconds),
+      tasksSupported: tasks !== undefined,
+    });
     this.tools = listing.tools;
+    this.skipped = listing.skipped;
+    this.known = listing.tools.map((entry) => entry.tool.name);
     const ttlMs = listing.ttlMs ?? ms(this.options.settings.catalogTtlSeconds);
     this.expiresAt = generation === this.generation ? Date.now() + ttlMs : 0;
   }
 
-  /**
-   * A call found the session broken (an HTTP server that restarted has forgotten it, a stream
-   * that died without closing): treat it like a closed transport, so it is reconnected.
-   */
-  async drop(connection: ServerConnection, reason: string): Promise<void> {
-    if (this.connection !== connection) return;
-    this.markFailed(reason, 'mcp server connection failed');
-    await connection.close();
+  /** The server forgot our session: a new one at once, replacing the old (never two at a time). */
+  private async renew(connection: ServerConnection): Promise<void> {
+    if (this.connection === connection) {
+      this.connection = undefined;
+      this.failure = { message: 'the server ended the session; starting a new one', at: Date.now() };
+      void connection.close();
+    }
+    await (this.connecting ?? this.connect());
   }
 
   private handleClosed(connection: ServerConnection | undefined): void {
     if (!connection || this.connection !== connection) return;
-    this.markFailed('the connection to the server closed', 'mcp server connection closed');
+    this.fail(connection, 'the connection to the server closed');
   }
 
-  private markFailed(reason: string, logMessage: string): void {
+  /** A working session broke: reconnect in the background at once, then with backoff. */
+  private fail(connection: ServerConnection, reason: string): void {
+    if (this.connection !== connection) return;
     this.connection = undefined;
     this.failure = { message: reason, at: Date.now() };
-    this.options.logger.warn(logMessage, { server: this.spec.name, transport: this.transport, error: reason });
+    this.health = undefined;
+    this.options.logger.warn('mcp server connection failed', { server: this.spec.name, transport: this.transport, error: reason });
+    void connection.close();
+    if (!this.options.shutdown.aborted) this.backoff.sessionBroke();
+  }
+
+  private requestContext(signal: AbortSignal): ServerRequestContext {
+    const toolCalls = [...this.calls].map((call) => ({
+      name: call.name,
+      originalName: call.originalName,
+      ...(call.caller === undefined ? {} : { caller: call.caller }),
+    }));
+    return { server: this.spec.name, toolCalls, signal };
+  }
+
+  private failureText(): string {
+    if (!this.failure) return this.connecting ? 'connecting' : 'not connected yet';
+    const wait = this.backoff.waitMs;
+    const next = this.connecting ? 'reconnecting now' : wait > 0 ? `next attempt in ${Math.ceil(wait / 1000)} s` : 'reconnecting';
+    return `${this.failure.message} (${next})`;
   }
 
   private startDeadline(): Deadline {
     return startDeadline(ms(this.options.settings.connectTimeoutSeconds), this.options.shutdown);
   }
 
-  private recordFailure(error: unknown, deadline: Deadline, timeoutWording: string): void {
-    if (this.options.shutdown.aborted) return;
-    const message = deadline.timedOut
-      ? `${timeoutWording} within ${ms(this.options.settings.connectTimeoutSeconds)} ms`
-      : errorMessage(error);
-    this.failure = { message, at: Date.now() };
-    this.options.logger.warn('mcp server unavailable', {
-      server: this.spec.name,
-      transport: this.transport,
-      error: message,
-    });
+  private describe(error: unknown, deadline: Deadline, timeoutWording: string): string {
+    return deadline.timedOut ? `${timeoutWording} within ${ms(this.options.settings.connectTimeoutSeconds)} ms` : errorMessage(error);
+  }
+}
+
+/** No session, after a brief wait for one; the message says why. */
+export class ServerUnavailable extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'ServerUnavailable';
   }
 }

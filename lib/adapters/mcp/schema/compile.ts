@@ -1,0 +1,52 @@
+/**
+ * Compiles the JSON Schemas servers send (a tool's inputSchema and outputSchema) with Ajv, once per
+ * schema object. Schemas without `$schema` are JSON Schema 2020-12, as MCP specifies; draft-07 and
+ * older dialects get the draft-07 compiler. A schema Ajv cannot compile (`"type": "strin"`, a
+ * `$ref` to nothing) is reported, so its tool can be left out rather than fail later.
+ *
+ * The same compiler backs the SDK's own check of a result's structuredContent against its tool's
+ * outputSchema (`schemaValidator`), so what was judged valid here never throws there.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { jsonSchemaValidator as SdkSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { errorMessage } from '../../../core/errors.ts';
+import type { JsonObject } from '../../../core/ports.ts';
+
+// validateSchema (the default) checks each schema against its meta-schema: that is what catches
+// `"type": "strin"`. Formats are not validated: servers use formats Ajv does not know.
+const draft07 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+const compiled = new WeakMap<object, Compiled>();
+
+export type Compiled = { validate: ValidateFunction } | { error: string };
+
+export function compileSchema(schema: JsonObject): Compiled {
+  const known = compiled.get(schema);
+  if (known) return known;
+  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  const ajv = /draft-0[3-7]/.test(dialect) ? draft07 : draft2020;
+  let result: Compiled;
+  try {
+    // Compiling registers `$id`s: without removing it a second tool reusing an id would fail.
+    const { $id: _ignored, ...withoutId } = schema;
+    result = { validate: ajv.compile(withoutId) };
+  } catch (error) {
+    result = { error: errorMessage(error) };
+  }
+  compiled.set(schema, result);
+  return result;
+}
+
+/** The SDK's validator interface over `compileSchema`. */
+export const schemaValidator: SdkSchemaValidator = {
+  getValidator<T>(schema: unknown) {
+    const result = compileSchema(schema as JsonObject);
+    return (input: unknown) => {
+      if ('error' in result) return { valid: false, data: undefined, errorMessage: `the tool's outputSchema is invalid: ${result.error}` };
+      if (result.validate(input)) return { valid: true, data: input as T, errorMessage: undefined };
+      const problems = (result.validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`);
+      return { valid: false, data: undefined, errorMessage: problems.join('; ') };
+    };
+  },
+};

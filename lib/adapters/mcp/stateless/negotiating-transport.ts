@@ -1,0 +1,156 @@
+/**
+ * Protocol revision 2026-07-28 (stateless) over the SDK 1.x Streamable HTTP transport, negotiated
+ * per server. That revision has no initialize handshake and no session: every request carries the
+ * protocol version and the client's capabilities in `_meta` (and its method in headers), and a
+ * client learns the server's capabilities from `server/discover`.
+ *
+ * The SDK's Client always opens with initialize. This transport sits under it and turns that
+ * first request into the negotiation:
+ *
+ *   initialize ─▶ server/discover ─┬─ supportedVersions has 2026-07-28 ─▶ stateless: the discover
+ *                                  │   result is handed back as the initialize result,
+ *                                  │   notifications/initialized is dropped, every later message
+ *                                  │   carries the envelope
+ *                                  └─ anything else (a 2025 server answers 400, 404, or an error) ─▶
+ *                                      the original initialize goes out: the stateful era, as before
+ *
+ * A 2025 server therefore costs one extra POST per connection. What each message carries is in
+ * envelope.ts; results with `resultType: "input_required"` are answered in input-required.ts.
+ */
+import { StreamableHTTPError, type StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  LATEST_PROTOCOL_VERSION,
+  isInitializeRequest,
+  isInitializedNotification,
+  isJSONRPCRequest,
+  type Implementation,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+import { SERVER_INFO_KEY, STATELESS_PROTOCOL_VERSION, type Era, type EraNegotiation } from './envelope.ts';
+
+const PROBE_TIMEOUT_MS = 5_000;
+
+export class NegotiatingTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  private readonly inner: StreamableHTTPClientTransport;
+  private readonly negotiation: EraNegotiation;
+  private probe: { id: string; answer(message: JSONRPCMessage): void } | undefined;
+
+  constructor(inner: StreamableHTTPClientTransport, negotiation: EraNegotiation) {
+    this.inner = inner;
+    this.negotiation = negotiation;
+  }
+
+  get era(): Era {
+    return this.negotiation.era;
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  /** The underlying transport, for ending its session (stateful era only). */
+  get streamableHttp(): StreamableHTTPClientTransport {
+    return this.inner;
+  }
+
+  async start(): Promise<void> {
+    this.inner.onclose = () => this.onclose?.();
+    this.inner.onerror = (error) => this.onerror?.(error);
+    this.inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+      if (this.probe && 'id' in message && message.id === this.probe.id && !('method' in message)) this.probe.answer(message);
+      else this.onmessage?.(message, extra);
+    };
+    await this.inner.start();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.negotiation.era === 'probing' && isJSONRPCRequest(message) && isInitializeRequest(message)) return this.negotiate(message, options);
+    if (this.negotiation.era !== 'stateless') return this.inner.send(message, options);
+    if (isInitializedNotification(message)) return;
+    try {
+      return await this.inner.send(this.negotiation.withEnvelope(message), options);
+    } catch (error) {
+      // This era answers a refused request with an HTTP error status and the JSON-RPC error in the
+      // body (-32021 a capability the client did not declare, -32602 bad params). That is the
+      // server's answer to the request, not a broken transport: deliver it as one.
+      const answer = isJSONRPCRequest(message) ? errorAnswerIn(error, message.id) : undefined;
+      if (!answer) throw error;
+      this.onmessage?.(answer);
+    }
+  }
+
+  setProtocolVersion(version: string): void {
+    // The stateless era's version travels in every message; the SDK's 2025 one must not replace it.
+    if (this.negotiation.era !== 'stateless') this.inner.setProtocolVersion(version);
+  }
+
+  async close(): Promise<void> {
+    await this.inner.close();
+  }
+
+  private async negotiate(initialize: JSONRPCRequest, options?: TransportSendOptions): Promise<void> {
+    const discovered = await this.discover(`server-discover-${String(initialize.id)}`);
+    if (!discovered) {
+      this.negotiation.era = 'stateful';
+      return this.inner.send(initialize, options);
+    }
+    this.negotiation.era = 'stateless';
+    const meta = (discovered._meta ?? {}) as Record<string, unknown>;
+    const serverInfo = (meta[SERVER_INFO_KEY] ?? discovered.serverInfo ?? { name: 'unknown', version: '' }) as Implementation;
+    // What the SDK's Client expects of initialize; it accepts only the 2025 revisions it knows,
+    // and the real revision is kept by this transport.
+    const result = {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: discovered.capabilities ?? {},
+      serverInfo,
+      ...(typeof discovered.instructions === 'string' ? { instructions: discovered.instructions } : {}),
+    };
+    queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id: initialize.id, result }));
+  }
+
+  /** server/discover; undefined when the server does not speak the stateless era. */
+  private async discover(id: string): Promise<Record<string, unknown> | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const answered = new Promise<JSONRPCMessage | undefined>((resolve) => {
+      this.probe = { id, answer: resolve };
+      // A server that accepts the POST but never answers it is not one to wait for here.
+      timer = setTimeout(() => resolve(undefined), PROBE_TIMEOUT_MS);
+    });
+    try {
+      const request = this.negotiation.withEnvelope({ jsonrpc: '2.0', id, method: 'server/discover', params: {} });
+      await this.inner.send(request);
+      const answer = await answered;
+      if (!answer || !('result' in answer)) return undefined;
+      const result = answer.result as Record<string, unknown>;
+      const versions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
+      return versions.includes(STATELESS_PROTOCOL_VERSION) ? result : undefined;
+    } catch {
+      // A 2025 server refuses the request (400 without a session, 404, 405): the stateful era.
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      this.probe = undefined;
+    }
+  }
+}
+
+/** The JSON-RPC error response for `id` that the SDK's HTTP error carries in its message, if any. */
+function errorAnswerIn(error: unknown, id: RequestId): JSONRPCErrorResponse | undefined {
+  if (!(error instanceof StreamableHTTPError)) return undefined;
+  const start = error.message.indexOf('{');
+  if (start === -1) return undefined;
+  try {
+    const body = JSON.parse(error.message.slice(start)) as Partial<JSONRPCErrorResponse>;
+    return body.id === id && body.error && typeof body.error.code === 'number' ? (body as JSONRPCErrorResponse) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Sessions and connections heal: an HTTP server restarted mid-conversation (its sessions forgotten)
+ * costs no call, a dead server shows as failed in the status and a recovered one as connected, both
+ * against server-everything (which answers 400 "No valid session ID" for a forgotten session) and a
+ * small server of ours that answers 404, as the spec says.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
+import type { ToolGateway } from '../../lib/core/ports.ts';
+import { freePort, gatewayOptions, PROJECT_ROOT, recordingLogger, startEverythingOverHttp, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
+
+const SESSION_SERVER = `${PROJECT_ROOT}test/fixtures/session-http-server.ts`;
+const call = (gateway: ToolGateway, name: string, args: Record<string, unknown> = {}) =>
+  gateway.callTool(name, args, { signal: new AbortController().signal, timeoutMs: 20_000 });
+
+const children: ChildProcess[] = [];
+const gateways: ToolGateway[] = [];
+
+afterEach(async () => {
+  await Promise.all(gateways.splice(0).map((gateway) => gateway.close()));
+  await Promise.all(children.splice(0).map((child) => stopProcess(child)));
+});
+
+async function startSessionServer(port: number): Promise<ChildProcess> {
+  const { process: child } = await startFixtureOverHttp(SESSION_SERVER, {}, port);
+  children.push(child);
+  return child;
+}
+
+describe('the MCP gateway when a Streamable HTTP server restarts', () => {
+  it('starts a new session at once when our own server answers 404 for the old one, and the call succeeds', async () => {
+    const port = await freePort();
+    const logger = recordingLogger();
+    const gateway = createMcpGateway(gatewayOptions([{ name: 'sessions', type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: {} }], {}, logger));
+    gateways.push(gateway);
+    const first = await startSessionServer(port);
+    await gateway.listTools();
+    const before = JSON.parse((await call(gateway, 'whoami')).text) as { pid: number; session: string };
+
+    await stopProcess(first);
+    await startSessionServer(port);
+    const after = JSON.parse((await call(gateway, 'whoami')).text) as { pid: number; session: string };
+
+    expect(after.pid).not.toBe(before.pid);
+    expect(after.session).not.toBe(before.session);
+    expect(logger.entries).toContainEqual(expect.objectContaining({ message: 'mcp session expired, starting a new one' }));
+    expect(await gateway.status()).toMatchObject([{ name: 'sessions', status: 'connected', toolCount: 1 }]);
+  }, 60_000);
+
+  it('goes on with server-everything restarted mid-conversation, and /health tells the truth on the way', async () => {
+    const logger = recordingLogger();
+    const started = await startEverythingOverHttp('streamableHttp');
+    children.push(started.process);
+    const gateway = createMcpGateway(
+      gatewayOptions([{ name: 'everything', type: 'http', url: `http://127.0.0.1:${started.port}/mcp`, headers: {} }], { reconnectMaxDelaySeconds: 2 }, logger),
+    );
+    gateways.push(gateway);
+    const names = (await gateway.listTools()).map((tool) => tool.name);
+    expect(await call(gateway, 'echo', { message: 'before' })).toEqual({ ok: true, text: 'Echo: before' });
+
+    // Dead: the status pings, and says so (within its few seconds of caching).
+    await stopProcess(started.process);
+    await vi.waitFor(async () => expect((await gateway.status())[0]).toMatchObject({ status: 'failed' }), { timeout: 20_000, interval: 500 });
+
+    // Back (a new process that knows no session): the status turns connected by itself, and the
+    // conversation's next call works under the same tool names.
+    const restarted = await startEverythingOverHttp('streamableHttp', started.port);
+    children.push(restarted.process);
+    await vi.waitFor(async () => expect((await gateway.status())[0]).toMatchObject({ status: 'connected' }), { timeout: 20_000, interval: 500 });
+
+    expect(await call(gateway, 'echo', { message: 'after' })).toEqual({ ok: true, text: 'Echo: after' });
+    expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(names);
+  }, 90_000);
+
+  it('renews the session when server-everything restarted between two calls (400 "No valid session ID")', async () => {
+    const logger = recordingLogger();
+    const started = await startEverythingOverHttp('streamableHttp');
+    children.push(started.process);
+    const gateway = createMcpGateway(
+      gatewayOptions([{ name: 'everything', type: 'http', url: `http://127.0.0.1:${started.port}/mcp`, headers: {} }], {}, logger),
+    );
+    gateways.push(gateway);
+    await gateway.listTools();
+    expect(await call(gateway, 'get-sum', { a: 1, b: 2 })).toMatchObject({ ok: true });
+
+    await stopProcess(started.process);
+    const restarted = await startEverythingOverHttp('streamableHttp', started.port);
+    children.push(restarted.process);
+
+    expect(await call(gateway, 'get-sum', { a: 2, b: 3 })).toEqual({ ok: true, text: 'The sum of 2 and 3 is 5.' });
+  }, 90_000);
+});
