@@ -12,6 +12,7 @@
  *   OPENAI_API_KEY_PARAMETER_NAME     an SSM parameter with it
  *   AUTH_MODE                         none | iam | cognito: who owns a conversation
  *   CORS_ALLOW_ORIGINS                `*` or comma-separated origins allowed to read API responses
+ *   MCP_OAUTH_TOKEN_SECRET_ARN        the secret keeping MCP servers' OAuth tokens (when agent.yml uses OAuth)
  * The worker also reads EVENT_BUS_NAME and QUEUE_URL (functions/worker.ts).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -21,12 +22,14 @@ import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
+import { usesOAuth } from '../lib/adapters/mcp/oauth/attach.ts';
 import { createDynamoDocumentClient } from '../lib/adapters/dynamodb/client.ts';
 import { contextualLogger } from '../lib/core/log-context.ts';
 import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
 import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
 import { ENV, readDeploymentSettings } from '../lib/config/environment.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
+import { mcpOAuthTokenStore } from './mcp-oauth-store.ts';
 
 export const settings = readDeploymentSettings(process.env);
 
@@ -55,6 +58,9 @@ if (!apiKey && keySource) {
 
 export const agent = buildAgent(config, {
   logger,
+  ...(usesOAuth(config.mcpServers)
+    ? { oauthTokenStore: mcpOAuthTokenStore(process.env, () => tracer.captureAWSv3Client(new SecretsManagerClient({}))) }
+    : {}),
   metrics: powertoolsTurnMetrics(metrics),
   documentClient: createDynamoDocumentClient(config.conversation, { instrument: (client) => tracer.captureAWSv3Client(client) }),
 });

@@ -33,6 +33,8 @@ export const ENV = {
   port: 'PORT',
   host: 'HOST',
   localDataDir: 'LOCAL_DATA_DIR',
+  /** The Secrets Manager secret holding MCP servers' OAuth tokens (the stack creates it when agent.yml uses OAuth). */
+  mcpOAuthTokenSecretArn: 'MCP_OAUTH_TOKEN_SECRET_ARN',
 } as const;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -50,6 +52,7 @@ export interface DeploymentSettings {
   modelApiKeyParameterName?: string;
   eventBusName?: string;
   queueUrl?: string;
+  mcpOAuthTokenSecretArn?: string;
 }
 
 export function readDeploymentSettings(environment: Environment): DeploymentSettings {
@@ -71,6 +74,7 @@ export function readDeploymentSettings(environment: Environment): DeploymentSett
     ...optional('modelApiKeyParameterName', ENV.modelApiKeyParameterName),
     ...optional('eventBusName', ENV.eventBusName),
     ...optional('queueUrl', ENV.queueUrl),
+    ...optional('mcpOAuthTokenSecretArn', ENV.mcpOAuthTokenSecretArn),
   };
 }
 
@@ -101,7 +105,12 @@ export function readLocalSettings(environment: Environment): LocalSettings {
   return {
     port,
     host: environment[ENV.host] || '127.0.0.1',
-    dataDir: environment[ENV.localDataDir] || '.data',
+    dataDir: localDataDir(environment),
     ...(endpoint ? { dynamodbEndpoint: endpoint } : {}),
   };
+}
+
+/** The local data folder: dynalite's tables and the MCP OAuth token file live under it. */
+export function localDataDir(environment: Environment): string {
+  return environment[ENV.localDataDir] || '.data';
 }

@@ -99,10 +99,12 @@ function createTransport(spec: McpServerSpec, kind: TransportKind, options: Conn
   const requestInit = { headers: spec.headers };
   const url = new URL(spec.url);
   // Every response body the transport reads messages from is bounded as it arrives.
-  const fetch = createBoundedFetch(bounds);
+  const bounded = createBoundedFetch(bounds);
+  // OAuth 2.1 (lib/adapters/mcp/oauth/): the server's token provider, and the fetch that watches its challenges.
+  const oauth = spec.authorization?.forTransport(bounded) ?? { fetch: bounded };
   return kind === 'sse'
-    ? new SSEClientTransport(url, { requestInit, fetch })
-    : new StreamableHTTPClientTransport(url, { requestInit, fetch });
+    ? new SSEClientTransport(url, { requestInit, ...oauth })
+    : new StreamableHTTPClientTransport(url, { requestInit, ...oauth });
 }
 
 /** Ends the server-side session politely (HTTP DELETE), without letting a dead server stall us. */

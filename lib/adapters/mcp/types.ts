@@ -1,6 +1,7 @@
 /** What the MCP tool gateway needs of the configuration: each server's connection, timings and limits. */
 import type { AgentConfig, McpServerConfig } from '../../config/load.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { McpServerAuthorization } from './oauth/transport.ts';
 
 type StdioServer = Extract<McpServerConfig, { type: 'stdio' }>;
 type RemoteServer = Exclude<McpServerConfig, StdioServer>;
@@ -8,7 +9,10 @@ type RemoteServer = Exclude<McpServerConfig, StdioServer>;
 /** How to reach one server (its tool policy is the agent's business, not the gateway's). */
 export type McpServerSpec =
   | (Pick<StdioServer, 'name' | 'type' | 'command' | 'args' | 'env'> & { cwd?: string })
-  | Pick<RemoteServer, 'name' | 'type' | 'url' | 'headers'>;
+  | (Pick<RemoteServer, 'name' | 'type' | 'url' | 'headers'> & {
+      /** OAuth 2.1 for this server (lib/adapters/mcp/oauth/attach.ts), when agent.yml gives it an `oauth` block. */
+      authorization?: McpServerAuthorization;
+    });
 
 export type McpSettings = Pick<
   AgentConfig['tools'],
