@@ -10,7 +10,6 @@
  * MCP_OAUTH_TOKEN_SECRET_ARN names the stack's secret (output McpOAuthTokenSecretArn, with AWS
  * credentials in the environment), that secret. Nothing secret is printed.
  */
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { listenForCallback } from '../lib/adapters/mcp/oauth/callback-listener.ts';
 import { completeLogin, findLoginServer, LOGIN_TIMEOUT_MS, startLogin, type LoginDependencies } from '../lib/adapters/mcp/oauth/login.ts';
 import { loadConfig } from '../lib/config/load.ts';
@@ -30,7 +29,7 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   const server = findLoginServer(config, name);
   const dependencies: LoginDependencies = {
-    store: mcpOAuthTokenStore(process.env, () => new SecretsManagerClient({})),
+    store: await mcpOAuthTokenStore(process.env, async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({})),
     logger: createJsonLogger('warn'),
   };
   say(`MCP server "${name}" at ${server.url} (${server.oauth.grant}); tokens are kept in ${dependencies.store.location}.`);

@@ -59,7 +59,7 @@ if (!apiKey && keySource) {
 export const agent = buildAgent(config, {
   logger,
   ...(usesOAuth(config.mcpServers)
-    ? { oauthTokenStore: mcpOAuthTokenStore(process.env, () => tracer.captureAWSv3Client(new SecretsManagerClient({}))) }
+    ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, () => tracer.captureAWSv3Client(new SecretsManagerClient({}))) }
     : {}),
   metrics: powertoolsTurnMetrics(metrics),
   documentClient: createDynamoDocumentClient(config.conversation, { instrument: (client) => tracer.captureAWSv3Client(client) }),

@@ -1,19 +1,15 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
-import { createMcpGateway } from './adapters/mcp/gateway.ts';
-import { attachOAuth, usesOAuth } from './adapters/mcp/oauth/attach.ts';
-import { createFileTokenStore, TOKEN_FILE_NAME } from './adapters/mcp/oauth/file-store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
 import { createOpenAIClient } from './adapters/openai/client.ts';
 import { createOpenAIModel } from './adapters/openai/model.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
-import { localDataDir } from './config/environment.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
 import { ms } from './core/time.ts';
-import { join } from 'node:path';
+import { createConfiguredGateway } from './configured-gateway.ts';
 
 interface CommonOptions {
   /** Replace a part, e.g. a scripted model in tests. */
@@ -70,16 +66,4 @@ function defaultModel(config: AgentConfig, logger: Logger): ModelClient {
     textToolCalls: config.model.textToolCalls,
     logger,
   });
-}
-
-/** The MCP tool gateway of `mcpServers`, OAuth included: what buildAgent uses, for callers that need only tools. */
-export function createConfiguredGateway(config: AgentConfig, options: { logger: Logger; oauthTokenStore?: OAuthTokenStore }): ToolGateway {
-  const servers = usesOAuth(config.mcpServers)
-    ? attachOAuth(config.mcpServers, { store: options.oauthTokenStore ?? defaultTokenStore(), logger: options.logger })
-    : config.mcpServers;
-  return createMcpGateway({ servers, settings: config.tools, logger: options.logger });
-}
-
-function defaultTokenStore(): OAuthTokenStore {
-  return createFileTokenStore(join(localDataDir(process.env), TOKEN_FILE_NAME));
 }

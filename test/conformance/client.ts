@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileTokenStore, TOKEN_FILE_NAME } from '../../lib/adapters/mcp/oauth/file-store.ts';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
-import { createConfiguredGateway } from '../../lib/build-agent.ts';
+import { createConfiguredGateway } from '../../lib/configured-gateway.ts';
 import { loadConfig } from '../../lib/config/load.ts';
 import { createJsonLogger } from '../../lib/core/logger.ts';
 import type { ToolGateway } from '../../lib/core/ports.ts';

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileTokenStore, TOKEN_FILE_NAME } from '../../lib/adapters/mcp/oauth/file-store.ts';
 import { completeLogin, findLoginServer, startLogin, type LoginDependencies } from '../../lib/adapters/mcp/oauth/login.ts';
 import type { OAuthTokenStore } from '../../lib/adapters/mcp/oauth/store.ts';
-import { createConfiguredGateway } from '../../lib/build-agent.ts';
+import { createConfiguredGateway } from '../../lib/configured-gateway.ts';
 import { parseConfig, type AgentConfig } from '../../lib/config/load.ts';
 import { createJsonLogger } from '../../lib/core/logger.ts';
 import type { ToolGateway } from '../../lib/core/ports.ts';
@@ -167,6 +167,24 @@ describe('an MCP server behind OAuth (authorization code)', () => {
     expect(result.ok).toBe(true);
     expect(tokenGrants()).toEqual(['authorization_code', 'refresh_token']);
     expect(mcpStatuses(afterRevocation)).toEqual([401, 200]);
+  });
+
+  it('uses the token another process refreshed instead of refreshing again with a spent refresh token', async () => {
+    double = await startOAuthServerDouble();
+    const config = configFor(AUTHORIZATION_CODE);
+    await logIn(config);
+    // Two containers, each with its own view of the one token store.
+    const [first, second] = [gatewayFor(config), gatewayFor(config)];
+    await first.listTools();
+    await second.listTools();
+
+    double.revokeAccessTokens();
+    const fromSecond = await call(second, 'whoami');
+    const fromFirst = await call(first, 'whoami');
+
+    expect([fromSecond.ok, fromFirst.ok]).toEqual([true, true]);
+    // The refresh token rotates: had the first container refreshed too, it would have been refused.
+    expect(tokenGrants()).toEqual(['authorization_code', 'refresh_token']);
   });
 
   it('asks for more scope through the login when a tool needs it (step-up), keeping what was granted', async () => {
