@@ -1,8 +1,8 @@
 /**
  * The MCP client conformance suite (@modelcontextprotocol/conformance) against the gateway
  * (test/conformance/client.ts): each scenario starts its own server on localhost, runs the client
- * against it, and judges what the client did on the wire. OAuth scenarios are out of scope: the
- * gateway sends configured headers and does not run OAuth flows.
+ * against it, and judges what the client did on the wire. The auth/* scenarios are in
+ * mcp-oauth-conformance.test.ts.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
