@@ -6,6 +6,7 @@ import { ApiAuthorization } from './auth.ts';
 import { agentConfigPath, functionBundling } from './bundling.ts';
 import { AsyncTurns } from './events.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
+import { McpOAuthTokens, oauthServerNames } from './mcp-oauth-tokens.ts';
 import { ModelApiKey } from './model-api-key.ts';
 import { DEFAULT_SETTINGS, type AgentSettings } from './settings.ts';
 import { CONVERSATION_TABLE_ACTIONS, ConversationTable, TURN_TABLE_ACTIONS } from './storage.ts';
@@ -31,16 +32,20 @@ export class McpAgentStack extends Stack {
       parameterName: settings.modelApiKeyParameterName,
       removalPolicy,
     });
+    const agentConfig = agentConfigPath(settings.agentConfig);
+    // Only a configuration that gives some MCP server an `oauth` block gets the token secret.
+    const oauthTokens = oauthServerNames(agentConfig).length > 0 ? new McpOAuthTokens(this, 'McpOAuthTokens', { removalPolicy }) : undefined;
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
         ...modelApiKey.environment,
+        ...oauthTokens?.environment,
         ...(settings.modelBaseUrl === undefined ? {} : { [ENV.modelBaseUrl]: settings.modelBaseUrl }),
         ...(settings.modelName === undefined ? {} : { [ENV.modelName]: settings.modelName }),
       },
       tableName: conversations.table.tableName,
       corsAllowOrigins: settings.corsAllowOrigins,
-      bundling: functionBundling(agentConfigPath(settings.agentConfig)),
+      bundling: functionBundling(agentConfig),
       removalPolicy,
     });
     const { stream, worker, http } = functions;
@@ -56,6 +61,8 @@ export class McpAgentStack extends Stack {
 
     // Every function loads the runtime, which reads the model API key at cold start.
     for (const agentFunction of [stream, worker, http]) agentFunction.function.addToRolePolicy(modelApiKey.readStatement);
+    // Every function connects to the MCP servers (health too), so each may renew and store a token.
+    if (oauthTokens) for (const agentFunction of [stream, worker, http]) agentFunction.function.addToRolePolicy(oauthTokens.readWriteStatement);
     // The conversation routes run turns and delete conversations; the worker only runs turns and
     // announces them (its SQS actions come from the event source). Health touches no data.
     stream.function.addToRolePolicy(conversations.allow(CONVERSATION_TABLE_ACTIONS));
@@ -85,6 +92,12 @@ export class McpAgentStack extends Stack {
     new CfnOutput(this, 'WorkerFunctionName', { value: worker.function.functionName, description: 'Invoke directly with {conversationId, message, requestId}' });
     if (modelApiKey.createdSecret !== undefined) {
       new CfnOutput(this, 'ModelApiKeySecretArn', { value: modelApiKey.createdSecret.secretArn, description: 'Store the model API key here after deploy' });
+    }
+    if (oauthTokens !== undefined) {
+      new CfnOutput(this, 'McpOAuthTokenSecretArn', {
+        value: oauthTokens.secret.secretArn,
+        description: 'MCP servers\' OAuth tokens: log a server in with MCP_OAUTH_TOKEN_SECRET_ARN=<this> npm run mcp-login -- <server>',
+      });
     }
     if (authorization.userPool !== undefined && authorization.userPoolClient !== undefined) {
       new CfnOutput(this, 'UserPoolId', { value: authorization.userPool.userPoolId });
