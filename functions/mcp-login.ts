@@ -12,24 +12,24 @@
  */
 import { listenForCallback } from '../lib/adapters/mcp/oauth/callback-listener.ts';
 import { completeLogin, findLoginServer, LOGIN_TIMEOUT_MS, startLogin, type LoginDependencies } from '../lib/adapters/mcp/oauth/login.ts';
+import type { Environment } from '../lib/config/environment.ts';
 import { loadConfig } from '../lib/config/load.ts';
 import { errorMessage } from '../lib/core/errors.ts';
 import { createJsonLogger } from '../lib/core/logger.ts';
 import { mcpOAuthTokenStore } from './mcp-oauth-store.ts';
 
-const say = (line: string) => process.stdout.write(line + '\n');
+export interface LoginCommandOptions {
+  environment: Environment;
+  /** One line of output for the operator. */
+  say(line: string): void;
+}
 
-async function main(argv: string[]): Promise<void> {
-  const name = argv.find((argument) => !argument.startsWith('-'));
-  if (!name || argv.includes('--help')) {
-    say('Usage: npm run mcp-login -- <server>   (a remote MCP server of agent.yml with an oauth block; AGENT_CONFIG selects the file)');
-    process.exitCode = name ? 0 : 2;
-    return;
-  }
-  const config = loadConfig();
+/** The command's work, for its own process or for a caller that already runs one (the conformance client). */
+export async function runMcpLogin(name: string, { environment, say }: LoginCommandOptions): Promise<void> {
+  const config = loadConfig({ environment });
   const server = findLoginServer(config, name);
   const dependencies: LoginDependencies = {
-    store: await mcpOAuthTokenStore(process.env, async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({})),
+    store: await mcpOAuthTokenStore(environment, async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({})),
     logger: createJsonLogger('warn'),
   };
   say(`MCP server "${name}" at ${server.url} (${server.oauth.grant}); tokens are kept in ${dependencies.store.location}.`);
@@ -70,9 +70,19 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-try {
-  await main(process.argv.slice(2));
-} catch (error) {
-  process.stderr.write(`mcp-login: ${errorMessage(error)}\n`);
-  process.exitCode = 1;
+if (import.meta.main) {
+  const say = (line: string) => process.stdout.write(line + '\n');
+  const argv = process.argv.slice(2);
+  const name = argv.find((argument) => !argument.startsWith('-'));
+  if (!name || argv.includes('--help')) {
+    say('Usage: npm run mcp-login -- <server>   (a remote MCP server of agent.yml with an oauth block; AGENT_CONFIG selects the file)');
+    process.exitCode = name ? 0 : 2;
+  } else {
+    try {
+      await runMcpLogin(name, { environment: process.env, say });
+    } catch (error) {
+      process.stderr.write(`mcp-login: ${errorMessage(error)}\n`);
+      process.exitCode = 1;
+    }
+  }
 }

@@ -41,7 +41,7 @@ async function runWithOAuth(): Promise<number> {
   try {
     const { environment, grant } = await writeAgentConfig(directory, scenario, url);
     // client_credentials needs no person: the gateway gets its own tokens at its first 401.
-    if (grant === 'authorization_code' && (await login(environment)) !== 0) return 1;
+    if (grant === 'authorization_code' && (await login(environment, scenario)) !== 0) return 1;
     const config = loadConfig({ path: environment['AGENT_CONFIG']!, environment: { ...process.env, ...environment } });
     const store = createFileTokenStore(join(environment['LOCAL_DATA_DIR']!, TOKEN_FILE_NAME));
     for (let attempt = 1; ; attempt++) {
@@ -53,7 +53,7 @@ async function runWithOAuth(): Promise<number> {
       const required = (await store.read(SERVER_NAME))?.requiredScope;
       if (attempt > 1 || grant !== 'authorization_code' || !required) return 1;
       process.stdout.write(`the server asks for scope "${required}": logging in again\n`);
-      if ((await login(environment)) !== 0) return 1;
+      if ((await login(environment, scenario)) !== 0) return 1;
     }
   } finally {
     await rm(directory, { recursive: true, force: true });

@@ -1,15 +1,17 @@
 /**
  * The operator of the auth/* conformance scenarios: writes the agent.yml an operator would write
  * for the scenario's server, and plays the person of an authorization-code login by running the
- * real login command (functions/mcp-login.ts) and following its URL the way a browser does. The
+ * login command (functions/mcp-login.ts) and following its URL the way a browser does. The
  * scenario's authorization server approves at once and redirects to the command's loopback
- * listener.
+ * listener. A few scenarios run the command as its own process, exactly as `npm run mcp-login`
+ * does; the others run the same code inside the client, which saves a Node start per scenario.
  */
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { runMcpLogin } from '../../functions/mcp-login.ts';
 import { freePort } from '../support/mcp-servers.ts';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,8 +68,32 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
   return { environment, grant: oauth['grant'] === 'client_credentials' ? 'client_credentials' : 'authorization_code' };
 }
 
-/** Runs `npm run mcp-login -- conformance` and follows the URL it prints; resolves to its exit code. */
-export async function login(environment: Record<string, string>): Promise<number> {
+/** Scenarios whose logins run `npm run mcp-login` as a process (step-up logs in twice). */
+const LOGIN_AS_A_PROCESS = new Set(['auth/metadata-default', 'auth/pre-registration', 'auth/scope-step-up']);
+
+/** The login command, then the browser following the URL it prints; resolves to its exit code. */
+export async function login(environment: Record<string, string>, scenario: string): Promise<number> {
+  return LOGIN_AS_A_PROCESS.has(scenario) ? loginAsProcess(environment) : loginInProcess(environment);
+}
+
+async function loginInProcess(environment: Record<string, string>): Promise<number> {
+  let browsed: Promise<unknown> | undefined;
+  const say = (line: string) => {
+    process.stdout.write(line + '\n');
+    if (/^https?:\/\/\S+$/.test(line)) browsed = fetch(line).then((response) => response.text()).catch(() => undefined);
+  };
+  try {
+    await runMcpLogin(SERVER_NAME, { environment: { ...process.env, ...environment }, say });
+    return 0;
+  } catch (error) {
+    process.stdout.write(`mcp-login: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await browsed;
+  }
+}
+
+async function loginAsProcess(environment: Record<string, string>): Promise<number> {
   const child = spawn(process.execPath, [LOGIN_COMMAND, SERVER_NAME], {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...environment },

@@ -3,7 +3,8 @@
  * against the gateway (test/conformance/client.ts): each scenario starts its own authorization
  * server and MCP server on localhost and judges, from what reached them, how the client discovered,
  * registered, authorized and used its tokens. Authorization-code scenarios go through agent.yml,
- * `npm run mcp-login` (as a separate process) and the token file, as an operator would.
+ * the login command (three as `npm run mcp-login` in its own process) and the token file, as an
+ * operator would.
  *
  * Not run: auth/cross-app-access-complete-flow (SEP-990, an enterprise IdP's ID token exchanged for
  * an ID-JAG, then the jwt-bearer grant), a grant this service does not offer.
