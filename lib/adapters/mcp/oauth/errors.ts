@@ -32,3 +32,20 @@ export class McpOAuthError extends AgentError<McpOAuthErrorCode> {
 export function loginCommand(server: string): string {
   return `npm run mcp-login -- ${server}`;
 }
+
+/** No usable token, and only a person can get one. */
+export function authorizationRequired(server: string, storeLocation: string, scope: string | undefined): McpOAuthError {
+  return new McpOAuthError(
+    'mcp_authorization_required',
+    server,
+    `MCP server "${server}" needs a person to authorize this service${scope ? ` for scope "${scope}"` : ''}: ` +
+      `run \`${loginCommand(server)}\` (tokens are kept in ${storeLocation}).`,
+  );
+}
+
+/** `text` with every known secret (long enough to be one) replaced, before it reaches a log. */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  return secrets
+    .filter((secret): secret is string => typeof secret === 'string' && secret.length >= 8)
+    .reduce((redacted, secret) => redacted.split(secret).join('[redacted]'), text);
+}

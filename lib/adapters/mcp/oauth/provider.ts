@@ -27,7 +27,8 @@ import type { OAuthSettings } from '../../../config/schema.ts';
 import { errorMessage } from '../../../core/errors.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { clientAuthentication } from './client-auth.ts';
-import { loginCommand, McpOAuthError } from './errors.ts';
+import { clientMetadataFor, configuredClient } from './client.ts';
+import { authorizationRequired, McpOAuthError, redact } from './errors.ts';
 import { expiresAt, recordFor, type OAuthServerRecord } from './record.ts';
 import { covers, selectScope, union, words } from './scope.ts';
 import type { OAuthTokenStore } from './store.ts';
@@ -104,18 +105,8 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const machine = this.settings.grant === 'client_credentials';
-    const method = this.settings.tokenEndpointAuthMethod ?? (this.settings.privateKey ? 'private_key_jwt' : undefined);
-    const scope = machine ? this.clientCredentialsScope() : undefined;
-    return {
-      client_name: this.settings.clientName,
-      redirect_uris: this.redirectUrl ? [this.redirectUrl] : [],
-      // refresh_token: the service runs unattended, so it asks to be able to renew (SEP-2207).
-      grant_types: machine ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
-      ...(machine ? {} : { response_types: ['code'] }),
-      ...(method ? { token_endpoint_auth_method: method } : {}),
-      ...(scope ? { scope } : {}),
-    };
+    const scope = this.settings.grant === 'client_credentials' ? this.clientCredentialsScope() : undefined;
+    return clientMetadataFor(this.settings, this.redirectUrl, scope);
   }
 
   state(): string {
@@ -123,15 +114,8 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
-    const { clientId, clientSecret, authorizationServer } = this.settings;
-    if (clientId !== undefined) {
-      return {
-        client_id: clientId,
-        ...(clientSecret === undefined ? {} : { client_secret: clientSecret }),
-        // Stamped: the SDK then never presents these credentials to another authorization server.
-        ...(authorizationServer === undefined ? {} : { issuer: authorizationServer }),
-      };
-    }
+    const configured = configuredClient(this.settings);
+    if (configured) return configured;
     await this.load(!this.loaded);
     const client = this.record?.client;
     if (!client && !this.interaction && this.settings.grant === 'authorization_code') {
@@ -363,23 +347,12 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   }
 
   private authorizationRequired(scope: string | undefined): McpOAuthError {
-    return new McpOAuthError(
-      'mcp_authorization_required',
-      this.name,
-      `MCP server "${this.name}" needs a person to authorize this service${scope ? ` for scope "${scope}"` : ''}: ` +
-        `run \`${loginCommand(this.name)}\` (tokens are kept in ${this.dependencies.store.location}).`,
-    );
+    return authorizationRequired(this.name, this.dependencies.store.location, scope);
   }
 
   /** Error texts come from authorization servers: make sure none of our secrets rides along into a log. */
   private redact(text: string): string {
-    const secrets = [
-      this.record?.tokens?.access_token,
-      this.record?.tokens?.refresh_token,
-      this.settings.clientSecret,
-      this.record?.client?.client_secret,
-    ].filter((secret): secret is string => typeof secret === 'string' && secret.length >= 8);
-    return secrets.reduce((redacted, secret) => redacted.split(secret).join('[redacted]'), text);
+    return redact(text, [this.record?.tokens?.access_token, this.record?.tokens?.refresh_token, this.settings.clientSecret, this.record?.client?.client_secret]);
   }
 
   private now(): number {
