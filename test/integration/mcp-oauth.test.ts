@@ -39,12 +39,12 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-function configFor(oauth: string, url = double.url): AgentConfig {
+function configFor(oauth: string, url = double.url, type = 'http'): AgentConfig {
   const text = `
 tools: { connectTimeoutSeconds: 20, retryFailedAfterSeconds: 0 }
 mcpServers:
   notes:
-    type: http
+    type: ${type}
     url: ${url}
     oauth: ${oauth}
 `;
@@ -204,6 +204,19 @@ describe('an MCP server behind OAuth (authorization code)', () => {
     expect(secondLogin.searchParams.get('scope')).toBe(`${READ_SCOPE} offline_access ${WRITE_SCOPE}`);
     expect(written).toEqual({ ok: true, text: 'written' });
     expect((await fileStore().read('notes'))?.requiredScope).toBeUndefined();
+  });
+
+  it('works the same over legacy SSE, its own protected resource', async () => {
+    double = await startOAuthServerDouble();
+    const config = configFor(AUTHORIZATION_CODE, double.sseUrl, 'sse');
+
+    const authorizationUrl = await logIn(config);
+    const gateway = gatewayFor(config);
+    const whoami = await call(gateway, 'whoami');
+
+    expect(authorizationUrl.searchParams.get('resource')).toBe(double.sseUrl);
+    expect(whoami).toEqual({ ok: true, text: `scopes: ${READ_SCOPE} offline_access` });
+    expect(await gateway.status()).toEqual([expect.objectContaining({ transport: 'sse', status: 'connected' })]);
   });
 
   it.each([

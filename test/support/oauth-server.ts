@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { mcpAuthMetadataRouter, mcpAuthRouter, createOAuthMetadata } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
@@ -37,6 +38,8 @@ export type RecordedEvent =
 export interface OAuthServerDouble {
   /** The MCP endpoint (Streamable HTTP). */
   url: string;
+  /** The same MCP server over legacy HTTP+SSE (a resource of its own). */
+  sseUrl: string;
   issuer: string;
   events: RecordedEvent[];
   /** Every token and code this server handed out, so tests can check none reached a log. */
@@ -199,11 +202,7 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     next();
   });
   resource.post('/mcp', async (request: Request, response: Response) => {
-    const server = new McpServer({ name: 'oauth-protected-notes', version: '1.0.0' });
-    server.registerTool('whoami', { description: 'The scopes of the caller\'s token' }, async (extra) => ({
-      content: [{ type: 'text', text: `scopes: ${extra.authInfo?.scopes.join(' ') ?? '(none)'}` }],
-    }));
-    server.registerTool('write-note', { description: 'Needs notes:write' }, async () => ({ content: [{ type: 'text', text: 'written' }] }));
+    const server = notesServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     response.on('close', () => {
       void transport.close();
@@ -216,8 +215,30 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     response.status(405).set('Allow', 'POST').end();
   });
 
+  // The same server over legacy SSE: GET /sse opens the stream, POST /messages carries requests.
+  const sseUrl = `http://localhost:${port(resourceListener)}/sse`;
+  const sseMetadataUrl = `http://localhost:${port(resourceListener)}/.well-known/oauth-protected-resource/sse`;
+  resource.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: new URL(sseUrl), scopesSupported: [READ_SCOPE] }));
+  const sseAuthorization = requireBearerAuth({ verifier: provider, requiredScopes: [READ_SCOPE], resourceMetadataUrl: sseMetadataUrl, expectedResource: new URL(sseUrl) });
+  const sessions = new Map<string, SSEServerTransport>();
+  resource.get('/sse', sseAuthorization, async (_request: Request, response: Response) => {
+    const transport = new SSEServerTransport('/messages', response);
+    sessions.set(transport.sessionId, transport);
+    response.on('close', () => sessions.delete(transport.sessionId));
+    await notesServer().connect(transport);
+  });
+  resource.post('/messages', sseAuthorization, async (request: Request, response: Response) => {
+    const transport = sessions.get(String(request.query['sessionId']));
+    if (!transport) {
+      response.status(404).end();
+      return;
+    }
+    await transport.handlePostMessage(request, response, request.body);
+  });
+
   return {
     url,
+    sseUrl,
     issuer: issuer.href,
     events,
     secretsIssued,
@@ -228,6 +249,15 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
       await Promise.all([close(authorizationListener), close(resourceListener)]);
     },
   };
+}
+
+function notesServer(): McpServer {
+  const server = new McpServer({ name: 'oauth-protected-notes', version: '1.0.0' });
+  server.registerTool('whoami', { description: 'The scopes of the caller\'s token' }, async (extra) => ({
+    content: [{ type: 'text', text: `scopes: ${extra.authInfo?.scopes.join(' ') ?? '(none)'}` }],
+  }));
+  server.registerTool('write-note', { description: 'Needs notes:write' }, async () => ({ content: [{ type: 'text', text: 'written' }] }));
+  return server;
 }
 
 function listen(app: express.Express): Promise<HttpServer> {
