@@ -15,6 +15,7 @@
  *   AUTH_MODE                         none | iam | cognito: who owns a conversation
  *   OWNER_FROM                        iam: principal | role-session (an assumed role's session name counts)
  *   CORS_ALLOW_ORIGINS                `*` or comma-separated origins allowed to read API responses
+ *   MCP_OAUTH_TOKEN_SECRET_ARN        the secret keeping MCP servers' OAuth tokens (when agent.yml uses OAuth)
  * The worker also reads EVENT_BUS_NAME, QUEUE_URL, EVENT_QUEUE_URL, EVENT_QUEUE_ARN and
  * OWNER_SOURCES (functions/worker.ts).
  */
@@ -26,6 +27,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { readHmacKey } from '../lib/adapters/aws/hmac-key.ts';
 import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
+import { usesOAuth } from '../lib/adapters/mcp/oauth/attach.ts';
 import { createDynamoDocumentClient } from '../lib/adapters/dynamodb/client.ts';
 import { contextualLogger } from '../lib/core/log-context.ts';
 import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
@@ -33,6 +35,7 @@ import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
 import { ENV, readDeploymentSettings } from '../lib/config/environment.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
 import { loadLocalHmacKey } from '../lib/local/hmac-key.ts';
+import { mcpOAuthTokenStore } from './mcp-oauth-store.ts';
 
 export const settings = readDeploymentSettings(process.env);
 
@@ -69,6 +72,9 @@ if (!apiKey && keySource) {
 export const agent = buildAgent(config, {
   logger,
   ...(hmacKey ? { hmacKey } : {}),
+  ...(usesOAuth(config.mcpServers)
+    ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, () => tracer.captureAWSv3Client(new SecretsManagerClient({}))) }
+    : {}),
   metrics: powertoolsTurnMetrics(metrics),
   documentClient: createDynamoDocumentClient(config.conversation, { instrument: (client) => tracer.captureAWSv3Client(client) }),
 });

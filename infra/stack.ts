@@ -7,6 +7,7 @@ import { agentConfigPath, functionBundling } from './bundling.ts';
 import { AsyncTurns } from './events.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
 import { HmacKey } from './hmac-key.ts';
+import { McpOAuthTokens, oauthServerNames } from './mcp-oauth-tokens.ts';
 import { ModelApiKey } from './model-api-key.ts';
 import { DEFAULT_SETTINGS, type AgentSettings } from './settings.ts';
 import { CONVERSATION_TABLE_ACTIONS, ConversationTable, TURN_TABLE_ACTIONS } from './storage.ts';
@@ -33,18 +34,22 @@ export class McpAgentStack extends Stack {
       removalPolicy,
     });
     const hmacKey = new HmacKey(this, 'HmacKey', { removalPolicy });
+    const agentConfig = agentConfigPath(settings.agentConfig);
+    // Only a configuration that gives some MCP server an `oauth` block gets the token secret.
+    const oauthTokens = oauthServerNames(agentConfig).length > 0 ? new McpOAuthTokens(this, 'McpOAuthTokens', { removalPolicy }) : undefined;
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
         [ENV.ownerFrom]: settings.ownerFrom,
         ...modelApiKey.environment,
         ...hmacKey.environment,
+        ...oauthTokens?.environment,
         ...(settings.modelBaseUrl === undefined ? {} : { [ENV.modelBaseUrl]: settings.modelBaseUrl }),
         ...(settings.modelName === undefined ? {} : { [ENV.modelName]: settings.modelName }),
       },
       tableName: conversations.table.tableName,
       corsAllowOrigins: settings.corsAllowOrigins,
-      bundling: functionBundling(agentConfigPath(settings.agentConfig)),
+      bundling: functionBundling(agentConfig),
       removalPolicy,
     });
     const { stream, worker, http } = functions;
@@ -69,6 +74,8 @@ export class McpAgentStack extends Stack {
       agentFunction.function.addToRolePolicy(modelApiKey.readStatement);
       agentFunction.function.addToRolePolicy(hmacKey.readStatement);
     }
+    // Every function connects to the MCP servers (health too), so each may renew and store a token.
+    if (oauthTokens) for (const agentFunction of [stream, worker, http]) agentFunction.function.addToRolePolicy(oauthTokens.readWriteStatement);
     // The conversation routes run turns and delete conversations; the worker only runs turns and
     // announces them (its SQS actions come from the event source). Health touches no data.
     stream.function.addToRolePolicy(conversations.allow(CONVERSATION_TABLE_ACTIONS));
@@ -98,6 +105,12 @@ export class McpAgentStack extends Stack {
     new CfnOutput(this, 'WorkerFunctionName', { value: worker.function.functionName, description: 'Invoke directly with {conversationId, message, requestId}' });
     if (modelApiKey.createdSecret !== undefined) {
       new CfnOutput(this, 'ModelApiKeySecretArn', { value: modelApiKey.createdSecret.secretArn, description: 'Store the model API key here after deploy' });
+    }
+    if (oauthTokens !== undefined) {
+      new CfnOutput(this, 'McpOAuthTokenSecretArn', {
+        value: oauthTokens.secret.secretArn,
+        description: 'MCP servers\' OAuth tokens: log a server in with MCP_OAUTH_TOKEN_SECRET_ARN=<this> npm run mcp-login -- <server>',
+      });
     }
     if (authorization.userPool !== undefined && authorization.userPoolClient !== undefined) {
       new CfnOutput(this, 'UserPoolId', { value: authorization.userPool.userPoolId });

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
-import { createMcpGateway } from './adapters/mcp/gateway.ts';
+import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
 import { createOpenAIClient } from './adapters/openai/client.ts';
 import { createOpenAIModel } from './adapters/openai/model.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
@@ -10,6 +10,7 @@ import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
 import { ms } from './core/time.ts';
 import { createDemoModel } from './demo/model.ts';
+import { createConfiguredGateway } from './configured-gateway.ts';
 
 interface CommonOptions {
   /** Replace a part, e.g. a scripted model in tests. */
@@ -22,6 +23,11 @@ interface CommonOptions {
    * Give every process of a deployment the same one; without it each agent draws its own.
    */
   hmacKey?: Uint8Array;
+  /**
+   * Where OAuth tokens of remote MCP servers are kept (servers with an `oauth` block). Default: the
+   * file mcp-oauth-tokens.json under the local data folder (LOCAL_DATA_DIR, `.data`).
+   */
+  oauthTokenStore?: OAuthTokenStore;
 }
 
 /**
@@ -43,7 +49,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
   const logger = contextualLogger(options.logger ?? createJsonLogger(config.logging.level));
   const model = options.model ?? (config.model.configured ? defaultModel(config, logger) : undefined);
-  const gateway = options.gateway ?? createMcpGateway({ servers: config.mcpServers, settings: config.tools, logger });
+  const gateway = options.gateway ?? createConfiguredGateway(config, { logger, ...(options.oauthTokenStore ? { oauthTokenStore: options.oauthTokenStore } : {}) });
   const store = options.store ?? createDynamoConversationStore({
     client: options.documentClient,
     tableName: config.conversation.tableName,

@@ -52,6 +52,8 @@ export const ENV = {
   awsSecretAccessKey: 'AWS_SECRET_ACCESS_KEY',
   awsSessionToken: 'AWS_SESSION_TOKEN',
   awsDynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
+  /** The Secrets Manager secret holding MCP servers' OAuth tokens (the stack creates it when agent.yml uses OAuth). */
+  mcpOAuthTokenSecretArn: 'MCP_OAUTH_TOKEN_SECRET_ARN',
 } as const;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -84,6 +86,7 @@ export interface DeploymentSettings {
   eventQueueArn?: string;
   /** Senders trusted to name an `owner` in an asynchronous request; none by default. */
   ownerSources: string[];
+  mcpOAuthTokenSecretArn?: string;
 }
 
 export function readDeploymentSettings(environment: Environment): DeploymentSettings {
@@ -111,6 +114,7 @@ export function readDeploymentSettings(environment: Environment): DeploymentSett
     ...optional('eventQueueUrl', ENV.eventQueueUrl),
     ...optional('eventQueueArn', ENV.eventQueueArn),
     ownerSources: (text(ENV.ownerSources) ?? '').split(',').map((source) => source.trim()).filter(Boolean),
+    ...optional('mcpOAuthTokenSecretArn', ENV.mcpOAuthTokenSecretArn),
   };
 }
 
@@ -150,7 +154,7 @@ export function readLocalSettings(environment: Environment): LocalSettings {
   return {
     port,
     host: environment[ENV.host] || '127.0.0.1',
-    dataDir: environment[ENV.localDataDir] || '.data',
+    dataDir: localDataDir(environment),
     ...(endpoint ? { dynamodbEndpoint: endpoint } : {}),
   };
 }
@@ -162,4 +166,9 @@ function isHttpUrl(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The local data folder: dynalite's tables and the MCP OAuth token file live under it. */
+export function localDataDir(environment: Environment): string {
+  return environment[ENV.localDataDir] || '.data';
 }

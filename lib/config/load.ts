@@ -8,6 +8,7 @@ import { ENV, type Environment } from './environment.ts';
 import { interpolateEnvironment } from './interpolate.ts';
 import { DEMO_MODEL_NAME, fileSchema, remoteServerSchema, stdioServerSchema, type AgentFile } from './schema.ts';
 import { formatIssues } from './issues.ts';
+import { assertSecretsFromEnvironment } from './secret-fields.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -72,6 +73,7 @@ export function parseConfig(text: string, options: { source: string; environment
   if (typeof document !== 'object' || Array.isArray(document)) {
     throw new ConfigError(`${options.source} must be a YAML mapping of keys (systemPrompt, maxRounds, model, mcpServers, ...)`);
   }
+  assertSecretsFromEnvironment(document, options.source);
   let interpolated: unknown;
   try {
     interpolated = interpolateEnvironment(document, environment);

@@ -167,5 +167,10 @@ export class InternalError extends AgentError<'internal_error'> {
   }
 }
 
-export const errorMessage = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
+/** An error's message; one without (OAuth errors whose server gave no description) is named by its code. */
+export const errorMessage = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message) return error.message;
+  const code = (error as { errorCode?: unknown; code?: unknown }).errorCode ?? (error as { code?: unknown }).code;
+  return typeof code === 'string' ? `${error.name}: ${code}` : error.name;
+};

@@ -2,27 +2,83 @@
  * The MCP gateway as a client for the MCP conformance suite (@modelcontextprotocol/conformance):
  * `conformance client --command "node test/conformance/client.ts" --scenario <name>` appends the
  * scenario server's URL and sets MCP_CONFORMANCE_SCENARIO. The client connects over Streamable HTTP
- * through createMcpGateway, lists the tools, calls each tool the scenario offers, and exits.
+ * through the gateway, lists the tools, calls each tool the scenario offers, and exits.
+ *
+ * auth/* scenarios go through the product's own path: an agent.yml with an `oauth` block, the
+ * login command for authorization-code grants (test/conformance/oauth-operator.ts), tokens in the
+ * 0600 file store, and the gateway built as buildAgent builds it. When a call stops because the
+ * server asked for a scope only a person can grant (step-up), the operator logs in once more.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFileTokenStore, TOKEN_FILE_NAME } from '../../lib/adapters/mcp/oauth/file-store.ts';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
+import { createConfiguredGateway } from '../../lib/configured-gateway.ts';
+import { loadConfig } from '../../lib/config/load.ts';
 import { createJsonLogger } from '../../lib/core/logger.ts';
+import type { ToolGateway } from '../../lib/core/ports.ts';
+import { login, SERVER_NAME, writeAgentConfig } from './oauth-operator.ts';
 
 const url = process.argv.at(-1)!;
-const gateway = createMcpGateway({
-  servers: [{ name: 'conformance', type: 'http', url, headers: {} }],
-  // Elicitation answered with the schema's defaults: what the elicitation scenarios check.
-  settings: { connectTimeoutSeconds: 10, catalogTtlSeconds: 60, reconnectMaxDelaySeconds: 60, maxResultBytes: 1024 * 1024, elicitation: 'defaults' },
-  logger: createJsonLogger('warn'),
-});
-const tools = await gateway.listTools();
-for (const tool of tools) {
-  const args = exampleArguments(tool.parameters);
-  const output = await gateway.callTool(tool.name, args, { signal: AbortSignal.timeout(20_000), timeoutMs: 20_000 });
-  process.stdout.write(`${tool.name}(${JSON.stringify(args)}) → ${output.ok ? 'ok' : 'error'}: ${output.text.slice(0, 200)}\n`);
+const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '';
+const logger = createJsonLogger('warn');
+
+if (scenario.startsWith('auth/')) {
+  process.exitCode = await runWithOAuth();
+} else {
+  const gateway = createMcpGateway({
+    servers: [{ name: SERVER_NAME, type: 'http', url, headers: {} }],
+    // Elicitation answered with the schema's defaults: what the elicitation scenarios check.
+    settings: { connectTimeoutSeconds: 10, catalogTtlSeconds: 60, reconnectMaxDelaySeconds: 60, maxResultBytes: 1024 * 1024, elicitation: 'defaults' },
+    logger,
+  });
+  await useTools(gateway);
+  await gateway.close();
 }
-const [status] = await gateway.status();
-process.stdout.write(`${status?.status}, ${tools.length} tools\n`);
-await gateway.close();
+
+async function runWithOAuth(): Promise<number> {
+  const directory = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
+  try {
+    const { environment, grant } = await writeAgentConfig(directory, scenario, url);
+    // client_credentials needs no person: the gateway gets its own tokens at its first 401.
+    if (grant === 'authorization_code' && (await login(environment, scenario)) !== 0) return 1;
+    const config = loadConfig({ path: environment['AGENT_CONFIG']!, environment: { ...process.env, ...environment } });
+    const store = createFileTokenStore(join(environment['LOCAL_DATA_DIR']!, TOKEN_FILE_NAME));
+    for (let attempt = 1; ; attempt++) {
+      const gateway = createConfiguredGateway(config, { logger, oauthTokenStore: store });
+      const succeeded = await useTools(gateway);
+      await gateway.close();
+      if (succeeded) return 0;
+      // A step-up the server asked for is recorded for the login; an operator logs in once more, not forever.
+      const required = (await store.read(SERVER_NAME))?.requiredScope;
+      if (attempt > 1 || grant !== 'authorization_code' || !required) return 1;
+      process.stdout.write(`the server asks for scope "${required}": logging in again\n`);
+      if ((await login(environment, scenario)) !== 0) return 1;
+    }
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** Lists the tools and calls each; true when the server connected and every call was answered. */
+async function useTools(gateway: ToolGateway): Promise<boolean> {
+  const tools = await gateway.listTools();
+  let answered = true;
+  for (const tool of tools) {
+    const args = exampleArguments(tool.parameters);
+    try {
+      const output = await gateway.callTool(tool.name, args, { signal: AbortSignal.timeout(20_000), timeoutMs: 20_000 });
+      process.stdout.write(`${tool.name}(${JSON.stringify(args)}) → ${output.ok ? 'ok' : 'error'}: ${output.text.slice(0, 200)}\n`);
+    } catch (error) {
+      answered = false;
+      process.stdout.write(`${tool.name}(${JSON.stringify(args)}) → no answer: ${(error as Error).message}\n`);
+    }
+  }
+  const [status] = await gateway.status();
+  process.stdout.write(`${status?.status}, ${tools.length} tools${status?.error ? ` (${status.error})` : ''}\n`);
+  return answered && status?.status === 'connected';
+}
 
 /** Small values for the schema's required properties: the scenarios check that a call arrives. */
 function exampleArguments(schema: Record<string, unknown>): Record<string, unknown> {

@@ -2,8 +2,8 @@
  * The MCP client conformance suite (@modelcontextprotocol/conformance) against the gateway
  * (test/conformance/client.ts): each scenario starts its own server on localhost, runs the client
  * against it, and judges what the client did on the wire. This is the fast subset of every
- * scenario that passes; `npm run conformance` runs all 26 (the OAuth ones, auth/*, are expected to
- * fail until the gateway runs OAuth flows: test/conformance/expected-failures.yml).
+ * scenario that passes; `npm run conformance` runs all 26, and the auth/* scenarios (OAuth) run in
+ * mcp-oauth-conformance.test.ts.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

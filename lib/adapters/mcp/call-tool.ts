@@ -8,6 +8,7 @@ import { renderToolResult } from './content.ts';
 import { isSessionExpired } from './session-expired.ts';
 import { callStatelessTool } from './stateless/input-required.ts';
 import { ToolCallError } from './errors.ts';
+import { McpOAuthError } from './oauth/errors.ts';
 
 export interface CallTarget {
   /** The name the model used, for messages the model reads. */
@@ -67,10 +68,12 @@ export async function callServerTool(
       return { ok: false, text: error.message };
     }
     // What the transport said (an HTTP error body, a token in it) stays out of the message, which
-    // the model reads and may repeat to the caller; the gateway logs it (the cause).
+    // the model reads and may repeat to the caller; the gateway logs it (the cause). Our own OAuth
+    // layer's words are safe, and say what an operator must do.
+    const own = oauthFailure(error);
     throw new ToolCallError(
       'tool_transport_failed',
-      `Tool "${target.name}" got no answer: the MCP server "${target.server}" failed (the service log has the details).`,
+      own ? `Tool "${target.name}" got no answer: ${own.message}` : `Tool "${target.name}" got no answer: the MCP server "${target.server}" failed (the service log has the details).`,
       { cause: error },
     );
   } finally {
@@ -144,4 +147,12 @@ function aborted(target: CallTarget, cause: unknown, reason: unknown): ToolCallE
     return new ToolCallError('tool_timeout', `Tool "${target.name}" did not answer in time.`, { cause });
   }
   return new ToolCallError('tool_aborted', `The call to tool "${target.name}" was cancelled.`, { cause });
+}
+
+/** The service's own OAuth failure behind an error, if that is what it is (it may come wrapped). */
+function oauthFailure(error: unknown): McpOAuthError | undefined {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current instanceof McpOAuthError) return current;
+  }
+  return undefined;
 }

@@ -118,11 +118,13 @@ function createTransport(spec: McpServerSpec, kind: TransportKind, options: Conn
   const requestInit = { headers: spec.headers };
   const url = new URL(spec.url);
   // Every response body the transport reads messages from is bounded as it arrives.
-  const fetch = createBoundedFetch(bounds);
-  if (kind === 'sse') return new SSEClientTransport(url, { requestInit, fetch });
+  const bounded = createBoundedFetch(bounds);
+  // OAuth 2.1 (lib/adapters/mcp/oauth/): the server's token provider, and the fetch that watches its challenges.
+  const oauth = spec.authorization?.forTransport(bounded) ?? { fetch: bounded };
+  if (kind === 'sse') return new SSEClientTransport(url, { requestInit, ...oauth });
   // Streamable HTTP speaks either era; which one is settled by the first request (stateless/).
   const negotiation = new EraNegotiation(CLIENT_INFO, options.capabilities);
-  return new NegotiatingTransport(new StreamableHTTPClientTransport(url, { requestInit, fetch: negotiation.wrapFetch(fetch) }), negotiation);
+  return new NegotiatingTransport(new StreamableHTTPClientTransport(url, { requestInit, ...oauth, fetch: negotiation.wrapFetch(oauth.fetch) }), negotiation);
 }
 
 /** The client hands the negotiated version to transports that take it; stdio does not, so ask all. */

@@ -2,6 +2,7 @@
 import type { AgentConfig, McpServerConfig } from '../../config/load.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { ElicitationRequest, ElicitationResult, SamplingRequest, SamplingResult, ServerRequestContext } from '../../core/ports.ts';
+import type { McpServerAuthorization } from './oauth/transport.ts';
 
 type StdioServer = Extract<McpServerConfig, { type: 'stdio' }>;
 type RemoteServer = Exclude<McpServerConfig, StdioServer>;
@@ -12,7 +13,10 @@ type ClientFeatures = Partial<Pick<StdioServer, 'roots' | 'readResources' | 'eli
 /** How to reach one server (its tool policy is the agent's business, not the gateway's). */
 export type McpServerSpec =
   | (Pick<StdioServer, 'name' | 'type' | 'command' | 'args' | 'env'> & { cwd?: string } & ClientFeatures)
-  | (Pick<RemoteServer, 'name' | 'type' | 'url' | 'headers'> & ClientFeatures);
+  | (Pick<RemoteServer, 'name' | 'type' | 'url' | 'headers'> & ClientFeatures & {
+      /** OAuth 2.1 for this server (lib/adapters/mcp/oauth/attach.ts), when agent.yml gives it an `oauth` block. */
+      authorization?: McpServerAuthorization;
+    });
 
 export type McpSettings = Pick<
   AgentConfig['tools'],

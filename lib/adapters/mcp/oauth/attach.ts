@@ -1,0 +1,29 @@
+/**
+ * Gives every remote server with an `oauth` block its provider, built once per process so that
+ * the reconnections of a warm container share its tokens and its renewal.
+ */
+import type { McpServerConfig } from '../../../config/load.ts';
+import type { Logger } from '../../../core/logger.ts';
+import { ServerOAuthProvider } from './provider.ts';
+import type { OAuthTokenStore } from './store.ts';
+import { serverAuthorization, type McpServerAuthorization } from './transport.ts';
+
+export interface AttachOAuthOptions {
+  store: OAuthTokenStore;
+  logger: Logger;
+}
+
+export type WithAuthorization<Server> = Server & { authorization?: McpServerAuthorization };
+
+export function attachOAuth<Server extends McpServerConfig>(servers: readonly Server[], options: AttachOAuthOptions): WithAuthorization<Server>[] {
+  return servers.map((server) => {
+    if (server.type === 'stdio' || server.oauth === undefined) return server;
+    const provider = new ServerOAuthProvider({ name: server.name, url: server.url, settings: server.oauth }, options);
+    return { ...server, authorization: serverAuthorization(provider) };
+  });
+}
+
+/** True when some server needs a token store. */
+export function usesOAuth(servers: readonly McpServerConfig[]): boolean {
+  return servers.some((server) => server.type !== 'stdio' && server.oauth !== undefined);
+}

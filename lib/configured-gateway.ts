@@ -1,0 +1,30 @@
+/**
+ * The MCP tool gateway of agent.yml's `mcpServers`, OAuth included: what buildAgent uses, and
+ * what a caller that needs only the tools (the conformance client) builds without the rest.
+ */
+import { join } from 'node:path';
+import { createMcpGateway } from './adapters/mcp/gateway.ts';
+import { attachOAuth, usesOAuth } from './adapters/mcp/oauth/attach.ts';
+import { createFileTokenStore, TOKEN_FILE_NAME } from './adapters/mcp/oauth/file-store.ts';
+import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
+import { localDataDir } from './config/environment.ts';
+import type { AgentConfig } from './config/load.ts';
+import type { Logger } from './core/logger.ts';
+import type { ToolGateway } from './core/ports.ts';
+
+export interface ConfiguredGatewayOptions {
+  logger: Logger;
+  /** Where OAuth tokens are kept; default: mcp-oauth-tokens.json under the local data folder. */
+  oauthTokenStore?: OAuthTokenStore;
+}
+
+export function createConfiguredGateway(config: Pick<AgentConfig, 'mcpServers' | 'tools'>, options: ConfiguredGatewayOptions): ToolGateway {
+  const servers = usesOAuth(config.mcpServers)
+    ? attachOAuth(config.mcpServers, { store: options.oauthTokenStore ?? defaultTokenStore(), logger: options.logger })
+    : config.mcpServers;
+  return createMcpGateway({ servers, settings: config.tools, logger: options.logger });
+}
+
+function defaultTokenStore(): OAuthTokenStore {
+  return createFileTokenStore(join(localDataDir(process.env), TOKEN_FILE_NAME));
+}

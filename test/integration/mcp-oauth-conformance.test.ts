@@ -1,0 +1,74 @@
+/**
+ * The auth/* scenarios of the MCP client conformance suite (@modelcontextprotocol/conformance)
+ * against the gateway (test/conformance/client.ts): each scenario starts its own authorization
+ * server and MCP server on localhost and judges, from what reached them, how the client discovered,
+ * registered, authorized and used its tokens. Authorization-code scenarios go through agent.yml,
+ * the login command (three as `npm run mcp-login` in its own process) and the token file, as an
+ * operator would.
+ *
+ * Not run: auth/cross-app-access-complete-flow (SEP-990, an enterprise IdP's ID token exchanged for
+ * an ID-JAG, then the jwt-bearer grant), a grant this service does not offer.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = `${PROJECT_ROOT}node_modules/@modelcontextprotocol/conformance/dist/index.js`;
+const CLIENT = `${process.execPath} ${PROJECT_ROOT}test/conformance/client.ts`;
+
+export const AUTH_SCENARIOS = [
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/2025-03-26-oauth-metadata-backcompat',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+  'auth/resource-mismatch',
+  'auth/offline-access-scope',
+  'auth/offline-access-not-supported',
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
+];
+
+/** Each scenario runs three Node processes (suite, client, login command): a few at a time on two cores. */
+const AT_ONCE = 3;
+let running = 0;
+const waiting: (() => void)[] = [];
+async function oneOfFew<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+describe('the MCP gateway under the auth/* conformance scenarios', () => {
+  it.concurrent.each(AUTH_SCENARIOS)('passes %s', async (scenario) => {
+    const { stdout, stderr } = await oneOfFew(() =>
+      promisify(execFile)(process.execPath, [CLI, 'client', '--command', CLIENT, '--scenario', scenario], {
+        cwd: PROJECT_ROOT,
+        timeout: 120_000,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' })),
+    );
+    // The suite reports on stderr and stdout alike, depending on the line.
+    const report = stdout + stderr;
+    expect(report, report.slice(-4000)).toMatch(/Passed: (\d+)\/\1, 0 failed, 0 warnings/);
+    expect(report).toContain('OVERALL: PASSED');
+  }, 180_000);
+});

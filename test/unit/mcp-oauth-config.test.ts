@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../lib/config/load.ts';
+import { ConfigError } from '../../lib/core/errors.ts';
+
+const source = '/etc/agent/agent.yml';
+const serverWith = (oauth: string, extra = '') => `
+mcpServers:
+  tickets:
+    url: https://tickets.example.com/mcp
+    oauth: ${oauth}
+${extra}`;
+const parse = (text: string, environment: NodeJS.ProcessEnv = {}) => parseConfig(text, { source, environment });
+const failure = (text: string, environment: NodeJS.ProcessEnv = {}) => {
+  try {
+    parse(text, environment);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('the oauth block of a remote MCP server', () => {
+  it('defaults to an authorization-code client on the loopback redirect of mcp-login', () => {
+    const [server] = parse(serverWith('{}')).mcpServers;
+    expect(server).toMatchObject({
+      oauth: {
+        grant: 'authorization_code',
+        redirectUrl: 'http://localhost:8976/callback',
+        clientName: 'MCP agent service',
+        privateKeyAlgorithm: 'RS256',
+        refreshBeforeExpirySeconds: 60,
+      },
+    });
+  });
+
+  it('reads secrets from the environment', () => {
+    const [server] = parse(
+      serverWith('{ grant: client_credentials, clientId: agent, clientSecret: "${TICKETS_SECRET}", scopes: [tickets:read], authorizationServer: "https://login.example.com" }'),
+      { TICKETS_SECRET: 's3cret' },
+    ).mcpServers;
+    expect(server).toMatchObject({
+      oauth: { grant: 'client_credentials', clientId: 'agent', clientSecret: 's3cret', scopes: ['tickets:read'], authorizationServer: 'https://login.example.com' },
+    });
+  });
+
+  it.each([
+    ['a client secret written in the file', '{ clientId: agent, clientSecret: "s3cret" }', /mcpServers\.tickets\.oauth\.clientSecret: write it as \$\{VARIABLE\}/],
+    ['a private key with a default in the file', '{ clientId: agent, privateKey: "${KEY:------BEGIN}" }', /mcpServers\.tickets\.oauth\.privateKey: write it as \$\{VARIABLE\}/],
+    ['client_credentials without a client', '{ grant: client_credentials }', /oauth\.clientId: client_credentials needs a pre-registered clientId/],
+    ['client_credentials without a secret or key', '{ grant: client_credentials, clientId: agent }', /oauth\.clientSecret: client_credentials needs a clientSecret or a privateKey/],
+    ['a secret without its client', '{ clientSecret: "${S}" }', /oauth\.clientId: a client secret or private key needs the clientId/],
+    ['private_key_jwt without a key', '{ clientId: agent, clientSecret: "${S}", tokenEndpointAuthMethod: private_key_jwt }', /oauth\.privateKey: private_key_jwt needs a privateKey/],
+    ['a client metadata document over http', '{ clientMetadataUrl: "http://agent.example.com/client.json" }', /oauth\.clientMetadataUrl: a client metadata document URL must be https with a path/],
+    ['an unknown key', '{ clientID: agent }', /oauth\.clientID: unknown key, did you mean "clientId"\?/],
+    ['an unknown grant', '{ grant: password }', /oauth\.grant: /],
+    ['a scope with a space', '{ scopes: ["read write"] }', /oauth\.scopes\.0: a scope is one word/],
+  ])('rejects %s', (_case, oauth, message) => {
+    expect(failure(serverWith(oauth), { S: 'x', KEY: 'y' })).toMatch(message);
+  });
+
+  it('rejects an Authorization header beside oauth, which would hide the token', () => {
+    expect(failure(serverWith('{}', '    headers: { Authorization: "Bearer ${T}" }'), { T: 'x' })).toMatch(
+      /mcpServers\.tickets\.headers\.Authorization: an Authorization header cannot be combined with oauth/,
+    );
+  });
+});
