@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { withLogContext } from '../core/log-context.ts';
 import type { Logger } from '../core/logger.ts';
+import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, ModelClient, ToolGateway, TurnMetrics } from '../core/ports.ts';
 import type { AgentExtension } from './extension.ts';
 import { createExtensionRunner } from './extension-runner.ts';
@@ -20,7 +21,7 @@ import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
 import { applyToolPolicies, type OfferedTool } from './tool-policy.ts';
 import { newDraft } from './turn-draft.ts';
-import { checkConversationId, checkDecisions, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
+import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
 
 export type { ConversationView } from './conversation-view.ts';
 export type { ConversationPageRequest } from './conversation-page.ts';
@@ -37,6 +38,13 @@ export interface AskInput {
   /** Epoch ms by which the turn must be stored; defaults to now + turn.timeoutSeconds. */
   deadlineAt?: number;
   onEvent?: (event: LoopEvent) => void;
+  /**
+   * A stateless caller's own history (OpenAI-compatible clients send the whole conversation each
+   * time): only for a new conversation, which stores them as the beginning of its first turn.
+   */
+  earlierMessages?: HistoryMessage[];
+  /** The caller's instructions for this turn, after the configured system prompt. */
+  instructions?: string;
 }
 
 export interface DecideInput {
@@ -161,9 +169,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     checkRequestId(input.requestId);
     const model = dependencies.model;
     if (!model) throw new ModelNotConfiguredError();
+    if (input.earlierMessages !== undefined) checkEarlierMessages(input.earlierMessages, input.conversationId);
     const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner, hmacKey);
     return start({ ...input, conversationId }, async (scope) => {
-      const draft = newDraft(input.message);
+      const draft = newDraft(input.message, input.earlierMessages);
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),
@@ -180,7 +189,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         throw listed.reason;
       }
       const runner = runnerFor(scope, held.turn, listed.value, state, model, input.onEvent);
-      return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
+      return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
     });
   }
 

@@ -23,6 +23,8 @@ export interface DriveInput {
   runner: ExtensionRunner;
   /** A resumed turn: the decided calls of its open round, answered before the loop goes on. */
   decided?: PlannedCall[];
+  /** The caller's instructions for this turn, after the configured system prompt. */
+  instructions?: string;
   deadlineAt: number;
   onEvent?: (event: LoopEvent) => void;
 }
@@ -76,7 +78,7 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
       model: services.model,
       tools: runner.tools,
       hooks: runner,
-      systemPrompt: services.systemPrompt,
+      systemPrompt: input.instructions ? `${services.systemPrompt}\n\n${input.instructions}` : services.systemPrompt,
       history: input.history,
       draft,
       limits: services.limits,

@@ -11,8 +11,12 @@ export interface TurnDraft extends TurnProgress {
   ran: ToolCall[];
 }
 
-export function newDraft(question: string): TurnDraft {
-  return { messages: [{ role: 'user', content: question }], ...emptyProgress(), ran: [] };
+/**
+ * A new turn: its question, after the messages a stateless client sent before it (a Chat
+ * Completions caller's own history), which the turn stores as its own beginning.
+ */
+export function newDraft(question: string, earlierMessages: readonly HistoryMessage[] = []): TurnDraft {
+  return { messages: [...earlierMessages, { role: 'user', content: question }], ...emptyProgress(), ran: [] };
 }
 
 /** A paused turn's draft, taken up again by the request that decides its approvals. */

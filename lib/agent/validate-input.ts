@@ -1,5 +1,7 @@
 import { InputError } from '../core/errors.ts';
 import { isJsonObject, unknownFieldsText } from '../core/json.ts';
+import { historyViolations } from '../core/history.ts';
+import type { HistoryMessage } from '../core/messages.ts';
 
 /** Conversation ids are chosen by callers too, so they are checked: safe in URLs, keys and logs. */
 export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -69,4 +71,17 @@ export function checkDecisions(value: unknown): asserts value is ApprovalDecisio
     if (seen.has(decision.toolCallId)) throw new InputError('invalid_decisions', `${at} decides call ${decision.toolCallId} a second time; decide each call once.`);
     seen.add(decision.toolCallId);
   });
+}
+
+const HISTORY_ROLES = new Set(['user', 'assistant', 'tool']);
+
+/** A stateless caller's history: only for a new conversation, and only what a model accepts. */
+export function checkEarlierMessages(messages: readonly HistoryMessage[], conversationId: string | undefined): void {
+  if (conversationId !== undefined) {
+    throw new InputError('invalid_messages', 'Earlier messages start a new conversation; a conversation that exists has its own history.');
+  }
+  const wrong = messages.findIndex((message) => !HISTORY_ROLES.has(message.role));
+  if (wrong >= 0) throw new InputError('invalid_messages', `Message ${wrong} has the role "${messages[wrong]!.role}"; earlier messages are user, assistant and tool messages.`);
+  const violations = historyViolations(messages);
+  if (violations.length > 0) throw new InputError('invalid_messages', `The earlier messages break the rule every model enforces (each tool call answered by one tool message right after it): ${violations.join('; ')}.`);
 }

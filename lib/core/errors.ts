@@ -39,6 +39,8 @@ export type InputErrorCode =
   | 'missing_request_id'
   | 'invalid_request_id'
   | 'invalid_owner'
+  /** Earlier messages a stateless client sent that no model would accept (a call without its answer). */
+  | 'invalid_messages'
   // asynchronous payloads
   | 'invalid_payload'
   | 'unsupported_event'

@@ -18,6 +18,7 @@ export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 
   missing_request_id: 400,
   invalid_request_id: 400,
   invalid_owner: 400,
+  invalid_messages: 400,
   invalid_payload: 400,
   unsupported_event: 400,
   owner_not_allowed: 403,

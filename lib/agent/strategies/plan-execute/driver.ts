@@ -57,7 +57,8 @@ class PlanExecuteRun {
     this.turn = turn;
     this.settings = settings;
     this.main = loop.draft;
-    this.question = (loop.draft.messages[0] as UserMessage).content;
+    // The question is the turn's last user message (a stateless caller's history may come before it).
+    this.question = ([...loop.draft.messages].reverse().find((message) => message.role === 'user') as UserMessage).content;
     this.state = turn.state as PlanState;
     // A new turn plans anew; a resumed one goes on with the plan it paused in.
     if (!turn.resumed) for (const key of Object.keys(this.state)) delete this.state[key];
