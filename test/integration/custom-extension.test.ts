@@ -76,7 +76,7 @@ describe('an extension of your own, passed to buildAgent', () => {
     const bodies = completionBodies(model);
     expect(toolNames(bodies[0]!)).toEqual(['foo', 'getWeather', 'getNews', 'batchCancelOrdersByOrderNo', 'save_note']);
     expect(systemPromptOf(bodies[0]!)).not.toContain('## Notes');
-    expect(toolAnswers(bodies[1]!)[0]).toMatchObject({ tool_call_id: 'note_1', content: "Saved. Notes kept: 1." });
+    expect(toolAnswers(bodies[1]!)[0]).toMatchObject({ tool_call_id: 'note_1', content: 'Saved. Notes kept: 1.' });
     expect(systemPromptOf(bodies[1]!)).toMatch(/\n\n## Notes\n- The user wants temperatures in Fahrenheit\.$/);
 
     const next = await agent.ask({ conversationId: 'notes', message: 'Weather in Shanghai?' });
