@@ -4,6 +4,7 @@ import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
 import { createOpenAIClient } from './adapters/openai/client.ts';
 import { createOpenAIModel } from './adapters/openai/model.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
+import type { AgentExtension } from './agent/extension.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
@@ -28,6 +29,8 @@ interface CommonOptions {
    * file mcp-oauth-tokens.json under the local data folder (LOCAL_DATA_DIR, `.data`).
    */
   oauthTokenStore?: OAuthTokenStore;
+  /** Your own extensions of the loop (lib/agent/extension.ts), run after the strategies agent.yml turns on. */
+  extensions?: AgentExtension[];
 }
 
 /**
@@ -62,6 +65,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),
+    ...(options.extensions ? { extensions: options.extensions } : {}),
   });
 }
 

@@ -17,6 +17,7 @@ export { loadConfig, parseConfig, type AgentConfig, type LoadConfigOptions } fro
 export { createAgent, type Agent, type AgentDependencies, type AskInput, type ConversationPageRequest, type ConversationView, type DecideInput, type HealthReport } from './agent/agent.ts';
 export { createMemoryConversationStore } from './adapters/memory/conversation-store.ts';
 export type { LoopEvent } from './agent/events.ts';
+export type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext } from './agent/extension.ts';
 export type { ApprovalDecision } from './agent/validate-input.ts';
 export type { PendingApproval, StopReason, ToolCallRecord, TurnError, TurnResult } from './core/turn.ts';
 export type { HistoryMessage, Message, ToolCall } from './core/messages.ts';

@@ -3,6 +3,10 @@
  * replies in order, every request recorded. The real SDK and adapter talk to it exactly as they
  * would to a provider, retries and timeouts included. A step may also be a stream of Server-Sent
  * Events, written one by one as a provider streams them, and broken off or left hanging mid-way.
+ *
+ * Instead of a list, the script may be a router that chooses each step from the request itself:
+ * for strategies whose requests differ by purpose (a planner, executors, a summary) and arrive
+ * side by side, where no fixed order exists.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -47,6 +51,16 @@ export interface RecordedRequest {
   body: unknown;
 }
 
+/** A Chat Completions request body as the client sent it. */
+export type ChatRequestBody = Record<string, unknown> & { messages: Array<Record<string, unknown>>; tools?: Array<Record<string, unknown>> };
+
+/**
+ * Chooses the step for a request from its body (`index` counts the completion requests, from 0).
+ * It may wait (a step that answers only once another request has arrived); undefined is
+ * answered as an exhausted script.
+ */
+export type ScriptRouter = (body: ChatRequestBody, index: number) => ScriptStep | undefined | Promise<ScriptStep | undefined>;
+
 export interface ScriptedOpenAIServer {
   /** Ends in `/v1`, as the SDK's `baseURL` expects. */
   baseURL: string;
@@ -64,18 +78,29 @@ const isCompletion = (body: unknown): body is Record<string, unknown> =>
 const isScriptedResponse = (step: ScriptStep): step is ScriptedResponse =>
   typeof step['status'] === 'number' && 'body' in step;
 
-export async function startScriptedOpenAIServer(script: ScriptStep[]): Promise<ScriptedOpenAIServer> {
+export async function startScriptedOpenAIServer(script: ScriptStep[] | ScriptRouter): Promise<ScriptedOpenAIServer> {
   const requests: RecordedRequest[] = [];
   const pending = new Set<NodeJS.Timeout>();
   let nextStep = 0;
+  const stepFor = async (body: unknown): Promise<ScriptStep | undefined> => {
+    const index = nextStep++;
+    if (Array.isArray(script)) return script[index];
+    try {
+      return await script(body as ChatRequestBody, index);
+    } catch (error) {
+      // A router that throws is a test bug: answer so the test fails saying why, not with a timeout.
+      return { status: 500, body: { error: { message: `Scripted OpenAI server: the router failed: ${String(error)}`, type: 'router_failed', param: null, code: 'router_failed' } }, headers: { 'x-should-retry': 'false' } };
+    }
+  };
 
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const text = Buffer.concat(chunks).toString('utf8');
       requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: parseJson(text) });
-      const step = request.method === 'POST' && request.url === COMPLETIONS_PATH ? script[nextStep++] : undefined;
+      const step = request.method === 'POST' && request.url === COMPLETIONS_PATH ? await stepFor(parseJson(text)) : undefined;
+      if (response.destroyed) return;
       if (step !== undefined && isScriptedStream(step)) {
         writeStream(response, step, pending);
         return;

@@ -47,6 +47,8 @@ class PlanExecuteRun {
   private readonly state: PlanState;
   /** Blocks of executors under way, for the round record: taskId → its draft. */
   private readonly inFlight = new Map<number, TurnDraft>();
+  /** How many of an executor draft's toolCalls are the turn's from before it (see withTurnCalls). */
+  private readonly inheritedCalls = new WeakMap<TurnDraft, number>();
   private recording: Promise<void> = Promise.resolve();
   private readonly loop: LoopInput;
   private readonly turn: StrategyTurn;
@@ -140,15 +142,19 @@ class PlanExecuteRun {
   private async execute(batch: PlanTask[]): Promise<LoopOutcome | undefined> {
     const share = Math.max(1, Math.floor(this.roundsLeft() / batch.length));
     const allowed = Math.min(this.settings.executor.maxRounds, share);
+    // tools.maxCallsPerTurn bounds the turn, not each task: tasks side by side share the calls left.
+    const callsMade = this.main.toolCalls.length;
+    const callsLeft = Math.max(0, this.loop.limits.maxCallsPerTurn - callsMade);
     const runs = batch.map((task, index) => {
       task.status = 'in_progress';
       this.emit('task-start', { taskId: task.id, title: task.title });
-      const draft = this.subDraft(this.taskRequest(task));
+      const draft = this.withTurnCalls(this.subDraft(this.taskRequest(task)));
       // Disjoint round numbers for tasks that run side by side.
       draft.rounds += index * allowed;
-      return { task, draft, start: draft.rounds };
+      const callLimit = callsMade + Math.floor(callsLeft / batch.length) + (index < callsLeft % batch.length ? 1 : 0);
+      return { task, draft, start: draft.rounds, callLimit };
     });
-    const outcomes = await Promise.all(runs.map(({ task, draft, start }) => this.runExecutor(task, draft, start + allowed)));
+    const outcomes = await Promise.all(runs.map(({ task, draft, start, callLimit }) => this.runExecutor(task, draft, start + allowed, callLimit)));
     let stop: LoopOutcome | undefined;
     runs.forEach(({ task, draft, start }, index) => {
       const outcome = outcomes[index]!;
@@ -171,7 +177,7 @@ class PlanExecuteRun {
     const task = this.state.plan?.tasks.find((candidate) => candidate.id === current.taskId);
     if (!task) return undefined;
     const block = this.main.messages.splice(current.blockStart);
-    const draft: TurnDraft = { messages: [{ role: 'user', content: this.taskRequest(task) }, ...block], rounds: this.main.rounds, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, ran: [] };
+    const draft = this.withTurnCalls({ messages: [{ role: 'user', content: this.taskRequest(task) }, ...block], rounds: this.main.rounds, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, ran: [] });
     const start = draft.rounds;
     const outcome = await this.runExecutor(task, draft, start + Math.max(1, Math.min(this.settings.executor.maxRounds, this.roundsLeft())));
     if (outcome.kind === 'paused') {
@@ -183,7 +189,7 @@ class PlanExecuteRun {
     return outcome.kind === 'failed' || (outcome.kind === 'stopped' && outcome.reason === 'deadline') ? outcome : undefined;
   }
 
-  private runExecutor(task: PlanTask, draft: TurnDraft, maxRounds: number): Promise<LoopOutcome> {
+  private runExecutor(task: PlanTask, draft: TurnDraft, maxRounds: number, maxCallsPerTurn = this.loop.limits.maxCallsPerTurn): Promise<LoopOutcome> {
     this.inFlight.set(task.id, draft);
     const journal: Journal | undefined = this.loop.journal && { record: () => this.record() };
     return runLoop({
@@ -191,7 +197,7 @@ class PlanExecuteRun {
       ...(journal ? { journal } : {}),
       systemPrompt: `${this.loop.systemPrompt}\n\n${this.settings.executor.prompt}\n\nThe plan:\n${renderPlan(this.state.plan!)}\n\nResults of earlier tasks:\n${renderResults(this.state.plan!)}`,
       draft,
-      limits: { ...this.loop.limits, maxRounds },
+      limits: { ...this.loop.limits, maxRounds, maxCallsPerTurn },
     }).finally(() => this.inFlight.delete(task.id));
   }
 
@@ -232,6 +238,21 @@ class PlanExecuteRun {
     return draft;
   }
 
+  /**
+   * An executor's draft starts with the turn's calls so far: the loop counts a draft's toolCalls
+   * against tools.maxCallsPerTurn, which bounds the turn, not each task. They are the turn's
+   * already, so only the executor's own are added to it (ownCalls).
+   */
+  private withTurnCalls(draft: TurnDraft): TurnDraft {
+    draft.toolCalls = [...this.main.toolCalls];
+    this.inheritedCalls.set(draft, draft.toolCalls.length);
+    return draft;
+  }
+
+  private ownCalls(draft: TurnDraft): TurnDraft['toolCalls'] {
+    return draft.toolCalls.slice(this.inheritedCalls.get(draft) ?? 0);
+  }
+
   private taskRequest(task: PlanTask): string {
     return `Task ${task.id}: ${task.title}${task.details ? `\n${task.details}` : ''}\n\n(Part of the user's request: ${this.question})`;
   }
@@ -251,7 +272,7 @@ class PlanExecuteRun {
     main.rounds += draft.rounds - start;
     main.usage = { promptTokens: main.usage.promptTokens + draft.usage.promptTokens, completionTokens: main.usage.completionTokens + draft.usage.completionTokens };
     if (keep.calls) {
-      main.toolCalls.push(...draft.toolCalls);
+      main.toolCalls.push(...this.ownCalls(draft));
       main.ran.push(...draft.ran);
     }
     if (keep.messages) main.messages.push(...toolRounds(draft.messages.slice(1)));
@@ -263,7 +284,7 @@ class PlanExecuteRun {
     const snapshot: TurnDraft = {
       ...this.main,
       messages: [...this.main.messages, ...blocks.flatMap((draft) => toolRounds(draft.messages.slice(1)))],
-      toolCalls: [...this.main.toolCalls, ...blocks.flatMap((draft) => draft.toolCalls)],
+      toolCalls: [...this.main.toolCalls, ...blocks.flatMap((draft) => this.ownCalls(draft))],
     };
     // One write at a time, in the order asked: tasks side by side record the same item.
     this.recording = this.recording.then(() => this.loop.journal!.record(snapshot));
