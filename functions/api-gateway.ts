@@ -3,6 +3,8 @@ import { InputError } from '../lib/core/errors.ts';
 import type { Logger } from '../lib/core/logger.ts';
 import { corsHeaders } from '../lib/http/cors.ts';
 import { errorResponse } from '../lib/http/errors.ts';
+import { openAIErrorResponse } from '../lib/http/openai/errors.ts';
+import { isOpenAIPath } from '../lib/http/openai/routes.ts';
 import type { HttpRequest, HttpResponse } from '../lib/http/types.ts';
 
 export type { AuthMode, OwnerFrom } from '../lib/config/environment.ts';
@@ -97,7 +99,8 @@ export async function answer<Response extends HttpResponse | { headers: Record<s
   try {
     response = await produce();
   } catch (error) {
-    response = errorResponse(error, options.logger);
+    // A caller who cannot be identified, say: under /v1 in OpenAI's error shape, as every /v1 error.
+    response = isOpenAIPath(event.path ?? '') ? openAIErrorResponse(error, options.logger) : errorResponse(error, options.logger);
   }
   Object.assign(response.headers, corsHeaders(event.headers?.origin ?? event.headers?.Origin, options.allowedOrigins));
   return response;

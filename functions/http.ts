@@ -13,7 +13,7 @@ import { answer, fromApiGatewayEvent, toApiGatewayResult } from './api-gateway.t
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, tracer } from './runtime.ts';
 
 export { agent };
-const handle = createHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes });
+const handle = createHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, openaiApi: config.openaiApi });
 
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(injectLambdaContext(powertools, { resetKeys: true }))

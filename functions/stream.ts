@@ -24,7 +24,7 @@ import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powerto
 export { agent };
 /** API Gateway closes a Regional stream after 5 idle minutes; a JSON turn ends (and is stored) before that. */
 const JSON_RESPONSE_LIMIT_MS = 4.5 * 60_000;
-const handle = createStreamingHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: ms(config.http.heartbeatSeconds) });
+const handle = createStreamingHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: ms(config.http.heartbeatSeconds), openaiApi: config.openaiApi });
 
 /** The turn behind an event-stream response; nothing to wait for after a buffered one. */
 const turnSettled = (request: Request): Promise<void> | undefined => {

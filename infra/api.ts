@@ -17,7 +17,8 @@ export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
 
 /** The headers a browser may send: JSON bodies, SSE, and both auth modes (SigV4 and Cognito tokens). */
 // X-Amz-Content-Sha256 and X-Amz-User-Agent: the AWS SDK's SigV4 signer sends them from browsers.
-export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key'];
+// X-Conversation-Id and Idempotency-Key: the OpenAI-compatible front door's request headers.
+export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key', 'X-Conversation-Id', 'Idempotency-Key'];
 
 export interface AgentApiProps {
   /** Serves the conversation routes, streaming. */
@@ -79,11 +80,20 @@ export class AgentApi extends Construct {
     approvals.addMethod('POST', streaming);
     const health = this.api.root.addResource('health');
     health.addMethod('GET', buffered);
+    // The OpenAI-compatible front door: a chat completion is a whole agent turn, streamed or not.
+    const v1 = this.api.root.addResource('v1');
+    const models = v1.addResource('models');
+    models.addMethod('GET', streaming);
+    const model = models.addResource('{model}');
+    model.addMethod('GET', streaming);
+    const completions = v1.addResource('chat').addResource('completions');
+    completions.addMethod('POST', streaming);
 
     // Every other method and path reaches the contract too, which answers 405 with an Allow header
-    // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token".
-    // A specific method wins over ANY; OPTIONS stays with the CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, health]) resource.addMethod('ANY', buffered);
+    // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
+    // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
+    // CORS preflight.
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, health, v1, models, model, completions]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

@@ -62,7 +62,7 @@ export class AgentFunctions extends Construct {
       ...shared,
       ...FUNCTION_SIZING.stream,
       entry: FUNCTION_ENTRIES.stream,
-      description: 'MCP agent: the conversation routes, streamed (SSE or JSON)',
+      description: 'MCP agent: the conversation routes and /v1 (OpenAI-compatible), streamed (SSE or JSON)',
       environment: { ...environment, [ENV.conversationsTable]: props.tableName, [ENV.corsAllowOrigins]: props.corsAllowOrigins.join(',') },
     });
     this.worker = new AgentFunction(this, 'Worker', {

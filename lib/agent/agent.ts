@@ -189,6 +189,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         throw listed.reason;
       }
       const runner = runnerFor(scope, held.turn, listed.value, state, model, input.onEvent);
+      input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn });
       return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
     });
   }
@@ -217,6 +218,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       const { held, history, draft, waiting, state } = opened;
       const runner = runnerFor(scope, held.turn, mcpTools, state, model, input.onEvent);
       const decided = planDecisions(waiting, { decisions: input.decisions, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
+      input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn });
       return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
     });
   }

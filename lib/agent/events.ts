@@ -2,6 +2,11 @@ import type { PendingApproval, ToolCallRecord } from '../core/turn.ts';
 
 /** Progress of a running turn, for streaming clients (noun-verb names). */
 export type LoopEvent =
+  /**
+   * The turn is claimed and about to run (not sent for a replayed turn): the first moment a new
+   * conversation's id is known, which a streaming response must send in its headers.
+   */
+  | { type: 'turn-start'; conversationId: string; turn: number }
   | { type: 'round-start'; round: number }
   /** A piece of the model's text (or reasoning) as it writes it; the round's reply holds it all. */
   | { type: 'text-delta'; round: number; text: string }

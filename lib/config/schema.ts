@@ -297,6 +297,13 @@ export const fileSchema = z.strictObject({
       heartbeatSeconds: positiveSeconds().default(15),
     })
     .prefault({}),
+  /** The OpenAI-compatible front door (GET /v1/models, POST /v1/chat/completions). */
+  openaiApi: z
+    .strictObject({
+      /** The one model /v1/models lists; a chat completion naming another gets 404 model_not_found. */
+      modelId: z.string().regex(/^[^\s]{1,128}$/, 'a model id is 1 to 128 characters without spaces').default('mcp-agent'),
+    })
+    .prefault({}),
   logging: z
     .strictObject({
       level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

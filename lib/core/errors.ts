@@ -41,6 +41,13 @@ export type InputErrorCode =
   | 'invalid_owner'
   /** Earlier messages a stateless client sent that no model would accept (a call without its answer). */
   | 'invalid_messages'
+  // the OpenAI-compatible front door (/v1)
+  /** A Chat Completions request naming a model this service does not serve (OpenAI's own code). */
+  | 'model_not_found'
+  /** A Chat Completions parameter the agent cannot honour (client-side tools, several choices, ...). */
+  | 'unsupported_parameter'
+  /** Message content the agent cannot represent (images, audio, files). */
+  | 'unsupported_content'
   // asynchronous payloads
   | 'invalid_payload'
   | 'unsupported_event'

@@ -1,6 +1,8 @@
 import { readTurnCall, type TurnCall } from './turn-call.ts';
 import { errorResponse } from './errors.ts';
 import { createHttpHandler, type HttpHandlerOptions } from './handle.ts';
+import { createOpenAIHandler } from './openai/handle.ts';
+import { isOpenAIPath } from './openai/routes.ts';
 import { matchRoute, TURN_ROUTES, type RouteMatch } from './routes.ts';
 import { acceptsEventStream } from './sse.ts';
 import { streamTurn, type EventStreamResponse } from './stream-turn.ts';
@@ -20,7 +22,10 @@ export type StreamingHttpResponse = HttpResponse | EventStreamResponse;
  */
 export function createStreamingHttpHandler(options: StreamingHttpHandlerOptions): (request: HttpRequest) => Promise<StreamingHttpResponse> {
   const handleBuffered = createHttpHandler(options);
+  const { openaiApi } = options;
+  const openAI = openaiApi && createOpenAIHandler({ agent: options.agent, logger: options.logger, maxBodyBytes: options.maxBodyBytes, modelId: openaiApi.modelId, heartbeatMs: options.heartbeatMs });
   return async (request) => {
+    if (openAI && isOpenAIPath(request.path)) return openAI(request);
     const match = eventStreamRoute(request);
     if (!match) return handleBuffered(request);
     let call: TurnCall;
@@ -56,6 +61,20 @@ function eventStreamRoute(request: HttpRequest): RouteMatch | undefined {
  * by its events and heartbeats and may use the invocation's whole time.
  */
 export function withIdleLimit(request: HttpRequest, now: number, idleLimitMs: number): HttpRequest {
-  if (acceptsEventStream(request.headers.accept)) return request;
+  if (acceptsEventStream(request.headers.accept) || asksForCompletionStream(request)) return request;
   return { ...request, deadlineAt: Math.min(request.deadlineAt ?? Number.POSITIVE_INFINITY, now + idleLimitMs) };
+}
+
+/**
+ * A Chat Completions client asks for a stream in its body (`"stream": true`), not in Accept (the
+ * OpenAI SDKs send `Accept: application/json` either way); its keep-alive comments hold the
+ * connection open like the native stream's heartbeats.
+ */
+function asksForCompletionStream(request: HttpRequest): boolean {
+  if (request.method.toUpperCase() !== 'POST' || !isOpenAIPath(request.path) || !request.body) return false;
+  try {
+    return (JSON.parse(request.body) as { stream?: unknown } | null)?.stream === true;
+  } catch {
+    return false;
+  }
 }

@@ -4,13 +4,18 @@ import type { Agent } from '../agent/agent.ts';
 import { readTurnCall } from './turn-call.ts';
 import { errorResponse, failedTurnResponse, json } from './errors.ts';
 import { readPageQuery } from './page-query.ts';
+import { createOpenAIHandler } from './openai/handle.ts';
+import { isOpenAIPath } from './openai/routes.ts';
 import { matchRoute } from './routes.ts';
+import type { EventStreamResponse } from './stream-turn.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
 export interface HttpHandlerOptions {
   agent: Agent;
   logger: Logger;
   maxBodyBytes: number;
+  /** The OpenAI-compatible front door under /v1 (agent.yml's `openaiApi`); without it /v1 is not served. */
+  openaiApi?: { modelId: string };
 }
 
 /** The HTTP contract of DESIGN.md, shared by the Lambda handlers and the local server. */
@@ -37,13 +42,25 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
     }
   }
 
+  const openAI = options.openaiApi && createOpenAIHandler({ agent, logger, maxBodyBytes, modelId: options.openaiApi.modelId });
+
   return async (request) => {
+    // A buffered entry has no stream to write to: a `stream: true` completion is sent whole.
+    if (openAI && isOpenAIPath(request.path)) return bufferedResponse(await openAI(request));
     try {
       return await route(request);
     } catch (error) {
       return errorResponse(error, logger);
     }
   };
+}
+
+/** An event stream, collected: the same bytes, all at once once the turn has ended. */
+async function bufferedResponse(response: HttpResponse | EventStreamResponse): Promise<HttpResponse> {
+  if (typeof response.body === 'string') return response as HttpResponse;
+  let body = '';
+  for await (const piece of response.body) body += String(piece);
+  return { statusCode: response.statusCode, headers: response.headers, body };
 }
 
 function turnResponse(result: TurnResult, status: number): HttpResponse {

@@ -65,9 +65,10 @@ export function streamTurn(call: TurnCall, options: StreamTurnOptions): Promise<
     // Called inside the loop: whatever goes wrong with the stream must not break the turn.
     const onEvent = (event: LoopEvent) => {
       try {
+        const streamed = loopEventData(event);
+        if (!streamed) return;
         commit();
-        const { name, data } = loopEventData(event);
-        send(name, data);
+        send(streamed.name, streamed.data);
       } catch (error) {
         logger.error('could not stream a loop event', { event: event.type, error: String(error) });
       }

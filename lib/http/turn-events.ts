@@ -3,9 +3,14 @@ import type { TurnResult } from '../core/turn.ts';
 import { failedTurnResponse } from './errors.ts';
 import type { HttpResponse } from './types.ts';
 
-/** What a streaming client receives for each loop event: the event's name and its JSON data. */
-export function loopEventData(event: LoopEvent): { name: string; data: Record<string, unknown> } {
+/**
+ * What a streaming client receives for each loop event: the event's name and its JSON data; nothing
+ * for `turn-start`, which the native stream leaves out (its `turn-end` names the conversation).
+ */
+export function loopEventData(event: LoopEvent): { name: string; data: Record<string, unknown> } | undefined {
   switch (event.type) {
+    case 'turn-start':
+      return undefined;
     case 'round-start':
       return { name: event.type, data: { round: event.round } };
     case 'text-delta':

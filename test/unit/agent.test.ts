@@ -185,3 +185,18 @@ describe('agent.ask with a stateless caller’s history', () => {
     expect(model!.requests).toHaveLength(0);
   });
 });
+
+describe('the turn-start event', () => {
+  it('names a new conversation once its turn is claimed, before the first round; a replay has none', async () => {
+    const { agent } = agentFixture([textReply('hi')]);
+    const events: Array<{ type: string }> = [];
+
+    const result = await agent.ask({ message: 'hello', requestId: 'start-1', onEvent: (event) => events.push(event) });
+    const replayEvents: Array<{ type: string }> = [];
+    await agent.ask({ message: 'hello', requestId: 'start-1', onEvent: (event) => replayEvents.push(event) });
+
+    expect(events[0]).toEqual({ type: 'turn-start', conversationId: result.conversationId, turn: 1 });
+    expect(events[1]).toEqual({ type: 'round-start', round: 1 });
+    expect(replayEvents).toEqual([]);
+  });
+});

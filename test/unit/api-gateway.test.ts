@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { fromApiGatewayEvent, ownerOf } from '../../functions/api-gateway.ts';
+import { answer, fromApiGatewayEvent, ownerOf } from '../../functions/api-gateway.ts';
+import { silentLogger } from '../../lib/core/logger.ts';
 import { InputError } from '../../lib/core/errors.ts';
 import { INPUT_STATUS } from '../../lib/http/status.ts';
 
@@ -110,5 +111,19 @@ describe('ownerOf under cognito auth and without auth', () => {
   it('has no owner without auth', () => {
     expect(ownerOf(event('rest-proxy-cognito'), none)).toBeUndefined();
     expect(ownerOf(event('rest-proxy-identity-pool-authenticated'), none)).toBeUndefined();
+  });
+});
+
+describe('answer', () => {
+  const unidentified = () => Promise.reject(new InputError('unauthenticated', 'This API requires SigV4-signed (IAM) requests.'));
+
+  it('answers a caller it cannot identify in the native error shape, and under /v1 in OpenAI’s', async () => {
+    const native = await answer({ ...event('rest-proxy-iam'), path: '/conversations' }, unidentified, { logger: silentLogger, allowedOrigins: ['*'] });
+    const openAI = await answer({ ...event('rest-proxy-iam'), path: '/v1/chat/completions' }, unidentified, { logger: silentLogger, allowedOrigins: ['*'] });
+    expect(native.statusCode).toBe(401);
+    expect(JSON.parse((native as { body: string }).body)).toEqual({ error: { code: 'unauthenticated', message: 'This API requires SigV4-signed (IAM) requests.' } });
+    expect(openAI.statusCode).toBe(401);
+    expect(JSON.parse((openAI as { body: string }).body)).toEqual({ error: { code: 'unauthenticated', message: 'This API requires SigV4-signed (IAM) requests.', type: 'authentication_error', param: null } });
+    expect(openAI.headers['access-control-allow-origin']).toBe('*');
   });
 });

@@ -42,6 +42,7 @@ describe('parseConfig', () => {
       turn: { timeoutSeconds: 300, reserveSeconds: 3, leaseMarginSeconds: 10 },
       history: { maxTokens: 16_000 },
       conversation: { ttlDays: 30 },
+      openaiApi: { modelId: 'mcp-agent' },
       mcpServers: [],
     });
   });
@@ -162,6 +163,7 @@ mcpServers:
     ['a bad url', 'mcpServers: { remote: { url: "not a url" } }', /mcpServers\.remote\.url: /],
     ['an unset variable', 'model: { apiKey: "${NOT_SET}" }', /model\.apiKey: environment variable NOT_SET is not set/],
     ['a document that is not a mapping', '- a\n- b', /must be a YAML mapping/],
+    ['a model id with a space', 'openaiApi: { modelId: "my agent" }', /openaiApi\.modelId: a model id is 1 to 128 characters without spaces/],
     ['invalid YAML', 'model: {', /is not valid YAML/],
   ])('rejects %s with a message naming the key', (_, text, expected) => {
     const message = failure(text);

@@ -1,0 +1,44 @@
+import { MethodNotAllowedError, NotFoundError } from '../../core/errors.ts';
+
+export type OpenAIRouteName = 'listModels' | 'retrieveModel' | 'chatCompletions';
+
+export interface OpenAIRouteMatch {
+  route: OpenAIRouteName;
+  /** GET /v1/models/{model}: the model asked for. */
+  model?: string;
+}
+
+/** Everything under /v1 belongs to the OpenAI-compatible front door, and answers in its error shape. */
+export function isOpenAIPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/');
+}
+
+const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, OpenAIRouteName>> }> = [
+  { pattern: /^\/v1\/models$/, methods: { GET: 'listModels' } },
+  { pattern: /^\/v1\/models\/([^/]+)$/, methods: { GET: 'retrieveModel' } },
+  { pattern: /^\/v1\/chat\/completions$/, methods: { POST: 'chatCompletions' } },
+];
+
+export function matchOpenAIRoute(method: string, rawPath: string): OpenAIRouteMatch {
+  const path = rawPath.replace(/\/+$/, '');
+  for (const { pattern, methods } of ROUTES) {
+    const found = pattern.exec(path);
+    if (!found) continue;
+    const route = methods[method.toUpperCase()];
+    if (!route) {
+      const allowed = Object.keys(methods).join(', ');
+      throw new MethodNotAllowedError(`${method} is not supported on ${path}; use ${allowed}.`, allowed);
+    }
+    return found[1] === undefined ? { route } : { route, model: safeDecode(found[1]) };
+  }
+  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The OpenAI-compatible API has GET /v1/models, GET /v1/models/{model} and POST /v1/chat/completions.`);
+}
+
+/** A model id that is not valid URL encoding cannot be ours: kept as sent, so it answers 404. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
