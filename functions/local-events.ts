@@ -17,8 +17,12 @@ export async function readRequest(incoming: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A node:http request as the API Gateway REST proxy event the Lambda handler receives. */
-export function toLocalEvent(incoming: IncomingMessage, body: string): APIGatewayProxyEvent {
+/**
+ * A node:http request as the API Gateway REST proxy event the Lambda handler receives. With a
+ * `callerHeader` (LOCAL_CALLER_HEADER), that header's value stands for the caller an authorizer
+ * verified (its principalId), as the handler reads it under AUTH_MODE=cognito.
+ */
+export function toLocalEvent(incoming: IncomingMessage, body: string, callerHeader?: string): APIGatewayProxyEvent {
   const url = new URL(incoming.url ?? '/', 'http://localhost');
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
@@ -30,6 +34,7 @@ export function toLocalEvent(incoming: IncomingMessage, body: string): APIGatewa
   }
   const query = Object.fromEntries(url.searchParams);
   const method = incoming.method ?? 'GET';
+  const caller = callerHeader === undefined ? undefined : headers[callerHeader];
   return {
     resource: '/{proxy+}',
     path: url.pathname,
@@ -45,7 +50,7 @@ export function toLocalEvent(incoming: IncomingMessage, body: string): APIGatewa
     requestContext: {
       accountId: 'local',
       apiId: 'local',
-      authorizer: null,
+      authorizer: caller ? { principalId: caller } : null,
       protocol: `HTTP/${incoming.httpVersion}`,
       httpMethod: method,
       identity: { sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],

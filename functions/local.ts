@@ -58,7 +58,7 @@ const context = localContext(ms(config.turn.timeoutSeconds));
 const server = createServer(async (incoming, outgoing) => {
   try {
     const body = await readRequest(incoming);
-    await handler(toLocalEvent(incoming, body), responseStreamTo(outgoing), context);
+    await handler(toLocalEvent(incoming, body, local.callerHeader), responseStreamTo(outgoing), context);
   } catch (error) {
     // Once the status is out, all that is left is to close the connection (the client may be gone).
     if (outgoing.headersSent) {

@@ -6,10 +6,12 @@ import { CONVERSATION_TABLE } from '../lib/adapters/dynamodb/table.ts';
 
 /**
  * The DynamoDB actions each function performs, and nothing more:
- * - a turn: Query (history), PutItem (claim), UpdateItem (complete), DeleteItem (release a failed claim);
+ * - a turn: Query (history), PutItem (claim, complete), DeleteItem (release a failed claim), GetItem
+ *   (read back a write whose answer was lost); its budgets: GetItem (the owner's tokens today),
+ *   UpdateItem (count them), PutItem and DeleteItem (a turn slot);
  * - deleting a conversation: BatchWriteItem (its turns, 25 at a time), which only the HTTP routes do.
  */
-export const TURN_TABLE_ACTIONS = ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+export const TURN_TABLE_ACTIONS = ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 export const CONVERSATION_TABLE_ACTIONS = [...TURN_TABLE_ACTIONS, 'dynamodb:BatchWriteItem'];
 
 /**

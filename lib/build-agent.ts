@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoOwnerCounters } from './adapters/dynamodb/owner-counters.ts';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
 import { createOpenAIClient } from './adapters/openai/client.ts';
@@ -8,7 +9,7 @@ import type { AgentExtension } from './agent/extension.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
-import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
+import type { ConversationStore, ModelClient, OwnerCounters, ToolGateway, TurnMetrics } from './core/ports.ts';
 import { ms } from './core/time.ts';
 import { createDemoModel } from './demo/model.ts';
 import { createConfiguredGateway } from './configured-gateway.ts';
@@ -31,6 +32,11 @@ interface CommonOptions {
   oauthTokenStore?: OAuthTokenStore;
   /** Your own extensions of the loop (lib/agent/extension.ts), run after the strategies agent.yml turns on. */
   extensions?: AgentExtension[];
+  /**
+   * The budgets' per-owner counters (agent.yml `limits`). Default: in the conversation table with
+   * a documentClient; in this process's memory with a store of your own.
+   */
+  ownerCounters?: OwnerCounters;
 }
 
 /**
@@ -58,11 +64,13 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     tableName: config.conversation.tableName,
     ttlDays: config.conversation.ttlDays,
   });
+  const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
   return createAgent(config, {
     model,
     gateway,
     store,
     logger,
+    ...(ownerCounters ? { ownerCounters } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),
     ...(options.extensions ? { extensions: options.extensions } : {}),

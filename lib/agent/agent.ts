@@ -2,8 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { withLogContext } from '../core/log-context.ts';
 import type { Logger } from '../core/logger.ts';
-import type { HistoryMessage } from '../core/messages.ts';
-import type { ConversationKey, ConversationState, ConversationStore, ModelClient, ToolGateway, TurnMetrics } from '../core/ports.ts';
+import type { HistoryMessage, TokenUsage } from '../core/messages.ts';
+import type { ConversationKey, ConversationState, ConversationStore, ModelClient, OwnerCounters, ToolGateway, TurnMetrics } from '../core/ports.ts';
+import { createMemoryOwnerCounters } from '../adapters/memory/owner-counters.ts';
+import { createBudgets, USAGE_STATE } from './budgets/admission.ts';
 import type { AgentExtension } from './extension.ts';
 import { createExtensionRunner } from './extension-runner.ts';
 import { configuredExtensions, configuredStrategy } from './strategies/configured.ts';
@@ -85,6 +87,12 @@ export interface AgentDependencies {
    * process, and page tokens work only there.
    */
   hmacKey?: Uint8Array;
+  /**
+   * The per-owner counters of the budgets (agent.yml `limits`): tokens per day, turns running at
+   * once. Default: in memory, counting this process only; give every process the same (the
+   * DynamoDB adapter) to count across them.
+   */
+  ownerCounters?: OwnerCounters;
   now?: () => number;
 }
 
@@ -98,6 +106,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   // The strategies agent.yml turns on run first, then the embedding code's own extensions.
   const extensions = [...configuredExtensions(config), ...(dependencies.extensions ?? [])];
   const strategy = configuredStrategy(config);
+  const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters ?? createMemoryOwnerCounters(), logger, metrics: dependencies.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
   const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent']) =>
@@ -114,9 +123,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     });
 
   /** What every held turn needs; the model is checked present before a turn starts. */
-  const services = (model: ModelClient): DriveServices => ({
+  const services = (model: ModelClient, conversationUsage: () => TokenUsage): DriveServices => ({
     strategy,
     model,
+    conversationUsage,
     store,
     logger,
     systemPrompt: config.systemPrompt,
@@ -145,15 +155,16 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   }
 
   /** Runs a held turn, with the log lines and metrics of a turn. */
-  async function drive(input: DriveInput, model: ModelClient, scope: RequestScope): Promise<TurnResult> {
+  async function drive(input: DriveInput, model: ModelClient, conversationUsage: () => TokenUsage, scope: RequestScope): Promise<TurnResult> {
     const log = { conversationId: scope.key.conversationId, requestId: scope.requestId, turn: input.held.turn };
     logger.info(input.decided ? 'turn resumed' : 'turn started', { ...log, historyMessages: input.history.length, tools: input.runner.tools.length });
     const started = now();
     try {
-      const result = await driveTurn(input, services(model));
+      const result = await driveTurn(input, services(model, conversationUsage));
       logger.info(result.stopReason === 'approval_required' ? 'turn paused' : 'turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
       if (config.logging.logPayloads) logger.info('turn payloads', { ...log, reply: result.reply, calls: result.toolCalls, messages: input.draft.messages });
       dependencies.metrics?.turnCompleted(result, now() - started);
+      if (result.budget) dependencies.metrics?.limitReached?.(result.budget.limit, 'stopped');
       return result;
     } catch (error) {
       const code = error instanceof AgentError ? error.code : 'internal_error';
@@ -171,12 +182,12 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     if (!model) throw new ModelNotConfiguredError();
     if (input.earlierMessages !== undefined) checkEarlierMessages(input.earlierMessages, input.conversationId);
     const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner, hmacKey);
-    return start({ ...input, conversationId }, async (scope) => {
+    return start({ ...input, conversationId }, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, leaseExpiresAt: scope.leaseExpiresAt, refuseWhenSpent: true }, async (admission) => {
       const draft = newDraft(input.message, input.earlierMessages);
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),
-        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, deadline: deadlineOf(scope.deadlineAt, now), clock: now, rules }),
+        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, deadline: deadlineOf(scope.deadlineAt, now), clock: now, rules, admit: admission.checkConversation }),
       ]);
       if (opened.status === 'rejected') throw opened.reason;
       if (opened.value.kind === 'replay') {
@@ -188,10 +199,12 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
         throw listed.reason;
       }
-      const runner = runnerFor(scope, held.turn, listed.value, state, model, input.onEvent);
+      // Every model call of the turn (the strategy's and the extensions') goes through its budget.
+      const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
+      const runner = runnerFor(scope, held.turn, listed.value, state, budgeted.model, input.onEvent);
       input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn });
-      return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
-    });
+      return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
+    }));
   }
 
   async function decide(input: DecideInput): Promise<TurnResult> {
@@ -200,7 +213,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     checkDecisions(input.decisions);
     const model = dependencies.model;
     if (!model) throw new ModelNotConfiguredError();
-    return start(input, async (scope) => {
+    return start(input, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, leaseExpiresAt: scope.leaseExpiresAt, refuseWhenSpent: false }, async (admission) => {
       const mcpTools = await offeredTools();
       const opened = await openApprovals({
         store,
@@ -216,11 +229,12 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       });
       if (opened.kind === 'replay') return opened.result;
       const { held, history, draft, waiting, state } = opened;
-      const runner = runnerFor(scope, held.turn, mcpTools, state, model, input.onEvent);
+      const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
+      const runner = runnerFor(scope, held.turn, mcpTools, state, budgeted.model, input.onEvent);
       const decided = planDecisions(waiting, { decisions: input.decisions, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
       input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn });
-      return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
-    });
+      return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
+    }));
   }
 
   async function getConversation(key: ConversationKey, page: ConversationPageRequest = {}): Promise<ConversationView> {

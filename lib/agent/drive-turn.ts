@@ -1,7 +1,8 @@
-import { AgentError, errorMessage, InternalError, ModelError, StoreError, TurnNotStoredError, TurnTakenError } from '../core/errors.ts';
+import { AgentError, BudgetExhaustedError, errorMessage, InternalError, ModelError, StoreError, TurnNotStoredError, TurnTakenError } from '../core/errors.ts';
+import { exhaustionText } from '../core/budget.ts';
 import { closeOpenRound, historyViolations } from '../core/history.ts';
 import type { Logger } from '../core/logger.ts';
-import type { HistoryMessage } from '../core/messages.ts';
+import type { HistoryMessage, TokenUsage } from '../core/messages.ts';
 import type { ConversationStore, ModelClient } from '../core/ports.ts';
 import type { ExtensionRunner } from './extension-runner.ts';
 import type { PendingApproval, StopReason, TurnError, TurnResult } from '../core/turn.ts';
@@ -36,6 +37,8 @@ export interface DriveServices {
   /** react (the plain loop) or plan-execute. */
   strategy: TurnStrategy;
   model: ModelClient;
+  /** The conversation's tokens so far (this turn's included), reported with the turn's own. */
+  conversationUsage?: () => TokenUsage;
   store: ConversationStore;
   logger: Logger;
   systemPrompt: string;
@@ -53,6 +56,8 @@ export interface DriveServices {
  *                                     -> release the claim, throw the failure (nothing to keep)
  *   failed after tools ran, or in a resumed turn
  *                                     -> complete the turn with stopReason `error`
+ *   a budget spent before a model call -> complete the turn with `budget_exhausted`; when nothing
+ *                                        at all happened yet (no reply, no call): release, 429
  *
  * A final write is retried until the deadline; if it still fails after tools ran, the caller gets
  * turn_not_stored (the record lets the next request complete the turn as interrupted).
@@ -93,12 +98,14 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
   }
 
   const resumed = input.decided !== undefined;
-  if (outcome.kind === 'failed' && !resumed && draft.ran.length === 0) {
+  // A budget stop keeps the model's replies it paid for, unless there were none.
+  const keptBudgetStop = outcome.kind === 'failed' && outcome.cause instanceof BudgetExhaustedError && draft.rounds > 0;
+  if (outcome.kind === 'failed' && !resumed && draft.ran.length === 0 && !keptBudgetStop) {
     // Nothing ran, so nothing happened that the conversation must remember: the caller can retry.
     await releaseQuietly(writes.release, held, services.logger);
     throw outcome.cause;
   }
-  const core = resultOf(held, draft, outcome, services.limits.maxRounds);
+  const core = resultOf(held, draft, outcome, services.limits.maxRounds, services.conversationUsage?.());
   // The extensions' fields (a todo list, a plan) come with the result, never over its own.
   const result: TurnResult = { ...(await runner.turnEnd(core)), ...core };
   const messages = outcome.kind === 'failed' ? closeOpenRound(draft.messages, () => toolText.turnFailed()) : draft.messages;
@@ -129,8 +136,9 @@ function executionOf(input: DriveInput, services: DriveServices) {
   };
 }
 
-function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRounds: number): TurnResult {
-  const base = { conversationId: held.key.conversationId, turn: held.turn, rounds: draft.rounds, toolCalls: draft.toolCalls, usage: draft.usage };
+function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRounds: number, conversationUsage: TokenUsage | undefined): TurnResult {
+  const usage = conversationUsage ? { ...draft.usage, conversation: conversationUsage } : draft.usage;
+  const base = { conversationId: held.key.conversationId, turn: held.turn, rounds: draft.rounds, toolCalls: draft.toolCalls, usage };
   const stopped = (stopReason: Exclude<StopReason, 'completed'>, extra: { error?: TurnError; pendingApprovals?: PendingApproval[] } = {}): TurnResult => ({
     ...base,
     reply: fallbackReply(stopReason, draft.messages, { maxRounds, ...extra }),
@@ -145,6 +153,11 @@ function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRou
     case 'paused':
       return stopped('approval_required', { pendingApprovals: outcome.pending });
     case 'failed':
+      if (outcome.cause instanceof BudgetExhaustedError) {
+        const { exhaustion } = outcome.cause;
+        const reply = fallbackReply('budget_exhausted', draft.messages, { maxRounds, error: { code: 'budget_exhausted', message: exhaustionText(exhaustion), timeout: false } });
+        return { ...base, reply, stopReason: 'budget_exhausted', budget: exhaustion };
+      }
       return stopped('error', { error: turnError(outcome.cause) });
   }
 }

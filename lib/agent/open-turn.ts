@@ -28,6 +28,8 @@ export interface OpenTurnInput {
   deadline: Deadline;
   clock: () => number;
   rules: TurnRules;
+  /** Refuses the new turn (throws) from the conversation's state before it is claimed: a spent budget. */
+  admit?: (state: ConversationState) => void;
 }
 
 export type OpenedTurn =
@@ -67,6 +69,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   // Decided (and decoded) before claiming, so an unreadable turn cannot leave a claim behind.
   const history = historyMessages(complete, rules.historyTokenBudget);
   const state = complete[0]?.state() ?? {};
+  input.admit?.(state);
   try {
     await retried((options) => store.create(key, nextTurn, claimWrite(held, input.draft, state), options));
   } catch (error) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { errorMessage, ModelError } from '../core/errors.ts';
+import { BudgetExhaustedError, errorMessage, ModelError } from '../core/errors.ts';
 import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../core/messages.ts';
 import type { ModelClient, ModelDelta, ModelReply } from '../core/ports.ts';
 import type { LoopHooks } from './extension-runner.ts';
@@ -44,7 +44,7 @@ export interface LoopInput {
 export type LoopOutcome =
   | { kind: 'completed'; reply: string }
   | { kind: 'stopped'; reason: 'max_rounds' | 'deadline' }
-  /** The model failed, or a round's record could not be written; `cause` is that error. */
+  /** The model failed, a round's record could not be written, or a budget was spent; `cause` is that error. */
   | { kind: 'failed'; cause: unknown }
   | { kind: 'paused'; pending: PendingApproval[] };
 
@@ -91,6 +91,8 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       // A model cut short by the turn's own deadline is a deadline stop, not a model failure.
       const cutByDeadline = error instanceof ModelError && error.timeout && budget < limits.modelTimeoutMs && timeLeft() <= 0;
       if (cutByDeadline) return { kind: 'stopped', reason: 'deadline' };
+      // A spent budget ends the turn as it is (lib/agent/drive-turn.ts says how); nothing was sent.
+      if (error instanceof BudgetExhaustedError) return { kind: 'failed', cause: error };
       // A model client that throws something else is still a model that failed.
       return { kind: 'failed', cause: error instanceof ModelError ? error : new ModelError('model_unavailable', errorMessage(error), { cause: error }) };
     }

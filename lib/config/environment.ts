@@ -46,6 +46,12 @@ export const ENV = {
   port: 'PORT',
   host: 'HOST',
   localDataDir: 'LOCAL_DATA_DIR',
+  /**
+   * npm start only: a request header the local server takes as the caller API Gateway verified
+   * (an authorizer's principalId), so owners and per-owner limits can be tried out locally with
+   * AUTH_MODE=cognito. Never set by the stack: behind API Gateway a header proves nothing.
+   */
+  localCallerHeader: 'LOCAL_CALLER_HEADER',
   /** The AWS SDK's own settings: the local run fills them in for an emulator when they are unset. */
   awsRegion: 'AWS_REGION',
   awsAccessKeyId: 'AWS_ACCESS_KEY_ID',
@@ -142,6 +148,8 @@ export interface LocalSettings {
   host: string;
   dataDir: string;
   dynamodbEndpoint?: string;
+  /** The header (lower case) taken as the verified caller; see ENV.localCallerHeader. */
+  callerHeader?: string;
 }
 
 export function readLocalSettings(environment: Environment): LocalSettings {
@@ -151,11 +159,13 @@ export function readLocalSettings(environment: Environment): LocalSettings {
   if (endpoint && !isHttpUrl(endpoint)) {
     throw new Error(`${ENV.dynamodbEndpoint} must be an http:// or https:// URL such as http://localhost:8000, not "${endpoint}"`);
   }
+  const callerHeader = environment[ENV.localCallerHeader]?.trim().toLowerCase();
   return {
     port,
     host: environment[ENV.host] || '127.0.0.1',
     dataDir: localDataDir(environment),
     ...(endpoint ? { dynamodbEndpoint: endpoint } : {}),
+    ...(callerHeader ? { callerHeader } : {}),
   };
 }
 

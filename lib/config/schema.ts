@@ -289,6 +289,20 @@ export const fileSchema = z.strictObject({
       leaseMarginSeconds: seconds().default(10),
     })
     .prefault({}),
+  /**
+   * Budgets for a shared deployment. Tokens are prompt + completion tokens as the model reports
+   * them, checked before every model call; none is limited by default.
+   */
+  limits: z
+    .strictObject({
+      tokensPerTurn: positiveInt().optional(),
+      tokensPerConversation: positiveInt().optional(),
+      /** Per owner (the caller's identity; without authentication, all callers together) and UTC day. */
+      tokensPerOwnerPerDay: positiveInt().optional(),
+      /** Turns one owner runs at once, so no one holds all of the account's Lambda concurrency; 0: no limit. */
+      concurrentTurnsPerOwner: numeric(z.number().int().min(0)).default(4),
+    })
+    .prefault({}),
   http: z
     .strictObject({
       maxBodyBytes: positiveInt().default(64 * 1024),

@@ -1,3 +1,5 @@
+import { exhaustionText, type BudgetExhaustion } from './budget.ts';
+
 /**
  * One error root. Subclasses are split by who must act; every error has a stable string `code`
  * (a union per class, so lib/http/status.ts can map every code and the compiler checks it does)
@@ -94,6 +96,43 @@ export class ConflictError extends InputError<ConflictCode> {
   constructor(code: ConflictCode, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super(code, message, options);
     this.retryAfterSeconds = options?.retryAfterSeconds;
+  }
+}
+
+/** A limit of agent.yml's `limits` refuses the request (429). */
+export type LimitCode = 'budget_exhausted' | 'too_many_turns';
+
+/**
+ * The caller reached a limit: a token budget is spent, or the owner already runs as many turns as
+ * it may. Nothing was carried out; the message says which limit and when a retry can succeed.
+ */
+export class LimitError extends AgentError<LimitCode> {
+  /** Seconds after which a retry may succeed, sent as Retry-After; absent when waiting does not help. */
+  readonly retryAfterSeconds: number | undefined;
+  /** What the error body carries besides code and message: the limit, its value, when it resets. */
+  readonly details: Readonly<Record<string, string | number>>;
+
+  constructor(code: LimitCode, message: string, options: { details: Record<string, string | number>; retryAfterSeconds?: number; cause?: unknown }) {
+    super(code, message, options);
+    this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+/**
+ * A token budget ran out. Thrown by the turn's model before a call it would not allow: a turn that
+ * already did something stops with `budget_exhausted`; one that did nothing yet is refused (429).
+ */
+export class BudgetExhaustedError extends LimitError {
+  readonly exhaustion: BudgetExhaustion;
+
+  constructor(exhaustion: BudgetExhaustion, now: number) {
+    const resetsInSeconds = exhaustion.resetsAt === undefined ? undefined : Math.max(1, Math.ceil((Date.parse(exhaustion.resetsAt) - now) / 1000));
+    super('budget_exhausted', `The token budget is spent: ${exhaustionText(exhaustion)}.`, {
+      details: { ...exhaustion },
+      ...(resetsInSeconds === undefined ? {} : { retryAfterSeconds: resetsInSeconds }),
+    });
+    this.exhaustion = exhaustion;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { BudgetExhaustion } from './budget.ts';
 import type { TokenUsage } from './messages.ts';
 
 /**
@@ -8,7 +9,7 @@ import type { TokenUsage } from './messages.ts';
  * - `error`: the model failed after tools had already run (their results are kept);
  * - `approval_required`: calls of the last reply wait for a person's decision (the turn is paused);
  * - `interrupted`: the process running the turn died; the next request completed it from its record;
- * - `budget_exhausted`: a token budget ran out before the next model call.
+ * - `budget_exhausted`: a token budget (agent.yml `limits`) ran out before the next model call.
  */
 export type StopReason = 'completed' | 'max_rounds' | 'deadline' | 'error' | 'approval_required' | 'interrupted' | 'budget_exhausted';
 
@@ -46,7 +47,14 @@ export interface TurnProgress {
   usage: TokenUsage;
 }
 
+/** A turn's tokens, and (since budgets) the conversation's, this turn included. */
+export interface TurnUsage extends TokenUsage {
+  /** Every model call of the conversation so far, as the model reported them; absent on turns stored before budgets. */
+  conversation?: TokenUsage;
+}
+
 export interface TurnResult extends TurnProgress {
+  usage: TurnUsage;
   conversationId: string;
   turn: number;
   reply: string;
@@ -54,6 +62,8 @@ export interface TurnResult extends TurnProgress {
   error?: TurnError;
   /** With `approval_required`: the calls to decide (POST /conversations/{id}/approvals). */
   pendingApprovals?: PendingApproval[];
+  /** With `budget_exhausted`: the limit that ran out. */
+  budget?: BudgetExhaustion;
   /** With `todoList: true`: the todo list as the turn left it. */
   todos?: Array<{ content: string; status: 'pending' | 'in_progress' | 'completed' }>;
   /** With `strategy: plan-execute`: the plan, each task with its status and result. */

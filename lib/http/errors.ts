@@ -1,7 +1,7 @@
-import { AgentError, ConfigError, ConflictError, InputError, MethodNotAllowedError, ModelError, ModelNotConfiguredError, StoreError } from '../core/errors.ts';
+import { AgentError, ConfigError, ConflictError, InputError, LimitError, MethodNotAllowedError, ModelError, ModelNotConfiguredError, StoreError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
-import { INPUT_STATUS, MODEL_STATUS, STORE_STATUS } from './status.ts';
+import { INPUT_STATUS, LIMIT_STATUS, MODEL_STATUS, STORE_STATUS } from './status.ts';
 import type { HttpResponse } from './types.ts';
 
 /**
@@ -12,6 +12,11 @@ export function errorResponse(error: unknown, logger: Logger): HttpResponse {
   if (error instanceof MethodNotAllowedError) return json(405, errorBody(error.code, error.message), { allow: error.allow });
   if (error instanceof ConflictError && error.retryAfterSeconds !== undefined) {
     return json(409, errorBody(error.code, error.message), { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) });
+  }
+  if (error instanceof LimitError) {
+    // Which limit, its value and when it resets go with the code, so a client can wait or say why.
+    const retryAfter: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) };
+    return json(LIMIT_STATUS[error.code], { error: { code: error.code, message: error.message, ...error.details } }, retryAfter);
   }
   if (error instanceof InputError) return json(INPUT_STATUS[(error as InputError).code], errorBody(error.code, error.message));
   if (error instanceof ModelNotConfiguredError) return json(503, errorBody(error.code, error.message));

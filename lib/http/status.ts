@@ -1,4 +1,4 @@
-import type { InputErrorCode, ModelErrorCode, StoreErrorCode } from '../core/errors.ts';
+import type { InputErrorCode, LimitCode, ModelErrorCode, StoreErrorCode } from '../core/errors.ts';
 
 /**
  * The one table from error codes to HTTP statuses. Typed by the error classes' code unions, so a
@@ -60,4 +60,10 @@ export const STORE_STATUS: Record<StoreErrorCode, 413 | 500 | 503> = {
   turn_too_large: 413,
   invalid_stored_item: 500,
   unsupported_item_version: 500,
+};
+
+/** A limit of agent.yml's `limits`: a spent token budget, too many turns of one owner at once. */
+export const LIMIT_STATUS: Record<LimitCode, 429> = {
+  budget_exhausted: 429,
+  too_many_turns: 429,
 };

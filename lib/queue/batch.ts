@@ -1,4 +1,4 @@
-import { AgentError, ConflictError, errorMessage } from '../core/errors.ts';
+import { AgentError, ConflictError, errorMessage, LimitError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { SqsBatchResponse, SqsRecord } from './events.ts';
 import { parseMessageBody, readTurnRequest, type TurnRequest } from './payload.ts';
@@ -106,10 +106,13 @@ function readRecord(record: SqsRecord, options: BatchOptions): TurnRequest | und
   }
 }
 
-/** A busy conversation is routine (retried later); anything else deserves attention. */
+/**
+ * A busy conversation, or an owner at its limits (too many turns at once, a spent budget), is
+ * routine: retried later. Anything else deserves attention.
+ */
 function logFailure(error: unknown, fields: Record<string, unknown>, logger: Logger): void {
   const code = error instanceof AgentError ? error.code : 'internal_error';
-  const log = error instanceof ConflictError ? logger.warn : logger.error;
+  const log = error instanceof ConflictError || error instanceof LimitError ? logger.warn : logger.error;
   log('queue record failed: it and any later records of its conversation are left for redelivery', { ...fields, code, error: errorMessage(error) });
 }
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe } from 'vitest';
+import { createDynamoOwnerCounters } from '../../lib/adapters/dynamodb/owner-counters.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
+import { ownerCountersContract } from '../support/owner-counters-contract.ts';
 import { conversationStoreContract } from '../support/store-contract.ts';
 import { turnLifeContract } from '../support/turn-life-contract.ts';
 import { type LocalTable, startTableAt } from '../support/dynalite.ts';
@@ -31,5 +33,9 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
 
   describe('a turn’s life', () => {
     turnLifeContract(() => createDynamoConversationStore({ client: table!.documentClient, tableName: table!.tableName, ttlDays: TTL_DAYS }));
+  });
+
+  describe('the budgets’ owner counters', () => {
+    ownerCountersContract(() => createDynamoOwnerCounters({ client: table!.documentClient, tableName: table!.tableName }));
   });
 });

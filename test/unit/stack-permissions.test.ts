@@ -53,7 +53,7 @@ describe.each(keySources)('McpAgentStack permissions with the model API key in %
       readKeyStatement(template, settings),
       readHmacKeyStatement(template),
       {
-        Action: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+        Action: ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
         Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
       },
     ]);
@@ -75,7 +75,7 @@ describe.each(keySources)('McpAgentStack permissions with the model API key in %
       consume(eventQueueId),
       readKeyStatement(template, settings),
       readHmacKeyStatement(template),
-      { Action: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
+      { Action: ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } },
       { Action: 'events:PutEvents', Effect: 'Allow', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } },
     ]);
   });

@@ -44,4 +44,14 @@ describe('powertoolsTurnMetrics', () => {
     metrics.publishStoredMetrics();
     expect(documents().some((document) => document.errorCode === 'model_timeout' && document.TurnFailures === 1)).toBe(true);
   });
+
+  it.each([
+    ['tokensPerConversation', 'stopped'],
+    ['concurrentTurnsPerOwner', 'refused'],
+  ] as const)('counts a %s limit reached (%s) by limit and outcome', (limit, outcome) => {
+    const { metrics, documents } = capture();
+    powertoolsTurnMetrics(metrics).limitReached!(limit, outcome);
+    metrics.publishStoredMetrics();
+    expect(documents().some((document) => document.limit === limit && document.outcome === outcome && document.LimitReached === 1)).toBe(true);
+  });
 });

@@ -12,8 +12,19 @@ const NO_OWNER = '-';
  * encoded too (encodeURIComponent leaves it alone), so the owner "-" cannot pose as "no owner".
  */
 export function conversationPartitionKey(key: ConversationKey): string {
-  const owner = key.owner === undefined ? NO_OWNER : encodeOwner(key.owner);
-  return `${owner}#${key.conversationId}`;
+  return `${ownerPart(key.owner)}#${key.conversationId}`;
 }
+
+/**
+ * The partition keys of an owner's budget counters (lib/adapters/dynamodb/owner-counters.ts):
+ * `tokens:<owner>` holds one item per UTC day (sort key: the day's number), `turns:<owner>` one
+ * item per turn slot (sort key: its index). Neither contains `#`, which every conversation's key
+ * does, so no conversation id, of any owner, can ever name them; and the owner is encoded as above,
+ * so no owner can name another's.
+ */
+export const ownerTokensPartitionKey = (owner: string | undefined): string => `tokens:${ownerPart(owner)}`;
+export const ownerTurnsPartitionKey = (owner: string): string => `turns:${ownerPart(owner)}`;
+
+const ownerPart = (owner: string | undefined): string => (owner === undefined ? NO_OWNER : encodeOwner(owner));
 
 const encodeOwner = (owner: string): string => encodeURIComponent(owner).replaceAll('-', '%2D');

@@ -18,6 +18,13 @@ export function powertoolsTurnMetrics(metrics: Metrics): TurnMetrics {
       metrics.addMetric('CompletionTokens', MetricUnit.Count, result.usage.completionTokens);
       metrics.addMetric('TurnLatency', MetricUnit.Milliseconds, durationMs);
     },
+    limitReached(limit, outcome) {
+      // A spent budget or an owner at its turn limit: refused before any model call, or a turn stopped.
+      const single = metrics.singleMetric();
+      single.addDimension('limit', limit);
+      single.addDimension('outcome', outcome);
+      single.addMetric('LimitReached', MetricUnit.Count, 1);
+    },
     turnFailed(code, durationMs) {
       const single = metrics.singleMetric();
       single.addDimension('errorCode', code);

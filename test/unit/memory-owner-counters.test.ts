@@ -1,0 +1,7 @@
+import { describe } from 'vitest';
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
+import { ownerCountersContract } from '../support/owner-counters-contract.ts';
+
+describe('createMemoryOwnerCounters', () => {
+  ownerCountersContract(createMemoryOwnerCounters);
+});
