@@ -1,0 +1,115 @@
+/**
+ * What the budgets cost in DynamoDB requests, counted on the wire (dynalite): a turn with budgets
+ * off, with the default concurrentTurnsPerOwner, with every limit on, and the refusals. The README's
+ * table ("Budgets" in the security model) is these numbers.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoOwnerCounters } from '../../lib/adapters/dynamodb/owner-counters.ts';
+import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
+import { createAgent } from '../../lib/agent/agent.ts';
+import { parseConfig } from '../../lib/config/load.ts';
+import { silentLogger } from '../../lib/core/logger.ts';
+import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
+import { testGateway } from '../support/agent-fixture.ts';
+import { createLocalClient, type LocalTable, startLocalTable } from '../support/dynalite.ts';
+
+let table: LocalTable;
+let documentClient: DynamoDBDocumentClient;
+let commands: string[] = [];
+
+beforeAll(async () => {
+  table = await startLocalTable();
+  const client = createLocalClient(table.endpoint);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      commands.push(String(context.commandName).replace(/Command$/, ''));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCommands' },
+  );
+  documentClient = DynamoDBDocumentClient.from(client);
+});
+afterAll(async () => {
+  await table?.close();
+});
+
+const EVERY_LIMIT = 'limits: { tokensPerTurn: 100000, tokensPerConversation: 100000, tokensPerOwnerPerDay: 100000, concurrentTurnsPerOwner: 4 }';
+const weather = (id: string) => toolCallsReply([{ id, name: 'getWeather', arguments: { city: '上海' } }]);
+/** Three model calls: two read-only tool rounds and the answer. */
+const threeCalls = (): ScriptedStep[] => [weather('w1'), weather('w2'), textReply('done')];
+
+function agentWith(yaml: string, script: ScriptedStep[]) {
+  const config = parseConfig(`maxRounds: 6\n${yaml}`, { source: 'test.yml', environment: {} });
+  return createAgent(config, {
+    model: createScriptedModel(script),
+    gateway: testGateway(),
+    store: createDynamoConversationStore({ client: documentClient, tableName: table.tableName, ttlDays: 30 }),
+    ownerCounters: createDynamoOwnerCounters({ client: documentClient, tableName: table.tableName }),
+    logger: silentLogger,
+  });
+}
+
+/** The requests of one call, counted per operation (the slot and the day's count are read side by side). */
+async function requestsOf(work: () => Promise<unknown>): Promise<Record<string, number>> {
+  commands = [];
+  await work().catch(() => undefined);
+  const counts: Record<string, number> = {};
+  for (const command of commands) counts[command] = (counts[command] ?? 0) + 1;
+  return counts;
+}
+
+describe('DynamoDB requests of a turn of three model calls', () => {
+  it('budgets off: one Query, two writes', async () => {
+    const agent = agentWith('limits: { concurrentTurnsPerOwner: 0 }', threeCalls());
+    expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'alice', message: 'weather' }))).toEqual({ Query: 1, PutItem: 2 });
+  });
+
+  it('no owner (authentication off), default limits: the same, turn slots are per owner', async () => {
+    const agent = agentWith('', threeCalls());
+    expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, message: 'weather' }))).toEqual({ Query: 1, PutItem: 2 });
+  });
+
+  it('default limits (concurrentTurnsPerOwner: 4): a slot taken and given back, two writes more', async () => {
+    const agent = agentWith('', threeCalls());
+    expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'alice', message: 'weather' }))).toEqual({ Query: 1, PutItem: 3, DeleteItem: 1 });
+  });
+
+  it('every limit on: also one read of the owner’s day and one update per model call', async () => {
+    const agent = agentWith(EVERY_LIMIT, threeCalls());
+    expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'bob', message: 'weather' }))).toEqual({ Query: 1, GetItem: 1, PutItem: 3, UpdateItem: 3, DeleteItem: 1 });
+  });
+
+  it('a conversation whose budget is spent is refused before its turn is claimed: no claim to write and give back', async () => {
+    const agent = agentWith('limits: { tokensPerConversation: 10, tokensPerOwnerPerDay: 100000 }', [textReply('over the budget')]);
+    const conversationId = `c-${randomUUID()}`;
+    await agent.ask({ conversationId, owner: 'carol', message: 'first' });
+    expect(await requestsOf(() => agent.ask({ conversationId, owner: 'carol', message: 'again' }))).toEqual({ Query: 1, GetItem: 1, PutItem: 1, DeleteItem: 1 });
+  });
+
+  it('an owner whose day is spent is refused before the conversation is read', async () => {
+    const agent = agentWith('limits: { tokensPerOwnerPerDay: 10 }', [textReply('over the budget')]);
+    await agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'dave', message: 'first' });
+    expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'dave', message: 'again' }))).toEqual({ GetItem: 1, PutItem: 1, DeleteItem: 1 });
+  });
+
+  it('an owner at its turn limit is refused after trying each slot once', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const arrivals: Array<() => void> = [];
+    const arrived = [0, 1].map((index) => new Promise<void>((resolve) => (arrivals[index] = resolve)));
+    const waiting = (index: number, reply: string): ScriptedStep => async () => {
+      arrivals[index]!();
+      await held;
+      return textReply(reply);
+    };
+    const agent = agentWith('limits: { concurrentTurnsPerOwner: 2 }', [waiting(0, 'one'), waiting(1, 'two')]);
+    const running = [agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'erin', message: 'one' }), agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'erin', message: 'two' })];
+    await Promise.all(arrived);
+
+    expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'erin', message: 'three' }))).toEqual({ PutItem: 2 });
+    release();
+    await Promise.all(running);
+  });
+});
