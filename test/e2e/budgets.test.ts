@@ -166,6 +166,11 @@ describe('budgets through npm start', () => {
     // The seconds until midnight on the server's clock (23:50 when it started, a little later now).
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     expect(Number(refused.retryAfter)).toBeLessThanOrEqual(600);
+    // A client asking for Server-Sent Events gets the same 429: the stream never started.
+    const streamed = await fetch(`${server.url}/conversations/d-3/messages`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-caller': 'dora' }, body: JSON.stringify({ message: '三' }) });
+    expect(streamed.status).toBe(429);
+    expect(streamed.headers.get('content-type')).toMatch(/application\/json/);
+    expect(((await streamed.json()) as any).error.code).toBe('budget_exhausted');
     expect(model.requests).toHaveLength(requestsBefore);
 
     setServerClock(NEXT_MORNING);

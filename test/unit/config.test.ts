@@ -108,6 +108,19 @@ mcpServers:
     expect(failure('tools:\n  elicitation: always')).toMatch(/tools\.elicitation/);
   });
 
+  it('limits nothing but concurrent turns by default, and refuses token limits that are not positive whole numbers', () => {
+    expect(parse('').limits).toEqual({ concurrentTurnsPerOwner: 4 });
+    expect(parse('limits: { tokensPerTurn: 8000, tokensPerConversation: "${CAP}", tokensPerOwnerPerDay: 1000000, concurrentTurnsPerOwner: 0 }', { CAP: '50000' }).limits).toEqual({
+      tokensPerTurn: 8000,
+      tokensPerConversation: 50_000,
+      tokensPerOwnerPerDay: 1_000_000,
+      concurrentTurnsPerOwner: 0,
+    });
+    expect(failure('limits:\n  tokensPerTurn: 0')).toMatch(/limits\.tokensPerTurn/);
+    expect(failure('limits:\n  concurrentTurnsPerOwner: 1.5')).toMatch(/limits\.concurrentTurnsPerOwner/);
+    expect(failure('limits:\n  tokensPerDay: 10')).toMatch(/limits\.tokensPerDay: unknown key/);
+  });
+
   it('lets CONVERSATIONS_TABLE override the table name', () => {
     expect(parse('conversation: { tableName: from-file }', { CONVERSATIONS_TABLE: 'from-stack' }).conversation.tableName).toBe('from-stack');
     expect(parse('conversation: { tableName: from-file }').conversation.tableName).toBe('from-file');
