@@ -151,7 +151,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
           { id: 'call_sh', name: 'getWeather', arguments: { city: '上海' }, ok: true, durationMs: expect.any(Number) },
           { id: 'call_bj', name: 'getWeather', arguments: { city: '北京' }, ok: true, durationMs: expect.any(Number) },
         ],
-        usage: { promptTokens: 188 + 192, completionTokens: 16 + 171 },
+        usage: { promptTokens: 188 + 192, completionTokens: 16 + 171, conversation: { promptTokens: 188 + 192, completionTokens: 16 + 171 } },
       },
     ]);
     // The slow second answer is bridged by heartbeat comments, sent while the turn ran.
