@@ -91,7 +91,7 @@ describe('POST /v1/chat/completions, not streamed', () => {
         stopReason: 'completed',
         rounds: 2,
         toolCalls: [{ id: 'call_w', name: 'getWeather', arguments: { city: '上海' }, ok: true, durationMs: expect.any(Number) }],
-        usage: { promptTokens: 40, completionTokens: 12 },
+        usage: { promptTokens: 40, completionTokens: 12, conversation: { promptTokens: 40, completionTokens: 12 } },
       },
     });
     expect(Math.abs(response.body.created - Date.now() / 1000)).toBeLessThan(60);
@@ -339,6 +339,13 @@ describe('front door errors', () => {
     // Assess
     expect(second).toMatchObject({ status: 409, headers: { 'retry-after': expect.stringMatching(/^\d+$/) }, body: { error: { code: 'conversation_busy', type: 'invalid_request_error' } } });
     expect((await first).status).toBe(200);
+  });
+
+  it('answers a spent token budget with 429 in OpenAI’s shape, telling the SDKs not to retry it', async () => {
+    const { send } = frontDoor([textReply('first')], 'openaiApi: { modelId: shop-agent }\nlimits: { tokensPerConversation: 10 }');
+    expect(await send(ask('first'), { 'x-conversation-id': 'spent' })).toMatchObject({ status: 200 });
+    const response = await send(ask('again'), { 'x-conversation-id': 'spent' });
+    expect(response).toMatchObject({ status: 429, headers: { 'x-should-retry': 'false' }, body: { error: { code: 'budget_exhausted', type: 'rate_limit_error', message: expect.stringMatching(/limits\.tokensPerConversation/) } } });
   });
 
   it('answers a turn whose model failed after tools ran with the stored turn in mcp_agent, never to be retried', async () => {

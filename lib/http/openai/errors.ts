@@ -1,4 +1,4 @@
-import { InputError, ModelError, TurnNotStoredError, type InputErrorCode } from '../../core/errors.ts';
+import { BudgetExhaustedError, InputError, ModelError, TurnNotStoredError, type InputErrorCode } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import { errorResponse, failedTurnResponse } from '../errors.ts';
@@ -30,10 +30,11 @@ export interface OpenAIError {
  *
  * `x-should-retry: false` (read by the OpenAI SDKs, which otherwise retry every 409, 429 and 5xx)
  * where a retry would not help or could do harm: a model failure was already retried by the service
- * (`model.maxRetries`), and a turn whose tools ran would run them again.
+ * (`model.maxRetries`), a turn whose tools ran would run them again, and a spent token budget comes
+ * back at midnight or never (too_many_turns is worth the SDK's retry).
  */
 export function openAIErrorResponse(error: unknown, logger: Logger): HttpResponse {
-  const noRetry = error instanceof ModelError || error instanceof TurnNotStoredError;
+  const noRetry = error instanceof ModelError || error instanceof TurnNotStoredError || error instanceof BudgetExhaustedError;
   return reshape(errorResponse(error, logger), error instanceof ParameterError ? error.param : null, noRetry ? NO_RETRY : {});
 }
 
