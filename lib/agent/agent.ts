@@ -96,7 +96,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions.
-  const extensions = [...configuredExtensions(config), ...(dependencies.extensions ?? [])];
+  const extensions = [...configuredExtensions(config, { logger }), ...(dependencies.extensions ?? [])];
   const strategy = configuredStrategy(config);
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
@@ -110,6 +110,9 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       ...(scope.key.owner ? { owner: scope.key.owner } : {}),
       turn,
       state,
+      deadlineAt: scope.deadlineAt,
+      reserveMs: ms(config.turn.reserveSeconds),
+      now,
       ...(onEvent ? { onEvent } : {}),
     });
 
@@ -183,14 +186,14 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         logger.info('turn replayed', { conversationId, requestId: scope.requestId, turn: opened.value.result.turn });
         return opened.value.result;
       }
-      const { held, history, state } = opened.value;
+      const { held, history, state, earlier } = opened.value;
       if (listed.status === 'rejected') {
         await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
         throw listed.reason;
       }
       const runner = runnerFor(scope, held.turn, listed.value, state, model, input.onEvent);
       input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn });
-      return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
+      return drive({ held, history, earlier, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
     });
   }
 
@@ -215,11 +218,11 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         rules,
       });
       if (opened.kind === 'replay') return opened.result;
-      const { held, history, draft, waiting, state } = opened;
+      const { held, history, draft, waiting, state, earlier } = opened;
       const runner = runnerFor(scope, held.turn, mcpTools, state, model, input.onEvent);
       const decided = planDecisions(waiting, { decisions: input.decisions, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
       input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn });
-      return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
+      return drive({ held, history, earlier, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
     });
   }
 
