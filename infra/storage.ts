@@ -7,7 +7,9 @@ import { CONVERSATION_TABLE } from '../lib/adapters/dynamodb/table.ts';
 /**
  * The DynamoDB actions each function performs, and nothing more:
  * - a turn: Query (history), PutItem (claim), UpdateItem (complete), DeleteItem (release a failed claim);
- * - deleting a conversation: BatchWriteItem (its turns, 25 at a time), which only the HTTP routes do.
+ *   with memory on, also Query and PutItem on the owner's notes (remember, recall);
+ * - deleting a conversation, or all of an owner's notes: BatchWriteItem (25 items at a time), which
+ *   only the HTTP routes do.
  */
 export const TURN_TABLE_ACTIONS = ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 export const CONVERSATION_TABLE_ACTIONS = [...TURN_TABLE_ACTIONS, 'dynamodb:BatchWriteItem'];

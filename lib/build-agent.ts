@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
 import { createOpenAIClient } from './adapters/openai/client.ts';
@@ -8,7 +9,7 @@ import type { AgentExtension } from './agent/extension.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
-import type { ConversationStore, ModelClient, ToolGateway, TurnMetrics } from './core/ports.ts';
+import type { ConversationStore, ModelClient, NoteStore, ToolGateway, TurnMetrics } from './core/ports.ts';
 import { ms } from './core/time.ts';
 import { createDemoModel } from './demo/model.ts';
 import { createConfiguredGateway } from './configured-gateway.ts';
@@ -31,6 +32,11 @@ interface CommonOptions {
   oauthTokenStore?: OAuthTokenStore;
   /** Your own extensions of the loop (lib/agent/extension.ts), run after the strategies agent.yml turns on. */
   extensions?: AgentExtension[];
+  /**
+   * Where memory notes are kept (memory: true). Default: the DynamoDB table, beside the
+   * conversations, when you give a documentClient; with a store of your own, give this too.
+   */
+  notes?: NoteStore;
 }
 
 /**
@@ -58,10 +64,12 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     tableName: config.conversation.tableName,
     ttlDays: config.conversation.ttlDays,
   });
+  const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
   return createAgent(config, {
     model,
     gateway,
     store,
+    ...(notes ? { notes } : {}),
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),

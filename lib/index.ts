@@ -14,12 +14,14 @@
  */
 export { buildAgent, type BuildAgentOptions } from './build-agent.ts';
 export { loadConfig, parseConfig, type AgentConfig, type LoadConfigOptions } from './config/load.ts';
-export { createAgent, type Agent, type AgentDependencies, type AskInput, type ConversationPageRequest, type ConversationView, type DecideInput, type HealthReport } from './agent/agent.ts';
+export { createAgent, type Agent, type AgentDependencies, type AskInput, type ConversationPageRequest, type ConversationView, type DecideInput, type HealthReport, type NotePage, type NotePageRequest } from './agent/agent.ts';
 export { createMemoryConversationStore } from './adapters/memory/conversation-store.ts';
+export { createMemoryNoteStore } from './adapters/memory/note-store.ts';
+export { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 export type { LoopEvent } from './agent/events.ts';
 export type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext } from './agent/extension.ts';
 export type { ApprovalDecision } from './agent/validate-input.ts';
 export type { PendingApproval, StopReason, ToolCallRecord, TurnError, TurnResult } from './core/turn.ts';
 export type { HistoryMessage, Message, ToolCall } from './core/messages.ts';
-export type { ConversationKey, ConversationStore, ModelClient, ToolGateway } from './core/ports.ts';
+export type { ConversationKey, ConversationStore, ModelClient, Note, NoteStore, ToolGateway } from './core/ports.ts';
 export { AgentError, ConfigError, ConflictError, InputError, ModelError, ModelNotConfiguredError, NotFoundError, StoreError, TurnNotStoredError } from './core/errors.ts';

@@ -3,7 +3,7 @@ import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/erro
 import { withLogContext } from '../core/log-context.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage } from '../core/messages.ts';
-import type { ConversationKey, ConversationState, ConversationStore, ModelClient, ToolGateway, TurnMetrics } from '../core/ports.ts';
+import type { ConversationKey, ConversationState, ConversationStore, ModelClient, NoteStore, ToolGateway, TurnMetrics } from '../core/ports.ts';
 import type { AgentExtension } from './extension.ts';
 import { createExtensionRunner } from './extension-runner.ts';
 import { configuredExtensions, configuredStrategy } from './strategies/configured.ts';
@@ -16,6 +16,7 @@ import { driveTurn, type DriveInput, type DriveServices } from './drive-turn.ts'
 import { deadlineOf } from './held-turn.ts';
 import type { LoopEvent } from './events.ts';
 import { healthReport, type HealthReport } from './health.ts';
+import { memoryApi, type MemoryApi } from './memory-api.ts';
 import { newConversationId } from './new-conversation.ts';
 import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
@@ -26,6 +27,7 @@ import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage
 export type { ConversationView } from './conversation-view.ts';
 export type { ConversationPageRequest } from './conversation-page.ts';
 export type { HealthReport } from './health.ts';
+export type { MemoryApi, NotePage, NotePageRequest } from './memory-api.ts';
 
 export interface AskInput {
   /** Omit to start a new conversation. */
@@ -57,7 +59,8 @@ export interface DecideInput {
   onEvent?: (event: LoopEvent) => void;
 }
 
-export interface Agent {
+/** An owner's memory notes (memory: true): GET and DELETE /memory. */
+export interface Agent extends MemoryApi {
   /** Asks a question: a new turn (or the stored one, for a retried requestId). */
   ask(input: AskInput): Promise<TurnResult>;
   /** Decides the calls a paused turn waits on, and lets the turn go on. */
@@ -74,6 +77,8 @@ export interface AgentDependencies {
   model: ModelClient | undefined;
   gateway: ToolGateway;
   store: ConversationStore;
+  /** Where memory notes are kept; needed when agent.yml turns memory on. */
+  notes?: NoteStore;
   logger: Logger;
   metrics?: TurnMetrics;
   /** Strategies and a developer's own hooks, in the order they run (lib/agent/extension.ts). */
@@ -96,7 +101,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions.
-  const extensions = [...configuredExtensions(config, { logger }), ...(dependencies.extensions ?? [])];
+  const extensions = [...configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}) }), ...(dependencies.extensions ?? [])];
   const strategy = configuredStrategy(config);
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
@@ -239,6 +244,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   }
 
   return {
+    ...memoryApi(config.memory.enabled ? dependencies.notes : undefined, config.memory.maxNotes),
     ask,
     decide,
     getConversation,

@@ -285,6 +285,25 @@ export const fileSchema = z.strictObject({
       }
     })
     .prefault({}),
+  /**
+   * Notes kept per owner across conversations (built-in remember and recall tools). `true` turns it
+   * on with the defaults below; an object with settings turns it on with those.
+   */
+  memory: z.preprocess(
+    (value) => {
+      const plain = fromText(value);
+      return plain === undefined || plain === false ? { enabled: false } : plain === true ? {} : plain;
+    },
+    z.strictObject({
+      enabled: boolean().default(true),
+      /** Notes one owner may keep; remember answers "memory is full" beyond. */
+      maxNotes: numeric(z.number().int().positive().max(1_000)).default(100),
+      /** Characters of one note. */
+      maxNoteChars: numeric(z.number().int().positive().max(2_000)).default(500),
+      /** Notes put in the system prompt of each turn (the best matches for the question, then the newest); 0: only recall reaches them. */
+      promptNotes: numeric(z.number().int().min(0).max(50)).default(5),
+    }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (maxNotes, maxNoteChars, promptNotes)' : undefined) }),
+  ),
   conversation: z
     .strictObject({
       /** Each stored turn expires this long after it was last written (the table's TTL). */

@@ -1,9 +1,12 @@
 import type { AgentConfig } from '../../config/load.ts';
+import { ConfigError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { NoteStore } from '../../core/ports.ts';
 import { ms } from '../../core/time.ts';
 import type { AgentExtension } from '../extension.ts';
 import { reactStrategy, type TurnStrategy } from '../turn-strategy.ts';
 import { historySummaryExtension } from './history-summary.ts';
+import { memoryExtension } from './memory.ts';
 import { planExecuteStrategy } from './plan-execute/driver.ts';
 import { planViewExtension } from './plan-execute/view.ts';
 import { todoListExtension } from './todo-list.ts';
@@ -12,6 +15,9 @@ import { toolRoutingExtension } from './tool-routing.ts';
 /** What some strategies need besides agent.yml. */
 export interface StrategyServices {
   logger: Logger;
+  /** Where memory notes are kept (memory: true). */
+  notes?: NoteStore;
+  now?: () => number;
 }
 
 /** The strategies agent.yml turns on, as extensions of the loop, in the order they run. */
@@ -23,6 +29,10 @@ export function configuredExtensions(config: AgentConfig, services: StrategyServ
   if (config.strategy === 'plan-execute') extensions.push(planViewExtension());
   if (config.history.strategy === 'summarize') {
     extensions.push(historySummaryExtension({ ...config.history.summary, modelTimeoutMs: ms(config.model.timeoutSeconds), logger: services.logger }));
+  }
+  if (config.memory.enabled) {
+    if (!services.notes) throw new ConfigError('memory is on in agent.yml, but the agent has no note store: buildAgent keeps notes in the conversation table; code that calls createAgent passes `notes` (createMemoryNoteStore() in tests)');
+    extensions.push(memoryExtension(services.notes, { ...config.memory, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
   }
   return extensions;
 }
