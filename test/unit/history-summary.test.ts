@@ -50,58 +50,61 @@ describe('history.strategy summarize', () => {
     expect(estimateTokens(pair('1', 60))).toBe(60);
   });
 
-  it('summarizes only when turns fall out, refreshes the summary from the old one, and sends it before the kept turns', async () => {
-    // Prepare: turns of 60, 60, 60, 10, 60 tokens; the kept turns hold 150.
-    const sizes = [60, 60, 60, 10, 60, 60];
+  it('summarizes only when the turns since the summary outgrow the budget, keeps half of it whole, and refreshes from the old summary', async () => {
+    // Prepare: turns of 60, 60, 60, 10, 60, 60 and 60 tokens; the kept turns may hold 150.
+    const sizes = [60, 60, 60, 10, 60, 60, 60];
     const answers = sizes.map((size, index) => turnOf(String(index + 1), size).answer);
     const { agent, model, logs } = summarizing([
       textReply(answers[0]!),
       textReply(answers[1]!),
       textReply(answers[2]!),
-      textReply('S1: the user asked question 1.', { promptTokens: 70, completionTokens: 9 }),
+      textReply('S1: questions 1 and 2.', { promptTokens: 70, completionTokens: 9 }),
       textReply(answers[3]!),
       textReply(answers[4]!),
-      textReply('S2: questions 1 and 2.', { promptTokens: 80, completionTokens: 7 }),
       textReply(answers[5]!),
+      textReply('S2: questions 1 to 5.', { promptTokens: 80, completionTokens: 7 }),
+      textReply(answers[6]!),
     ]);
     const ask = (index: number) => agent.ask({ conversationId: 'long', message: turnOf(String(index + 1), sizes[index]!).question });
 
     // Act: turns 1 to 3 fit whole.
     for (const index of [0, 1, 2]) await ask(index);
-    // Assess: no summary call yet, and the plain window.
+    // Assess: no summary call yet, and the plain history.
     expect(model.requests.filter(isSummaryRequest)).toHaveLength(0);
     expect(historyOf(model.requests[2]!)).toEqual([...pair('1', 60), ...pair('2', 60)]);
 
-    // Act: turn 4; turn 1 falls out.
+    // Act: turn 4; turns 1 to 3 (180) outgrow 150.
     const fourth = await ask(3);
-    // Assess: one summary call, then the turn's own with the summary before turns 2 and 3.
+    // Assess: one summary call of turns 1 and 2, then the turn's own with the summary before turn 3 (within 75).
     expect(model.requests).toHaveLength(5);
     const first = model.requests[3]!;
     expect(first.tools).toEqual([]);
     expect(first.messages).toHaveLength(2);
     expect(first.messages[0]).toEqual({ role: 'system', content: DEFAULT_HISTORY_SUMMARY_PROMPT });
     expect(first.messages[1]!.content).toBe(
-      `The summary so far: none yet.\n\nThe turns that follow it:\n\n### Turn 1\nUser: ${turnOf('1', 60).question}\nAssistant: ${turnOf('1', 60).answer}\n\nWrite the summary of turns 1 to 1, in at most about 50 tokens.`,
+      `The summary so far: none yet.\n\nThe turns that follow it:\n\n### Turn 1\nUser: ${turnOf('1', 60).question}\nAssistant: ${turnOf('1', 60).answer}\n\n### Turn 2\nUser: ${turnOf('2', 60).question}\nAssistant: ${turnOf('2', 60).answer}\n\nWrite the summary of turns 1 to 2, in at most about 50 tokens.`,
     );
-    expect(historyOf(model.requests[4]!)).toEqual([...summaryPair('S1: the user asked question 1.', 1), ...pair('2', 60), ...pair('3', 60)]);
+    expect(historyOf(model.requests[4]!)).toEqual([...summaryPair('S1: questions 1 and 2.', 2), ...pair('3', 60)]);
     expect(fourth.usage).toEqual({ promptTokens: 10 + 70, completionTokens: 5 + 9 });
-    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', message: 'history summarized', fields: expect.objectContaining({ turn: 4, throughTurn: 1, turnsSummarized: 1 }) }));
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', message: 'history summarized', fields: expect.objectContaining({ turn: 4, throughTurn: 2, turnsSummarized: 2 }) }));
 
-    // Act: turn 5; turns 2, 3 and the small turn 4 still fit: no call.
+    // Act: turns 5 and 6; the turns since the summary (70, then 130) still fit: no call.
     await ask(4);
-    expect(model.requests).toHaveLength(6);
-    expect(historyOf(model.requests[5]!)).toEqual([...summaryPair('S1: the user asked question 1.', 1), ...pair('2', 60), ...pair('3', 60), ...pair('4', 10)]);
-
-    // Act: turn 6; turn 2 falls out and joins the summary.
     await ask(5);
-    const refresh = model.requests[6]!;
+    expect(model.requests).toHaveLength(7);
+    expect(historyOf(model.requests[6]!)).toEqual([...summaryPair('S1: questions 1 and 2.', 2), ...pair('3', 60), ...pair('4', 10), ...pair('5', 60)]);
+
+    // Act: turn 7; 190 outgrow 150: turns 3 to 5 join the summary, turn 6 stays whole.
+    await ask(6);
+    const refresh = model.requests[7]!;
     expect(isSummaryRequest(refresh)).toBe(true);
-    expect(refresh.messages[1]!.content).toMatch(/^The summary so far \(turns 1 to 1\):\nS1: the user asked question 1\.\n\nThe turns that follow it:\n\n### Turn 2\nUser: Q2 x+\nAssistant: A2 x+\n\nWrite the summary of turns 1 to 2, in at most about 50 tokens\.$/);
-    expect(historyOf(model.requests[7]!)).toEqual([...summaryPair('S2: questions 1 and 2.', 2), ...pair('3', 60), ...pair('4', 10), ...pair('5', 60)]);
+    expect(refresh.messages[1]!.content).toMatch(/^The summary so far \(turns 1 to 2\):\nS1: questions 1 and 2\.\n\nThe turns that follow it:\n\n### Turn 3\n[^#]+### Turn 4\n[^#]+### Turn 5\nUser: Q5 x+\nAssistant: A5 x+\n\nWrite the summary of turns 1 to 5, in at most about 50 tokens\.$/);
+    expect(historyOf(model.requests[8]!)).toEqual([...summaryPair('S2: questions 1 to 5.', 5), ...pair('6', 60)]);
     for (const request of model.requests) expect(historyViolations(request.messages)).toEqual([]);
 
-    // Assess: the summary is kept with the conversation, and shown.
-    await expect(agent.getConversation({ conversationId: 'long' })).resolves.toMatchObject({ historySummary: { text: 'S2: questions 1 and 2.', throughTurn: 2 } });
+    // Assess: two calls in seven turns; the summary is kept with the conversation, and shown.
+    expect(model.requests.filter(isSummaryRequest)).toHaveLength(2);
+    await expect(agent.getConversation({ conversationId: 'long' })).resolves.toMatchObject({ historySummary: { text: 'S2: questions 1 to 5.', throughTurn: 5 } });
   });
 
   it('never parts a tool call from its result: turns are kept whole or summarized whole', async () => {
@@ -174,11 +177,11 @@ describe('history.strategy summarize', () => {
     expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/history summary failed.*window/), fields: expect.objectContaining({ turn: 4, error: 'summary model down' }) }));
     expect(await agent.getConversation({ conversationId: 'fails' })).not.toHaveProperty('historySummary');
 
-    // Act: the next turn summarizes what fell out since the last summary (there is none yet).
+    // Act: the next turn tries again, with everything since the last summary (there is none yet).
     await agent.ask({ conversationId: 'fails', message: 'Q5' });
     const retried = model.requests.filter(isSummaryRequest)[1]!;
-    expect(retried.messages[1]!.content!.match(/### Turn \d/g)).toEqual(['### Turn 1']);
-    expect(historyOf(model.requests.at(-1)!).slice(0, 2)).toEqual(summaryPair('S: recovered.', 1));
+    expect(retried.messages[1]!.content!.match(/### Turn \d/g)).toEqual(['### Turn 1', '### Turn 2']);
+    expect(historyOf(model.requests.at(-1)!).slice(0, 2)).toEqual(summaryPair('S: recovered.', 2));
   });
 
   it('bounds the summary call by the turn’s time, and skips it when too little is left', async () => {
@@ -196,17 +199,17 @@ describe('history.strategy summarize', () => {
     for (const label of ['1', '2', '3']) await agent.ask({ conversationId: 'timed', message: turnOf(label, 60).question });
 
     // Act
-    await agent.ask({ conversationId: 'timed', message: turnOf('4', 60).question });
+    await agent.ask({ conversationId: 'timed', message: text('Q4', 100) });
 
     // Assess: at most half of the 17 s the turn may use.
     expect(model.requests[3]!.timeoutMs).toBe(8_500);
 
-    // Act: a turn with 3.5 s left of its own 20 (a caller's deadline), turn 2 falling out.
+    // Act: a turn with 3.5 s left of its own 20 (a caller's deadline), and turns 3 and 4 (170) over 150.
     await agent.ask({ conversationId: 'timed', message: turnOf('5', 60).question, deadlineAt: clock + 6_500 });
 
     // Assess: no summary call; the window, after the old summary.
     expect(model.requests.filter(isSummaryRequest)).toHaveLength(1);
-    expect(historyOf(model.requests.at(-1)!).slice(0, 2)).toEqual(summaryPair('S: bounded.', 1));
+    expect(historyOf(model.requests.at(-1)!).slice(0, 2)).toEqual(summaryPair('S: bounded.', 2));
     expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ turn: 5, error: expect.stringMatching(/too little of the turn's time/) }) }));
   });
 

@@ -7,15 +7,16 @@ import type { AgentExtension, EarlierTurn, TurnContext, TurnPlan } from '../exte
 import { transcriptOf } from './history-transcript.ts';
 
 /**
- * Long conversations (agent.yml `history.strategy: summarize`). The history sent is the newest
- * whole turns within history.maxTokens less history.summary.maxTokens, after one summary of every
- * turn before them:
+ * Long conversations (agent.yml `history.strategy: summarize`). The history sent is one summary of
+ * the older turns, then every turn after it, whole, within history.maxTokens less
+ * history.summary.maxTokens (the kept budget):
  *
  *   [system] [user: summary of turns 1..k] [assistant: noted] [turn k+1] ... [turn n-1] [question]
  *
  * The summary is stored in the conversation's state (one item with the turn) with the last turn it
- * covers. When turns fall out of the kept ones, one model call writes the summary again from the old
- * summary and the turns that fell out; a turn where none falls out costs no call. The summary stands
+ * covers. When the turns after it outgrow the kept budget, one model call writes the summary again
+ * from the old summary and the turns that fall out, keeping whole only the newest within half the
+ * budget: the next call comes when that much has gathered again. Other turns cost no call. The summary stands
  * as a user message, as the user's own words would (it never gains the system prompt's authority),
  * followed by a short assistant reply so that roles still alternate for chat templates that demand
  * it; neither carries tool calls, and the kept turns are whole, so no call is parted from its result.
@@ -46,6 +47,21 @@ export const SUMMARY_ACKNOWLEDGED = 'Noted: that is what we discussed before. I 
 export const summaryNote = (summary: HistorySummary) =>
   `Summary of our conversation before the messages that follow (turns 1 to ${summary.throughTurn}, summarized because they no longer fit in full):\n${summary.text}`;
 
+/**
+ * The turns kept whole after a summary is written: the newest within half the kept budget (or the
+ * newest alone, when it is larger), so that the turns after it fit again for a while and the next
+ * summary call comes only when about half the budget of new turns has gathered, not every turn.
+ */
+function keptAfterSummary(since: readonly EarlierTurn[], keptBudget: number): EarlierTurn[] {
+  const newestFirst = [...since].reverse();
+  const kept = selectTurnsWithinBudget(newestFirst, Math.floor(keptBudget / 2));
+  if (kept.length > 0) return kept;
+  const newest = newestFirst[0];
+  return newest && newest.tokens <= keptBudget ? [newest] : [];
+}
+
+const tokensOf = (turns: readonly EarlierTurn[]) => turns.reduce((sum, earlier) => sum + earlier.tokens, 0);
+
 /** The summary call gets at least this long, and at most half the turn's time left: the turn needs the rest. */
 const LEAST_TIME_MS = 2_000;
 
@@ -55,24 +71,26 @@ export function historySummaryExtension(settings: HistorySummarySettings): Agent
     async prepareTurn(plan, turn) {
       const stored = summaryOf(turn.state);
       const after = stored?.throughTurn ?? 0;
-      // Whole turns only, newest first within what the summary leaves; none the summary already holds.
-      const kept = selectTurnsWithinBudget([...plan.earlier.window].reverse(), plan.earlier.budgetTokens - settings.maxTokens).filter((earlier) => earlier.turn > after);
+      const keptBudget = plan.earlier.budgetTokens - settings.maxTokens;
+      // The turns since the summary, as far as the window holds them (it holds them all while they fit).
+      const since = plan.earlier.window.filter((earlier) => earlier.turn > after);
+      const allThere = (since[0]?.turn ?? turn.turn) === after + 1;
+      if (allThere && tokensOf(since) <= keptBudget) return { ...plan, history: [...summaryMessages(stored), ...since.flatMap((earlier) => earlier.messages())] };
+      const kept = keptAfterSummary(since, keptBudget);
       const firstKept = kept[0]?.turn ?? turn.turn;
-      let summary = stored;
-      if (firstKept - 1 > after) {
-        try {
-          summary = await summarize(plan, turn, stored, firstKept, settings);
-        } catch (error) {
-          settings.logger.warn('history summary failed: this turn sends the window of whole turns instead', {
-            conversationId: turn.conversationId,
-            turn: turn.turn,
-            error: errorMessage(error),
-          });
-          return { ...plan, history: [...summaryMessages(stored), ...plan.history] };
-        }
-        turn.state = { ...summary } as unknown as JsonObject;
-        turn.emit('history-summary', { throughTurn: summary.throughTurn });
+      let summary: HistorySummary | undefined;
+      try {
+        summary = await summarize(plan, turn, stored, firstKept, settings);
+      } catch (error) {
+        settings.logger.warn('history summary failed: this turn sends the window of whole turns instead', {
+          conversationId: turn.conversationId,
+          turn: turn.turn,
+          error: errorMessage(error),
+        });
+        return { ...plan, history: [...summaryMessages(stored), ...plan.history] };
       }
+      turn.state = { ...summary } as unknown as JsonObject;
+      turn.emit('history-summary', { throughTurn: summary.throughTurn });
       return { ...plan, history: [...summaryMessages(summary), ...kept.flatMap((earlier) => earlier.messages())] };
     },
     view: (state) => {
@@ -124,8 +142,7 @@ async function summarize(plan: TurnPlan, turn: TurnContext, stored: HistorySumma
 async function droppedTurns(plan: TurnPlan, after: number, firstKept: number): Promise<EarlierTurn[]> {
   const fromWindow = plan.earlier.window.filter((earlier) => earlier.turn > after && earlier.turn < firstKept);
   if ((fromWindow[0]?.turn ?? firstKept) - 1 <= after) return fromWindow;
-  const windowTokens = fromWindow.reduce((sum, earlier) => sum + earlier.tokens, 0);
-  const older = await plan.earlier.older((soFar) => soFar.at(-1)!.turn > after + 1 && windowTokens + soFar.reduce((sum, earlier) => sum + earlier.tokens, 0) <= plan.earlier.budgetTokens);
+  const older = await plan.earlier.older((soFar) => soFar.at(-1)!.turn > after + 1 && tokensOf(fromWindow) + tokensOf(soFar) <= plan.earlier.budgetTokens);
   return [...older.filter((earlier) => earlier.turn > after && earlier.turn < firstKept).reverse(), ...fromWindow];
 }
 
