@@ -19,7 +19,7 @@ export { createMemoryConversationStore } from './adapters/memory/conversation-st
 export { createMemoryNoteStore } from './adapters/memory/note-store.ts';
 export { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 export type { LoopEvent } from './agent/events.ts';
-export type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext } from './agent/extension.ts';
+export type { AgentExtension, BuiltinTool, EarlierTurn, EarlierTurns, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './agent/extension.ts';
 export type { ApprovalDecision } from './agent/validate-input.ts';
 export type { PendingApproval, StopReason, ToolCallRecord, TurnError, TurnResult } from './core/turn.ts';
 export type { HistoryMessage, Message, ToolCall } from './core/messages.ts';
