@@ -21,7 +21,7 @@ export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
 export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key', 'X-Conversation-Id', 'Idempotency-Key'];
 
 export interface AgentApiProps {
-  /** Serves the conversation routes, streaming. */
+  /** Serves the conversation and memory routes, streaming. */
   stream: IFunction;
   /** Serves GET /health, buffered. */
   http: IFunction;
@@ -89,11 +89,18 @@ export class AgentApi extends Construct {
     const completions = v1.addResource('chat').addResource('completions');
     completions.addMethod('POST', streaming);
 
+    // The owner's memory notes: served by the stream function, which reads and writes the table.
+    const memory = this.api.root.addResource('memory');
+    memory.addMethod('GET', streaming);
+    memory.addMethod('DELETE', streaming);
+    const note = memory.addResource('{noteId}');
+    note.addMethod('DELETE', streaming);
+
     // Every other method and path reaches the contract too, which answers 405 with an Allow header
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, health, v1, models, model, completions]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, health, v1, models, model, completions, memory, note]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

@@ -4,6 +4,7 @@ import { ENV } from '../lib/config/environment.ts';
 import { AgentApi } from './api.ts';
 import { ApiAuthorization } from './auth.ts';
 import { agentConfigPath, functionBundling } from './bundling.ts';
+import { warnOfSharedMemory } from './memory.ts';
 import { AsyncTurns } from './events.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
 import { HmacKey } from './hmac-key.ts';
@@ -37,6 +38,7 @@ export class McpAgentStack extends Stack {
     const agentConfig = agentConfigPath(settings.agentConfig);
     // Only a configuration that gives some MCP server an `oauth` block gets the token secret.
     const oauthTokens = oauthServerNames(agentConfig).length > 0 ? new McpOAuthTokens(this, 'McpOAuthTokens', { removalPolicy }) : undefined;
+    warnOfSharedMemory(this, settings.authMode, agentConfig);
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,

@@ -1,5 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoOwnerCounters } from './adapters/dynamodb/owner-counters.ts';
+import { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
+import { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
 import { createOpenAIClient } from './adapters/openai/client.ts';
@@ -9,7 +11,7 @@ import type { AgentExtension } from './agent/extension.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
-import type { ConversationStore, ModelClient, OwnerCounters, ToolGateway, TurnMetrics } from './core/ports.ts';
+import type { ConversationStore, ModelClient, NoteStore, OwnerCounters, ToolGateway, TurnMetrics } from './core/ports.ts';
 import { ms } from './core/time.ts';
 import { createDemoModel } from './demo/model.ts';
 import { createConfiguredGateway } from './configured-gateway.ts';
@@ -37,6 +39,11 @@ interface CommonOptions {
    * a documentClient; in this process's memory with a store of your own.
    */
   ownerCounters?: OwnerCounters;
+  /**
+   * Where memory notes are kept (memory: true). Default: the DynamoDB table, beside the
+   * conversations, when you give a documentClient; with a store of your own, give this too.
+   */
+  notes?: NoteStore;
 }
 
 /**
@@ -64,13 +71,15 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     tableName: config.conversation.tableName,
     ttlDays: config.conversation.ttlDays,
   });
-  const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
+  const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : createMemoryOwnerCounters());
+  const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
   return createAgent(config, {
     model,
     gateway,
     store,
+    ...(notes ? { notes } : {}),
     logger,
-    ...(ownerCounters ? { ownerCounters } : {}),
+    ownerCounters,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),
     ...(options.extensions ? { extensions: options.extensions } : {}),

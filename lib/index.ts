@@ -14,14 +14,16 @@
  */
 export { buildAgent, type BuildAgentOptions } from './build-agent.ts';
 export { loadConfig, parseConfig, type AgentConfig, type LoadConfigOptions } from './config/load.ts';
-export { createAgent, type Agent, type AgentDependencies, type AskInput, type ConversationPageRequest, type ConversationView, type DecideInput, type HealthReport } from './agent/agent.ts';
+export { createAgent, type Agent, type AgentDependencies, type AskInput, type ConversationPageRequest, type ConversationView, type DecideInput, type HealthReport, type NotePage, type NotePageRequest } from './agent/agent.ts';
 export { createMemoryConversationStore } from './adapters/memory/conversation-store.ts';
 export { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
+export { createMemoryNoteStore } from './adapters/memory/note-store.ts';
+export { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 export type { LoopEvent } from './agent/events.ts';
-export type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext } from './agent/extension.ts';
+export type { AgentExtension, BuiltinTool, EarlierTurn, EarlierTurns, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './agent/extension.ts';
 export type { ApprovalDecision } from './agent/validate-input.ts';
 export type { PendingApproval, StopReason, ToolCallRecord, TurnError, TurnResult, TurnUsage } from './core/turn.ts';
 export type { BudgetExhaustion, TokenLimit } from './core/budget.ts';
 export type { HistoryMessage, Message, ToolCall } from './core/messages.ts';
-export type { ConversationKey, ConversationStore, ModelClient, OwnerCounters, ToolGateway } from './core/ports.ts';
+export type { ConversationKey, ConversationStore, ModelClient, Note, NoteStore, OwnerCounters, ToolGateway } from './core/ports.ts';
 export { AgentError, BudgetExhaustedError, ConfigError, ConflictError, InputError, LimitError, ModelError, ModelNotConfiguredError, NotFoundError, StoreError, TurnNotStoredError } from './core/errors.ts';

@@ -3,8 +3,7 @@ import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/erro
 import { withLogContext } from '../core/log-context.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage, TokenUsage } from '../core/messages.ts';
-import type { ConversationKey, ConversationState, ConversationStore, ModelClient, OwnerCounters, ToolGateway, TurnMetrics } from '../core/ports.ts';
-import { createMemoryOwnerCounters } from '../adapters/memory/owner-counters.ts';
+import type { ConversationKey, ConversationState, ConversationStore, ModelClient, NoteStore, OwnerCounters, ToolGateway, TurnMetrics } from '../core/ports.ts';
 import { createBudgets, USAGE_STATE } from './budgets/admission.ts';
 import type { AgentExtension } from './extension.ts';
 import { createExtensionRunner } from './extension-runner.ts';
@@ -18,6 +17,7 @@ import { driveTurn, type DriveInput, type DriveServices } from './drive-turn.ts'
 import { deadlineOf } from './held-turn.ts';
 import type { LoopEvent } from './events.ts';
 import { healthReport, type HealthReport } from './health.ts';
+import { memoryApi, type MemoryApi } from './memory-api.ts';
 import { newConversationId } from './new-conversation.ts';
 import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
@@ -28,6 +28,7 @@ import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage
 export type { ConversationView } from './conversation-view.ts';
 export type { ConversationPageRequest } from './conversation-page.ts';
 export type { HealthReport } from './health.ts';
+export type { MemoryApi, NotePage, NotePageRequest } from './memory-api.ts';
 
 export interface AskInput {
   /** Omit to start a new conversation. */
@@ -59,7 +60,8 @@ export interface DecideInput {
   onEvent?: (event: LoopEvent) => void;
 }
 
-export interface Agent {
+/** An owner's memory notes (memory: true): GET and DELETE /memory. */
+export interface Agent extends MemoryApi {
   /** Asks a question: a new turn (or the stored one, for a retried requestId). */
   ask(input: AskInput): Promise<TurnResult>;
   /** Decides the calls a paused turn waits on, and lets the turn go on. */
@@ -76,6 +78,8 @@ export interface AgentDependencies {
   model: ModelClient | undefined;
   gateway: ToolGateway;
   store: ConversationStore;
+  /** Where memory notes are kept; needed when agent.yml turns memory on. */
+  notes?: NoteStore;
   logger: Logger;
   metrics?: TurnMetrics;
   /** Strategies and a developer's own hooks, in the order they run (lib/agent/extension.ts). */
@@ -89,10 +93,10 @@ export interface AgentDependencies {
   hmacKey?: Uint8Array;
   /**
    * The per-owner counters of the budgets (agent.yml `limits`): tokens per day, turns running at
-   * once. Default: in memory, counting this process only; give every process the same (the
+   * once. createMemoryOwnerCounters() counts this process only; give every process the same (the
    * DynamoDB adapter) to count across them.
    */
-  ownerCounters?: OwnerCounters;
+  ownerCounters: OwnerCounters;
   now?: () => number;
 }
 
@@ -104,9 +108,9 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions.
-  const extensions = [...configuredExtensions(config), ...(dependencies.extensions ?? [])];
+  const extensions = [...configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}) }), ...(dependencies.extensions ?? [])];
   const strategy = configuredStrategy(config);
-  const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters ?? createMemoryOwnerCounters(), logger, metrics: dependencies.metrics, now });
+  const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters, logger, metrics: dependencies.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
   const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent']) =>
@@ -119,6 +123,9 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       ...(scope.key.owner ? { owner: scope.key.owner } : {}),
       turn,
       state,
+      deadlineAt: scope.deadlineAt,
+      reserveMs: ms(config.turn.reserveSeconds),
+      now,
       ...(onEvent ? { onEvent } : {}),
     });
 
@@ -194,7 +201,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         logger.info('turn replayed', { conversationId, requestId: scope.requestId, turn: opened.value.result.turn });
         return opened.value.result;
       }
-      const { held, history, state } = opened.value;
+      const { held, history, state, earlier } = opened.value;
       if (listed.status === 'rejected') {
         await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
         throw listed.reason;
@@ -203,7 +210,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
       const runner = runnerFor(scope, held.turn, listed.value, state, budgeted.model, input.onEvent);
       input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn });
-      return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
+      return drive({ held, history, earlier, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
     }));
   }
 
@@ -228,12 +235,12 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         rules,
       });
       if (opened.kind === 'replay') return opened.result;
-      const { held, history, draft, waiting, state } = opened;
+      const { held, history, earlier, draft, waiting, state } = opened;
       const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
       const runner = runnerFor(scope, held.turn, mcpTools, state, budgeted.model, input.onEvent);
       const decided = planDecisions(waiting, { decisions: input.decisions, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
       input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn });
-      return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
+      return drive({ held, history, earlier, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
     }));
   }
 
@@ -250,6 +257,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   }
 
   return {
+    ...memoryApi(config.memory.enabled ? dependencies.notes : undefined, config.memory.maxNotes),
     ask,
     decide,
     getConversation,

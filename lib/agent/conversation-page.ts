@@ -42,10 +42,10 @@ export async function readConversationPage(key: ConversationKey, page: Conversat
   return last && context.viewFields ? { ...context.viewFields(last.state()), ...view } : view;
 }
 
-export function checkPageLimit(limit: number | undefined): number {
+export function checkPageLimit(limit: number | undefined, items = 'turns'): number {
   if (limit === undefined) return DEFAULT_PAGE_TURNS;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_TURNS) {
-    throw new InputError('invalid_limit', `"limit" must be a whole number of turns from 1 to ${MAX_PAGE_TURNS}, not ${JSON.stringify(limit)}.`);
+    throw new InputError('invalid_limit', `"limit" must be a whole number of ${items} from 1 to ${MAX_PAGE_TURNS}, not ${JSON.stringify(limit)}.`);
   }
   return limit;
 }

@@ -2,9 +2,10 @@ import { AgentError, BudgetExhaustedError, errorMessage, InternalError, ModelErr
 import { exhaustionText } from '../core/budget.ts';
 import { closeOpenRound, historyViolations } from '../core/history.ts';
 import type { Logger } from '../core/logger.ts';
-import type { HistoryMessage, TokenUsage } from '../core/messages.ts';
+import type { HistoryMessage, TokenUsage, UserMessage } from '../core/messages.ts';
 import type { ConversationStore, ModelClient } from '../core/ports.ts';
 import type { ExtensionRunner } from './extension-runner.ts';
+import type { EarlierTurns } from './extension.ts';
 import type { PendingApproval, StopReason, TurnError, TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import { fallbackReply } from './fallback-reply.ts';
@@ -19,6 +20,8 @@ import type { TurnDraft } from './turn-draft.ts';
 export interface DriveInput {
   held: HeldTurn;
   history: HistoryMessage[];
+  /** The conversation's earlier turns, for extensions that choose the history themselves (a summary). */
+  earlier: EarlierTurns;
   draft: TurnDraft;
   /** The turn's extensions, composed: its tools, hooks and the conversation's state. */
   runner: ExtensionRunner;
@@ -67,8 +70,17 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
   const writes = heldTurnWrites(services.store, held, deadlineOf(input.deadlineAt, services.now), () => runner.state());
   const journal = { record: writes.record };
   let outcome: LoopOutcome | undefined;
+  let history = input.history;
   try {
     await runner.turnStart();
+    const prepared = await runner.prepareTurn({
+      systemPrompt: input.instructions ? `${services.systemPrompt}\n\n${input.instructions}` : services.systemPrompt,
+      history,
+      question: questionOf(draft),
+      earlier: input.earlier,
+    });
+    history = prepared.history;
+    addUsage(draft, runner.takeUsage());
     if (input.decided) {
       const answered = await answerCalls(input.decided, {
         draft,
@@ -83,8 +95,8 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
       model: services.model,
       tools: runner.tools,
       hooks: runner,
-      systemPrompt: input.instructions ? `${services.systemPrompt}\n\n${input.instructions}` : services.systemPrompt,
-      history: input.history,
+      systemPrompt: prepared.systemPrompt,
+      history,
       draft,
       limits: services.limits,
       deadlineAt: input.deadlineAt,
@@ -105,11 +117,12 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
     await releaseQuietly(writes.release, held, services.logger);
     throw outcome.cause;
   }
+  addUsage(draft, runner.takeUsage());
   const core = resultOf(held, draft, outcome, services.limits.maxRounds, services.conversationUsage?.());
   // The extensions' fields (a todo list, a plan) come with the result, never over its own.
   const result: TurnResult = { ...(await runner.turnEnd(core)), ...core };
   const messages = outcome.kind === 'failed' ? closeOpenRound(draft.messages, () => toolText.turnFailed()) : draft.messages;
-  assertValidHistory(input.history, messages, outcome.kind === 'paused');
+  assertValidHistory(history, messages, outcome.kind === 'paused');
 
   const retry = { until: input.deadlineAt, now: services.now };
   try {
@@ -122,6 +135,14 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
     throw await notStored(error, input, writes.release, services.logger);
   }
   return result;
+}
+
+/** The turn's question: its last user message (a stateless caller's earlier messages come before it). */
+const questionOf = (draft: TurnDraft): string => draft.messages.findLast((message): message is UserMessage => message.role === 'user')?.content ?? '';
+
+/** Model calls the extensions made themselves (a summary) count in the turn's usage. */
+function addUsage(draft: TurnDraft, usage: TokenUsage): void {
+  draft.usage = { promptTokens: draft.usage.promptTokens + usage.promptTokens, completionTokens: draft.usage.completionTokens + usage.completionTokens };
 }
 
 function executionOf(input: DriveInput, services: DriveServices) {

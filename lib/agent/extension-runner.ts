@@ -1,8 +1,9 @@
-import type { ToolCall } from '../core/messages.ts';
+import { historyViolations } from '../core/history.ts';
+import type { TokenUsage, ToolCall } from '../core/messages.ts';
 import type { ConversationState, JsonObject, ModelClient, ModelReply, ToolGateway, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
-import type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext } from './extension.ts';
+import type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './extension.ts';
 import type { OfferedTool } from './tool-policy.ts';
 
 export type { ConversationState } from '../core/ports.ts';
@@ -23,6 +24,10 @@ export interface ExtensionRunner extends LoopHooks {
   /** The state kept under `name` in the conversation (an extension's or the turn strategy's): live, changes are stored. */
   stateOf(name: string): JsonObject;
   turnStart(): Promise<void>;
+  /** The system prompt and earlier turns the turn starts from, as the extensions leave them. */
+  prepareTurn(plan: TurnPlan): Promise<TurnPlan>;
+  /** The tokens of model calls the extensions made themselves since the last time asked (then zero again). */
+  takeUsage(): TokenUsage;
   /** Fields the extensions add to the turn result. */
   turnEnd(result: TurnResult): Promise<Record<string, unknown>>;
   /** The conversation's state as it stands now, to store with the turn. */
@@ -40,6 +45,10 @@ export interface ExtensionRunnerInput {
   turn: number;
   /** The conversation's state when the turn starts (from its newest turn). */
   state: ConversationState;
+  /** Epoch ms by which the turn must be stored (none: no limit), and the time kept back for storing it. */
+  deadlineAt?: number;
+  reserveMs?: number;
+  now?: () => number;
   onEvent?: (event: LoopEvent) => void;
 }
 
@@ -55,6 +64,8 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
     ...[...builtins.values()].map(({ definition }) => ({ ...definition, needsApproval: false, readOnly: definition.annotations?.readOnlyHint === true })),
   ];
   let round = 0;
+  let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+  const now = input.now ?? Date.now;
   const contexts = new Map(extensions.map((extension) => [extension.name, contextFor(extension)]));
   const context = (extension: AgentExtension) => contexts.get(extension.name)!;
 
@@ -70,6 +81,10 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
       },
       tools,
       model: input.model,
+      timeLeftMs: () => (input.deadlineAt ?? Number.POSITIVE_INFINITY) - (input.reserveMs ?? 0) - now(),
+      addUsage: (more) => {
+        usage = { promptTokens: usage.promptTokens + more.promptTokens, completionTokens: usage.completionTokens + more.completionTokens };
+      },
       get state() {
         return (state[extension.name] ??= {});
       },
@@ -88,6 +103,23 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
     stateOf: (name) => (state[name] ??= {}),
     async turnStart() {
       for (const extension of extensions) await extension.turnStart?.(context(extension));
+    },
+    async prepareTurn(plan) {
+      let prepared = plan;
+      for (const extension of extensions) {
+        const changed = await extension.prepareTurn?.(prepared, context(extension));
+        if (!changed) continue;
+        // A history that breaks the invariant would be refused by the provider on every later turn too.
+        const violations = historyViolations(changed.history);
+        if (violations.length > 0) throw new Error(`extension "${extension.name}" prepared a history that breaks the invariant: ${violations.join('; ')}`);
+        prepared = { ...changed, question: plan.question, earlier: plan.earlier };
+      }
+      return prepared;
+    },
+    takeUsage() {
+      const taken = usage;
+      usage = { promptTokens: 0, completionTokens: 0 };
+      return taken;
     },
     async prepareModelCall(plan, current) {
       round = current;

@@ -5,12 +5,14 @@
  *   turnStart ─► [ beforeModelCall ─► model ─► afterModelReply ─► routeToolCall ─► tool control
  *                  ─► aroundToolCall ─► the call ]* ─► turnEnd
  *
- * Extensions run in the order they are given; beforeModelCall is chained (each gets what the one
- * before returned), aroundToolCall is nested (the first is outermost). Built-in tools are ordinary
+ *   turnStart ─► prepareTurn (once: the system prompt and the earlier turns every call starts from)
+ *
+ * Extensions run in the order they are given; prepareTurn and beforeModelCall are chained (each gets
+ * what the one before returned), aroundToolCall is nested (the first is outermost). Built-in tools are ordinary
  * tools to the model and to tool control: offered beside the MCP tools, limited, validated against
  * their schema, and recorded like any other call.
  */
-import type { HistoryMessage, ToolCall } from '../core/messages.ts';
+import type { HistoryMessage, TokenUsage, ToolCall } from '../core/messages.ts';
 import type { JsonObject, ModelClient, ModelReply, ToolDefinition, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 
@@ -21,6 +23,13 @@ export interface AgentExtension {
   tools?: BuiltinTool[];
   /** When a turn starts, or a paused turn is taken up again. */
   turnStart?(turn: TurnContext): void | Promise<void>;
+  /**
+   * Once per turn (a resumed one too), after turnStart and before the first model call: may change
+   * the system prompt and the earlier turns that every model call of the turn starts from (each
+   * phase of plan-execute included), e.g. put a summary of older turns in place of them. The
+   * history returned must keep the invariant (it is checked); the stored turns never change.
+   */
+  prepareTurn?(plan: TurnPlan, turn: TurnContext): TurnPlan | void | Promise<TurnPlan | void>;
   /**
    * Before each model call: may change the system prompt, the messages and the tools sent (return
    * the changed request). The stored history never changes.
@@ -50,6 +59,41 @@ export interface ModelCallPlan {
   tools: ToolDefinition[];
 }
 
+/** What a turn starts from: the system prompt and the earlier turns, as every model call sends them. */
+export interface TurnPlan {
+  systemPrompt: string;
+  /** The earlier turns as sent, before this turn's messages: the window unless an extension changed it. */
+  history: HistoryMessage[];
+  /** The turn's question (its last user message). */
+  readonly question: string;
+  /** The conversation's earlier turns, whole, to choose from. */
+  readonly earlier: EarlierTurns;
+}
+
+/**
+ * The conversation's complete turns before this one. `window` is what history.maxTokens lets in
+ * (the newest whole turns within it, as the default history sends them, without the shortened turn
+ * that may stand before them); older turns are read only when asked for.
+ */
+export interface EarlierTurns {
+  /** history.maxTokens. */
+  readonly budgetTokens: number;
+  /** The newest whole turns within the budget, oldest first. */
+  readonly window: readonly EarlierTurn[];
+  /**
+   * Turns older than the window, newest first, read until `wantsMore` says enough (or the first
+   * turn is reached). Turns already read cost nothing; the rest cost one more store Query.
+   */
+  older(wantsMore: (readSoFar: readonly EarlierTurn[]) => boolean): Promise<EarlierTurn[]>;
+}
+
+export interface EarlierTurn {
+  turn: number;
+  /** Estimated tokens of its messages. */
+  tokens: number;
+  messages(): HistoryMessage[];
+}
+
 export interface TurnContext {
   readonly conversationId: string;
   readonly owner: string | undefined;
@@ -58,8 +102,15 @@ export interface TurnContext {
   readonly round: number;
   /** Every tool offered this turn (MCP tools after policy, and built-in tools). */
   readonly tools: readonly ToolDefinition[];
-  /** The turn's model, for extensions that ask it something themselves (a summary). */
+  /**
+   * The turn's model, for extensions that ask it something themselves (a summary): calls through it
+   * count against the turn's budgets. Bound them by timeLeftMs() and count them with addUsage().
+   */
   readonly model: ModelClient;
+  /** Milliseconds left before the turn must stop to be stored (its deadline less turn.reserveSeconds). */
+  timeLeftMs(): number;
+  /** Adds the tokens of a model call the extension made itself to the turn's usage. */
+  addUsage(usage: TokenUsage): void;
   /** This extension's state in this conversation: read and change it; it is stored with the turn. */
   state: JsonObject;
   /**

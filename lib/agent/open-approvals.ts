@@ -3,6 +3,8 @@ import { findOpenRound, historyMessages } from '../core/history.ts';
 import type { HistoryMessage, ToolCall } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
+import { earlierTurns } from './earlier-turns.ts';
+import type { EarlierTurns } from './extension.ts';
 import type { HeldTurn } from './held-turn.ts';
 import { settleTurn, storeRetries, type TurnRules } from './open-turn.ts';
 import type { Deadline } from './held-turn.ts';
@@ -30,7 +32,7 @@ export interface OpenApprovalsInput {
 export type OpenedApprovals =
   | { kind: 'replay'; result: TurnResult }
   /** `waiting`: the calls decided now, in the calls' order. */
-  | { kind: 'resumed'; held: HeldTurn; history: HistoryMessage[]; draft: TurnDraft; waiting: ToolCall[]; state: ConversationState };
+  | { kind: 'resumed'; held: HeldTurn; history: HistoryMessage[]; draft: TurnDraft; waiting: ToolCall[]; state: ConversationState; earlier: EarlierTurns };
 
 /**
  * Takes up a paused turn with a person's decisions: every waiting call decided in one request, none
@@ -96,8 +98,10 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
     if (!(error instanceof TurnTakenError)) throw error;
     throw new ConflictError('approval_not_pending', `The calls waiting for approval in turn ${paused.turn} were just decided by another request.`, { cause: error });
   }
-  const history = historyMessages(recent.filter((record) => record.status === 'complete'), rules.historyTokenBudget);
-  return { kind: 'resumed', held, history, draft, waiting: open?.unanswered ?? [], state: paused.state() };
+  const complete = recent.filter((record) => record.status === 'complete');
+  const history = historyMessages(complete, rules.historyTokenBudget);
+  const earlier = earlierTurns(complete, rules.historyTokenBudget, (wantsMore) => retried((options) => store.readRecent(key, wantsMore, options)));
+  return { kind: 'resumed', held, history, draft, waiting: open?.unanswered ?? [], state: paused.state(), earlier };
 }
 
 export interface DecisionContext {

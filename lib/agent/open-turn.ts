@@ -3,6 +3,8 @@ import { historyMessages } from '../core/history.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, StoreCallOptions, TurnRecord } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
+import { earlierTurns } from './earlier-turns.ts';
+import type { EarlierTurns } from './extension.ts';
 import { claimWrite, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
 import { settleDeclined, settleInterrupted, type SettledTurn } from './settle-turn.ts';
 import { toolText } from './tool-messages.ts';
@@ -34,8 +36,8 @@ export interface OpenTurnInput {
 
 export type OpenedTurn =
   | { kind: 'replay'; result: TurnResult }
-  /** `state`: the conversation's, as its newest turn left it. */
-  | { kind: 'claimed'; held: HeldTurn; history: HistoryMessage[]; state: ConversationState };
+  /** `state`: the conversation's, as its newest turn left it; `earlier`: its turns, for the extensions. */
+  | { kind: 'claimed'; held: HeldTurn; history: HistoryMessage[]; state: ConversationState; earlier: EarlierTurns };
 
 /**
  * Reads the conversation's newest turns (one Query), then replays this request's turn, refuses
@@ -78,7 +80,8 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
     const ownRequest = error.current?.requestIds.includes(requestId) ?? false;
     throw conflict(ownRequest, requestId, nextTurn, error.current?.leaseExpiresAt, input.now, error);
   }
-  return { kind: 'claimed', held, history, state };
+  const earlier = earlierTurns(complete, rules.historyTokenBudget, (wantsMore) => retried((options) => store.readRecent(key, wantsMore, options)));
+  return { kind: 'claimed', held, history, state, earlier };
 }
 
 /**

@@ -37,8 +37,9 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 }
 
 function unwrap(schema: unknown): unknown {
-  let current = schema as { unwrap?: () => unknown; def?: { innerType?: unknown } };
-  while (current?.def?.innerType) current = current.def.innerType as typeof current;
+  let current = schema as { def?: { innerType?: unknown; type?: string; out?: unknown } };
+  // Defaults and optionals wrap their schema; a preprocessed one is the output side of a pipe.
+  while (current?.def?.innerType || current?.def?.type === 'pipe') current = (current.def.innerType ?? current.def.out) as typeof current;
   return current;
 }
 

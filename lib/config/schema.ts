@@ -24,6 +24,10 @@ You carry out one task of a larger plan. Use the tools to do exactly this task, 
 export const DEFAULT_SUMMARY_PROMPT = `## Final answer
 The user's request was worked on as a plan of tasks; their results are below. Write the answer to the user from them: what was done, what was found, and what failed or was not done. Do not invent results that are not there.`;
 
+/** history.strategy summarize: the instructions of the call that writes the summary of older turns. */
+export const DEFAULT_HISTORY_SUMMARY_PROMPT = `You keep the running summary of a conversation between a user and an assistant that uses tools. You get the summary so far (it may be empty) and the turns that follow it; write the summary that replaces both.
+Keep what later turns may need: the user's goals, preferences and decisions; facts, names, ids, numbers and dates found with the tools; what was done, what failed, and what is still open. Leave out greetings, small talk and details that no longer matter. Write plain notes in the conversation's language. Reply with the summary only.`;
+
 /**
  * The model name (model.name or LLM_MODEL) that selects the offline stand-in, lib/demo/model.ts:
  * a few rules instead of a language model, and the default of `npm start` when no model is
@@ -262,8 +266,44 @@ export const fileSchema = z.strictObject({
     .strictObject({
       /** Estimated tokens of earlier turns sent with a question (newest whole turns first). */
       maxTokens: numeric(z.number().int().min(0)).default(16_000),
+      /**
+       * `window`: the newest whole turns within maxTokens; `summarize`: the newest whole turns within
+       * maxTokens less summary.maxTokens, after a summary of every turn before them.
+       */
+      strategy: z.enum(['window', 'summarize']).default('window'),
+      summary: z
+        .strictObject({
+          /** Estimated tokens the summary may take, kept back from maxTokens for it. */
+          maxTokens: positiveInt().default(1_000),
+          prompt: z.string().min(1).default(DEFAULT_HISTORY_SUMMARY_PROMPT),
+        })
+        .prefault({}),
+    })
+    .superRefine((history, context) => {
+      if (history.strategy === 'summarize' && history.summary.maxTokens >= history.maxTokens) {
+        context.addIssue({ code: 'custom', path: ['summary', 'maxTokens'], message: `must be less than history.maxTokens (${history.maxTokens}) with strategy summarize: the kept turns get what the summary leaves` });
+      }
     })
     .prefault({}),
+  /**
+   * Notes kept per owner across conversations (built-in remember and recall tools). `true` turns it
+   * on with the defaults below; an object with settings turns it on with those.
+   */
+  memory: z.preprocess(
+    (value) => {
+      const plain = fromText(value);
+      return plain === undefined || plain === false ? { enabled: false } : plain === true ? {} : plain;
+    },
+    z.strictObject({
+      enabled: boolean().default(true),
+      /** Notes one owner may keep; remember answers "memory is full" beyond. */
+      maxNotes: numeric(z.number().int().positive().max(1_000)).default(100),
+      /** Characters of one note. */
+      maxNoteChars: numeric(z.number().int().positive().max(2_000)).default(500),
+      /** Notes put in the system prompt of each turn (the best matches for the question, then the newest); 0: only recall reaches them. */
+      promptNotes: numeric(z.number().int().min(0).max(50)).default(5),
+    }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (maxNotes, maxNoteChars, promptNotes)' : undefined) }),
+  ),
   conversation: z
     .strictObject({
       /** Each stored turn expires this long after it was last written (the table's TTL). */

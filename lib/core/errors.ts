@@ -61,6 +61,10 @@ export type InputErrorCode =
   | 'invalid_limit'
   | 'invalid_page_token'
   | 'unknown_query_parameter'
+  // memory notes
+  | 'invalid_note_id'
+  | 'note_not_found'
+  | 'memory_not_enabled'
   // who and where
   | 'unauthenticated'
   | 'conversation_not_found'
@@ -73,7 +77,7 @@ export type ConflictCode = 'conversation_busy' | 'turn_in_progress' | 'approval_
 
 export class InputError<Code extends InputErrorCode = InputErrorCode> extends AgentError<Code> {}
 
-export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found'> {}
+export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found' | 'note_not_found' | 'memory_not_enabled'> {}
 
 /** A route exists, but not for this method; `allow` lists the methods it takes. */
 export class MethodNotAllowedError extends InputError<'method_not_allowed'> {

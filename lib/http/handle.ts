@@ -29,10 +29,17 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
       case 'health':
         return json(200, await agent.health());
       case 'getConversation':
-        return json(200, await agent.getConversation({ conversationId: match.conversationId!, ...owner }, readPageQuery(request.query)));
+        return json(200, await agent.getConversation({ conversationId: match.conversationId!, ...owner }, readPageQuery(request.query, 'GET /conversations/{conversationId}')));
       case 'deleteConversation':
         await agent.deleteConversation({ conversationId: match.conversationId!, ...owner });
         return { statusCode: 204, headers: {}, body: '' };
+      case 'listNotes':
+        return json(200, await agent.listNotes(request.owner, readPageQuery(request.query, 'GET /memory')));
+      case 'deleteNote':
+        await agent.deleteNote(request.owner, match.noteId!);
+        return { statusCode: 204, headers: {}, body: '' };
+      case 'clearNotes':
+        return json(200, { deleted: await agent.clearNotes(request.owner) });
       case 'createConversation':
       case 'postMessage':
       case 'decideApprovals': {

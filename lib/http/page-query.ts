@@ -4,18 +4,18 @@ import { MAX_PAGE_TURNS, type ConversationPageRequest } from '../agent/conversat
 const PARAMETERS = ['limit', 'nextToken'];
 
 /**
- * `?limit=N&nextToken=…` of GET /conversations/{id}. Strict, like request bodies: a misspelt
- * `limt` would otherwise silently read the default page.
+ * `?limit=N&nextToken=…` of GET /conversations/{id} and GET /memory (`route` names it in messages).
+ * Strict, like request bodies: a misspelt `limt` would otherwise silently read the default page.
  */
-export function readPageQuery(query: Readonly<Record<string, string | undefined>> = {}): ConversationPageRequest {
+export function readPageQuery(query: Readonly<Record<string, string | undefined>> = {}, route: string): ConversationPageRequest {
   const unknown = Object.keys(query).filter((name) => !PARAMETERS.includes(name));
   if (unknown.length > 0) {
     const names = unknown.map((name) => JSON.stringify(name)).join(', ');
-    throw new InputError('unknown_query_parameter', `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}: GET /conversations/{conversationId} takes limit and nextToken.`);
+    throw new InputError('unknown_query_parameter', `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names}: ${route} takes limit and nextToken.`);
   }
   const { limit, nextToken } = query;
   if (limit !== undefined && !/^\d{1,9}$/.test(limit)) {
-    throw new InputError('invalid_limit', `"limit" must be a whole number of turns from 1 to ${MAX_PAGE_TURNS}, not ${JSON.stringify(limit)}.`);
+    throw new InputError('invalid_limit', `"limit" must be a whole number from 1 to ${MAX_PAGE_TURNS}, not ${JSON.stringify(limit)}.`);
   }
   return { ...(limit === undefined ? {} : { limit: Number(limit) }), ...(nextToken === undefined ? {} : { nextToken }) };
 }

@@ -1,6 +1,6 @@
 import { InputError, MethodNotAllowedError, NotFoundError } from '../core/errors.ts';
 
-export type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'health';
+export type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'health' | 'listNotes' | 'clearNotes' | 'deleteNote';
 
 /** The routes that run a turn: JSON or Server-Sent Events, as the client asks. */
 export const TURN_ROUTES: ReadonlySet<RouteName> = new Set(['createConversation', 'postMessage', 'decideApprovals']);
@@ -8,20 +8,23 @@ export const TURN_ROUTES: ReadonlySet<RouteName> = new Set(['createConversation'
 export interface RouteMatch {
   route: RouteName;
   conversationId?: string;
+  noteId?: string;
 }
 
-/** path pattern → method → route. `{id}` matches one path segment. */
-const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName>> }> = [
+/** path pattern → method → route. `{id}` matches one path segment, a conversation's id unless the route says otherwise. */
+const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName>>; segment?: 'noteId' }> = [
   { pattern: /^\/conversations$/, methods: { POST: 'createConversation' } },
   { pattern: /^\/conversations\/([^/]+)\/messages$/, methods: { POST: 'postMessage' } },
   { pattern: /^\/conversations\/([^/]+)\/approvals$/, methods: { POST: 'decideApprovals' } },
   { pattern: /^\/conversations\/([^/]+)$/, methods: { GET: 'getConversation', DELETE: 'deleteConversation' } },
   { pattern: /^\/health$/, methods: { GET: 'health' } },
+  { pattern: /^\/memory$/, methods: { GET: 'listNotes', DELETE: 'clearNotes' } },
+  { pattern: /^\/memory\/([^/]+)$/, methods: { DELETE: 'deleteNote' }, segment: 'noteId' },
 ];
 
 export function matchRoute(method: string, rawPath: string): RouteMatch {
   const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
-  for (const { pattern, methods } of ROUTES) {
+  for (const { pattern, methods, segment } of ROUTES) {
     const found = pattern.exec(path);
     if (!found) continue;
     const route = methods[method.toUpperCase()];
@@ -29,15 +32,17 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
       const allowed = Object.keys(methods).join(', ');
       throw new MethodNotAllowedError(`${method} is not supported on ${path}; use ${allowed}.`, allowed);
     }
-    return found[1] === undefined ? { route } : { route, conversationId: decodePathSegment(found[1]) };
+    if (found[1] === undefined) return { route };
+    return segment === 'noteId' ? { route, noteId: decodePathSegment(found[1], 'note') } : { route, conversationId: decodePathSegment(found[1], 'conversation') };
   }
-  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, POST /conversations/{conversationId}/approvals, GET and DELETE /conversations/{conversationId}, and GET /health.`);
+  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, POST /conversations/{conversationId}/approvals, GET and DELETE /conversations/{conversationId}, GET and DELETE /memory, DELETE /memory/{noteId}, and GET /health.`);
 }
 
-function decodePathSegment(segment: string): string {
+function decodePathSegment(segment: string, kind: 'conversation' | 'note'): string {
   try {
     return decodeURIComponent(segment);
   } catch {
+    if (kind === 'note') throw new InputError('invalid_note_id', `"${segment}" is not a valid URL-encoded note id: use an id from GET /memory.`);
     throw new InputError('invalid_conversation_id', `"${segment}" is not a valid URL-encoded conversation id: use 1 to 128 letters, digits, "_" or "-".`);
   }
 }

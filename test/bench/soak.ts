@@ -19,6 +19,7 @@
  * turn: the first turns warm up the JIT, the SDK and dynalite, so growth is counted from there.
  * Sets exit code 1 when RSS grew by more than 100 MB after that point.
  */
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +80,7 @@ await ensureTable(client, tableName);
 
 const config = parseConfig(`{history: {maxTokens: 4000}, turn: {timeoutSeconds: ${turnTimeoutSeconds}}}`, { source: 'soak.yml', environment: {} });
 const store = createDynamoConversationStore({ client: DynamoDBDocumentClient.from(client), tableName, ttlDays: 1 });
-const agent = createAgent(config, { model: instantModel, gateway: testGateway(), store, logger: silentLogger });
+const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model: instantModel, gateway: testGateway(), store, logger: silentLogger });
 
 const samples: ReturnType<typeof sample>[] = [];
 let baseline: ReturnType<typeof sample> | undefined;

@@ -3,6 +3,7 @@
  * test/fixtures/many-tools-server.ts, over stdio), for each tools.routing mode.
  * Run: node test/bench/tool-routing.ts
  */
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { fileURLToPath } from 'node:url';
 import { createAgent } from '../../lib/agent/agent.ts';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
@@ -23,7 +24,7 @@ const rows: string[] = [];
 for (const routing of ['all', 'search', 'single', 'auto']) {
   const config = parseConfig(`tools: { routing: ${routing} }`, { source: 'bench.yml', environment: {} });
   const model = createScriptedModel([textReply('ok')]);
-  const agent = createAgent(config, { model, gateway, store: createMemoryConversationStore(), logger: silentLogger });
+  const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model, gateway, store: createMemoryConversationStore(), logger: silentLogger });
   await agent.ask({ message: 'hi' });
   const tools = model.requests[0]!.tools;
   rows.push(`| ${routing} | ${tools.length} | ${Buffer.byteLength(JSON.stringify(toWireTools(tools))).toLocaleString('en')} B |`);

@@ -6,6 +6,7 @@
  * Each turn is two rounds: a tool call, then a text answer. Prints latency percentiles, throughput
  * and heap growth. Timings vary with the machine; compare runs on the same one.
  */
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { createAgent, type Agent } from '../../lib/agent/agent.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
@@ -60,7 +61,7 @@ async function measure(name: string, agent: Agent, turns: number, conversations:
 
 const rows = [];
 {
-  const agent = createAgent(config, { model: instantModel, gateway: testGateway(), store: createMemoryConversationStore(), logger: silentLogger });
+  const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model: instantModel, gateway: testGateway(), store: createMemoryConversationStore(), logger: silentLogger });
   rows.push(await measure('in-memory', agent, 4000, 20));
 }
 {
@@ -71,7 +72,7 @@ const rows = [];
     logger: silentLogger,
   });
   const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 1 });
-  const agent = createAgent(config, { model: instantModel, gateway, store, logger: silentLogger });
+  const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model: instantModel, gateway, store, logger: silentLogger });
   rows.push(await measure('local', agent, 600, 10));
   await agent.close();
   await table.close();

@@ -1,3 +1,4 @@
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/agent/agent.ts';
@@ -25,7 +26,7 @@ afterAll(async () => {
 function agentWith(tools: string, script: ScriptedStep[], server = '') {
   const config = parseConfig(`tools: { ${tools} }\nmcpServers:\n  backoffice: { command: unused${server} }`, { source: 'test.yml', environment: {} });
   const model = createScriptedModel(script);
-  const agent = createAgent(config, { model, gateway, store: createMemoryConversationStore(), logger: silentLogger });
+  const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model, gateway, store: createMemoryConversationStore(), logger: silentLogger });
   return { agent, model };
 }
 

@@ -1,3 +1,4 @@
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { createAgent } from '../../lib/agent/agent.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
@@ -33,6 +34,6 @@ export function agentFixture<Gateway extends ToolGateway = ReturnType<typeof tes
   const model: (ModelClient & { requests: ReturnType<typeof createScriptedModel>['requests'] }) | undefined = script ? createScriptedModel(script) : undefined;
   const store = options.store ?? createMemoryConversationStore();
   const gateway = (options.gateway ?? testGateway()) as Gateway;
-  const agent = createAgent(config, { model, gateway, store, logger: silentLogger, ...(options.now ? { now: options.now } : {}), ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}) });
+  const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model, gateway, store, logger: silentLogger, ...(options.now ? { now: options.now } : {}), ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}) });
   return { agent, model, store, gateway, config };
 }

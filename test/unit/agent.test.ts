@@ -1,3 +1,4 @@
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { describe, expect, it } from 'vitest';
 import { INPUT_STATUS } from '../../lib/http/status.ts';
 import { ConflictError, InputError, ModelError, ModelNotConfiguredError, NotFoundError } from '../../lib/core/errors.ts';
@@ -136,7 +137,7 @@ describe('agent logging', () => {
     const logger = { debug() {}, info: (message: string, fields?: Record<string, unknown>) => lines.push({ message, ...fields }), warn() {}, error() {} };
     const { createAgent } = await import('../../lib/agent/agent.ts');
     const fixture = agentFixture([weatherCall('c1'), textReply('晴天')], { yaml });
-    const agent = createAgent(fixture.config, { model: fixture.model, gateway: fixture.gateway, store: fixture.store, logger });
+    const agent = createAgent(fixture.config, { ownerCounters: createMemoryOwnerCounters(), model: fixture.model, gateway: fixture.gateway, store: fixture.store, logger });
     await agent.ask({ conversationId: 'logged', message: 'secret question' });
     return JSON.stringify(lines);
   };

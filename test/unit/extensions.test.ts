@@ -1,3 +1,4 @@
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { describe, expect, it } from 'vitest';
 import type { AgentExtension } from '../../lib/agent/extension.ts';
 import type { LoopEvent } from '../../lib/agent/events.ts';
@@ -11,7 +12,7 @@ import { agentFixture } from '../support/agent-fixture.ts';
 /** An agent whose extensions are the test's. */
 function withExtensions(script: ScriptedStep[], extensions: AgentExtension[], yaml = 'maxRounds: 4') {
   const fixture = agentFixture(script, { yaml });
-  const agent = createAgent(fixture.config, { model: fixture.model, gateway: fixture.gateway, store: fixture.store, logger: silentLogger, extensions });
+  const agent = createAgent(fixture.config, { ownerCounters: createMemoryOwnerCounters(), model: fixture.model, gateway: fixture.gateway, store: fixture.store, logger: silentLogger, extensions });
   return { ...fixture, agent };
 }
 

@@ -1,3 +1,4 @@
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/agent/agent.ts';
 import { contextualLogger, withLogContext, withoutLogContext } from '../../lib/core/log-context.ts';
@@ -48,7 +49,7 @@ describe('agent turn logs', () => {
       },
     };
     const fixture = agentFixture([]);
-    const agent = createAgent(fixture.config, { model, gateway: fixture.gateway, store: fixture.store, logger });
+    const agent = createAgent(fixture.config, { ownerCounters: createMemoryOwnerCounters(), model, gateway: fixture.gateway, store: fixture.store, logger });
     await agent.ask({ conversationId: 'conv-7', requestId: 'req-7', message: 'hi' });
     expect(sink.lines.find((line) => line.message === 'model-call-failed-once')?.fields).toEqual({ conversationId: 'conv-7', requestId: 'req-7' });
   });

@@ -28,11 +28,11 @@ function methods(template: Template): Map<string, Properties> {
 
 /** The OpenAI-compatible front door's routes, streamed from the stream function like the conversation routes. */
 const OPENAI_ROUTES = ['GET /v1/models', 'GET /v1/models/{model}', 'POST /v1/chat/completions'];
-const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'POST /conversations/{conversationId}/approvals', 'GET /health', ...OPENAI_ROUTES];
+const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'POST /conversations/{conversationId}/approvals', 'GET /health', 'GET /memory', 'DELETE /memory', 'DELETE /memory/{noteId}', ...OPENAI_ROUTES];
 /** Every other method and path goes to the http function, so the contract answers 404/405 itself. */
 const FALLBACKS = [
   'ANY /', 'ANY /conversations', 'ANY /conversations/{conversationId}', 'ANY /conversations/{conversationId}/messages', 'ANY /conversations/{conversationId}/approvals', 'ANY /health', 'ANY /{proxy+}',
-  'ANY /v1', 'ANY /v1/models', 'ANY /v1/models/{model}', 'ANY /v1/chat/completions',
+  'ANY /v1', 'ANY /v1/models', 'ANY /v1/models/{model}', 'ANY /v1/chat/completions', 'ANY /memory', 'ANY /memory/{noteId}',
 ];
 const routesOf = (template: Template): Map<string, Properties> => new Map([...methods(template)].filter(([route]) => !route.startsWith('OPTIONS')));
 
@@ -77,7 +77,7 @@ describe('McpAgentStack REST API', () => {
     }
   });
 
-  it.each(ROUTES.filter((route) => route.includes('conversations') || route.includes('/v1/')))('streams %s from the stream function for up to 15 minutes', (route) => {
+  it.each(ROUTES.filter((route) => route.includes('conversations') || route.includes('/v1/') || route.includes('memory')))('streams %s from the stream function for up to 15 minutes', (route) => {
     const template = templateFor();
     const streamId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsStreamFunction');
     const integration = routesOf(template).get(route)!.Integration;
@@ -105,9 +105,9 @@ describe('McpAgentStack REST API', () => {
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).map((permission) => permission.Properties);
     for (const permission of permissions) expect(permission).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
     const routesFor = (id: string) => permissions.filter((permission) => permission.FunctionName['Fn::GetAtt'][0] === id).map((permission) => JSON.stringify(permission.SourceArn));
-    // The stream function only for its own methods on the conversation and /v1 routes; never for ANY.
+    // The stream function only for its own methods on the conversation, /v1 and memory routes; never for ANY.
     expect(routesFor(streamId).length).toBeGreaterThan(0);
-    expect(routesFor(streamId).every((arn) => /\/(POST|GET|DELETE)\/(conversations|v1)/.test(arn))).toBe(true);
+    expect(routesFor(streamId).every((arn) => /\/(POST|GET|DELETE)\/(conversations|v1|memory)/.test(arn))).toBe(true);
     expect(routesFor(streamId).some((arn) => arn.includes('/POST/v1/chat/completions'))).toBe(true);
     expect(routesFor(httpId).some((arn) => arn.includes('/GET/health'))).toBe(true);
     expect(routesFor(httpId).every((arn) => arn.includes('/GET/health') || arn.includes('/*/'))).toBe(true);

@@ -23,10 +23,15 @@ export async function deleteConversationItems(
   for await (const page of queryConversationPages({ client, tableName, key, newestFirst: false, attributes: ['pk', 'sk'] })) {
     keys.push(...page);
   }
+  await deleteItems(client, tableName, keys);
+  return keys.length;
+}
+
+/** Deletes items by key, 25 at a time, sending again what DynamoDB leaves unprocessed. */
+export async function deleteItems(client: DynamoDBDocumentClient, tableName: string, keys: Record<string, unknown>[]): Promise<void> {
   for (let start = 0; start < keys.length; start += BATCH_SIZE) {
     await deleteBatch(client, tableName, keys.slice(start, start + BATCH_SIZE));
   }
-  return keys.length;
 }
 
 async function deleteBatch(client: DynamoDBDocumentClient, tableName: string, keys: Record<string, unknown>[]) {
@@ -45,7 +50,7 @@ async function deleteBatch(client: DynamoDBDocumentClient, tableName: string, ke
   }
   throw new StoreError(
     'store_unavailable',
-    `DynamoDB left ${requests.length} items of the conversation undeleted after ${ATTEMPTS} attempts; delete it again.`,
+    `DynamoDB left ${requests.length} items undeleted after ${ATTEMPTS} attempts; delete again.`,
   );
 }
 

@@ -27,4 +27,13 @@ export const ownerTurnsPartitionKey = (owner: string): string => `turns:${ownerP
 
 const ownerPart = (owner: string | undefined): string => (owner === undefined ? NO_OWNER : encodeOwner(owner));
 
+/**
+ * The partition of an owner's memory notes: `${owner}#memory#notes`, or `-#memory#notes` when there
+ * is no owner. A conversation's key has exactly one `#` (neither an encoded owner nor a conversation
+ * id, /^[A-Za-z0-9_-]{1,128}$/, can hold one), so no conversation can ever share it, whatever its id.
+ */
+export function notesPartitionKey(owner: string | undefined): string {
+  return `${ownerPart(owner)}#memory#notes`;
+}
+
 const encodeOwner = (owner: string): string => encodeURIComponent(owner).replaceAll('-', '%2D');

@@ -1,18 +1,39 @@
 import type { AgentConfig } from '../../config/load.ts';
+import { ConfigError } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { NoteStore } from '../../core/ports.ts';
+import { ms } from '../../core/time.ts';
 import type { AgentExtension } from '../extension.ts';
 import { reactStrategy, type TurnStrategy } from '../turn-strategy.ts';
+import { historySummaryExtension } from './history-summary.ts';
+import { memoryExtension } from './memory.ts';
 import { planExecuteStrategy } from './plan-execute/driver.ts';
 import { planViewExtension } from './plan-execute/view.ts';
 import { todoListExtension } from './todo-list.ts';
 import { toolRoutingExtension } from './tool-routing.ts';
 
+/** What some strategies need besides agent.yml. */
+export interface StrategyServices {
+  logger: Logger;
+  /** Where memory notes are kept (memory: true). */
+  notes?: NoteStore;
+  now?: () => number;
+}
+
 /** The strategies agent.yml turns on, as extensions of the loop, in the order they run. */
-export function configuredExtensions(config: AgentConfig): AgentExtension[] {
+export function configuredExtensions(config: AgentConfig, services: StrategyServices): AgentExtension[] {
   const extensions: AgentExtension[] = [];
   const routing = toolRoutingExtension(config.tools);
   if (routing) extensions.push(routing);
   if (config.todoList) extensions.push(todoListExtension());
   if (config.strategy === 'plan-execute') extensions.push(planViewExtension());
+  if (config.history.strategy === 'summarize') {
+    extensions.push(historySummaryExtension({ ...config.history.summary, modelTimeoutMs: ms(config.model.timeoutSeconds), logger: services.logger }));
+  }
+  if (config.memory.enabled) {
+    if (!services.notes) throw new ConfigError('memory is on in agent.yml, but the agent has no note store: buildAgent keeps notes in the conversation table; code that calls createAgent passes `notes` (createMemoryNoteStore() in tests)');
+    extensions.push(memoryExtension(services.notes, { ...config.memory, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
+  }
   return extensions;
 }
 

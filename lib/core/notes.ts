@@ -1,0 +1,7 @@
+import type { Note } from './ports.ts';
+
+/** Oldest first; notes of the same millisecond in the order of their ids (every store lists them so). */
+export const oldestFirst = (left: Note, right: Note): number => left.createdAt.localeCompare(right.createdAt) || left.noteId.localeCompare(right.noteId);
+
+/** What a note id may look like in a request (each store gives out its own kind, within this). */
+export const NOTE_ID = /^[A-Za-z0-9_-]{1,64}$/;
