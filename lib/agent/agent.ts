@@ -4,8 +4,9 @@ import { withLogContext } from '../core/log-context.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, ModelClient, ToolGateway, TurnMetrics } from '../core/ports.ts';
-import type { AgentExtension } from './extension.ts';
+import type { AgentExtension, ModelRounds } from './extension.ts';
 import { createExtensionRunner } from './extension-runner.ts';
+import { asksUser } from './mcp/extensions.ts';
 import { configuredExtensions, configuredStrategy } from './strategies/configured.ts';
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';
@@ -20,7 +21,7 @@ import { newConversationId } from './new-conversation.ts';
 import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
 import { applyToolPolicies, type OfferedTool } from './tool-policy.ts';
-import { newDraft } from './turn-draft.ts';
+import { newDraft, type TurnDraft } from './turn-draft.ts';
 import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
 
 export type { ConversationView } from './conversation-view.ts';
@@ -93,14 +94,14 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const { gateway, store, logger } = dependencies;
   const now = dependencies.now ?? Date.now;
   const hmacKey = dependencies.hmacKey ?? randomBytes(32);
-  const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
+  const policies = new Map(config.mcpServers.map((server) => [server.name, { ...server, asksUser: asksUser(server, config.tools) }]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions.
   const extensions = [...configuredExtensions(config), ...(dependencies.extensions ?? [])];
   const strategy = configuredStrategy(config);
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
-  const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent']) =>
+  const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent'], draft: TurnDraft) =>
     createExtensionRunner({
       extensions,
       mcpTools,
@@ -111,6 +112,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       turn,
       state,
       ...(onEvent ? { onEvent } : {}),
+      modelRounds: modelRoundsOf(draft, config.maxRounds),
     });
 
   /** What every held turn needs; the model is checked present before a turn starts. */
@@ -151,7 +153,8 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     const started = now();
     try {
       const result = await driveTurn(input, services(model));
-      logger.info(result.stopReason === 'approval_required' ? 'turn paused' : 'turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
+      const paused = result.stopReason === 'approval_required' || result.stopReason === 'input_required';
+      logger.info(paused ? 'turn paused' : 'turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
       if (config.logging.logPayloads) logger.info('turn payloads', { ...log, reply: result.reply, calls: result.toolCalls, messages: input.draft.messages });
       dependencies.metrics?.turnCompleted(result, now() - started);
       return result;
@@ -188,7 +191,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
         throw listed.reason;
       }
-      const runner = runnerFor(scope, held.turn, listed.value, state, model, input.onEvent);
+      const runner = runnerFor(scope, held.turn, listed.value, state, model, input.onEvent, draft);
       return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
     });
   }
@@ -214,9 +217,9 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         rules,
       });
       if (opened.kind === 'replay') return opened.result;
-      const { held, history, draft, waiting, state } = opened;
-      const runner = runnerFor(scope, held.turn, mcpTools, state, model, input.onEvent);
-      const decided = planDecisions(waiting, { decisions: input.decisions, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
+      const { held, history, draft, waiting, state, asked } = opened;
+      const runner = runnerFor(scope, held.turn, mcpTools, state, model, input.onEvent, draft);
+      const decided = planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
       return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
     });
   }
@@ -240,6 +243,20 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     deleteConversation,
     health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),
+  };
+}
+
+/** Model calls extensions make for the turn (an MCP server's sampling) count in its rounds and usage, as the loop's own do. */
+function modelRoundsOf(draft: TurnDraft, maxRounds: number): ModelRounds {
+  return {
+    take() {
+      if (draft.rounds >= maxRounds) return false;
+      draft.rounds += 1;
+      return true;
+    },
+    spent(usage) {
+      draft.usage = { promptTokens: draft.usage.promptTokens + usage.promptTokens, completionTokens: draft.usage.completionTokens + usage.completionTokens };
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import type { ToolCall } from '../core/messages.ts';
 import type { ConversationState, JsonObject, ModelClient, ModelReply, ToolGateway, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
-import type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext } from './extension.ts';
+import type { AgentExtension, BuiltinTool, ModelCallPlan, ModelRounds, RunningCall, TurnContext } from './extension.ts';
 import type { OfferedTool } from './tool-policy.ts';
 
 export type { ConversationState } from '../core/ports.ts';
@@ -41,7 +41,11 @@ export interface ExtensionRunnerInput {
   /** The conversation's state when the turn starts (from its newest turn). */
   state: ConversationState;
   onEvent?: (event: LoopEvent) => void;
+  /** The turn's rounds and usage, for model calls extensions make; without it they are not counted. */
+  modelRounds?: ModelRounds;
 }
+
+const UNCOUNTED: ModelRounds = { take: () => true, spent: () => undefined };
 
 /** The extensions of one turn, composed. Without extensions it passes every call straight through. */
 export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRunner {
@@ -70,6 +74,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
       },
       tools,
       model: input.model,
+      modelRounds: input.modelRounds ?? UNCOUNTED,
       get state() {
         return (state[extension.name] ??= {});
       },
@@ -132,7 +137,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
 }
 
 /** Events the service itself sends: an extension's event may not pose as one of them. */
-const RESERVED_EVENTS = new Set(['round-start', 'text-delta', 'reasoning-delta', 'tool-call', 'tool-result', 'approval-required', 'turn-end', 'error', 'message']);
+const RESERVED_EVENTS = new Set(['round-start', 'text-delta', 'reasoning-delta', 'tool-call', 'tool-result', 'approval-required', 'elicitation-required', 'turn-end', 'error', 'message']);
 
 function checkedEventName(event: string, extension: string): string {
   if (!/^[a-z][a-z0-9-]{0,63}$/.test(event) || RESERVED_EVENTS.has(event)) {

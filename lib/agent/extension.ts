@@ -10,9 +10,10 @@
  * tools to the model and to tool control: offered beside the MCP tools, limited, validated against
  * their schema, and recorded like any other call.
  */
-import type { HistoryMessage, ToolCall } from '../core/messages.ts';
+import type { HistoryMessage, TokenUsage, ToolCall } from '../core/messages.ts';
 import type { JsonObject, ModelClient, ModelReply, ToolDefinition, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
+import type { CallInput } from './call-input.ts';
 
 export interface AgentExtension {
   /** Names the extension in logs, and keys its state in each conversation. */
@@ -60,6 +61,8 @@ export interface TurnContext {
   readonly tools: readonly ToolDefinition[];
   /** The turn's model, for extensions that ask it something themselves (a summary). */
   readonly model: ModelClient;
+  /** Counts a model call made for the turn in its rounds and usage (MCP sampling is; see ModelRounds). */
+  readonly modelRounds: ModelRounds;
   /** This extension's state in this conversation: read and change it; it is stored with the turn. */
   state: JsonObject;
   /**
@@ -87,4 +90,17 @@ export interface RunningCall {
   /** Aborts when the call's own timeout or the turn's deadline is reached. */
   signal: AbortSignal;
   timeoutMs: number;
+  /**
+   * The person's answer to what this call's MCP server asked in its earlier run (lib/agent/call-input.ts):
+   * set when a paused call runs again.
+   */
+  input?: CallInput;
+}
+
+/** The turn's model rounds, for a model call an extension makes on the turn's behalf (an MCP server's sampling). */
+export interface ModelRounds {
+  /** Counts one round (maxRounds); false, counting nothing, when none is left: then do not call the model. */
+  take(): boolean;
+  /** Adds a call's tokens to the turn's usage. */
+  spent(usage: TokenUsage): void;
 }

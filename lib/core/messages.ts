@@ -2,6 +2,7 @@
  * Domain messages: the conversation as the agent sees it. Providers' wire formats and the stored
  * item shape are converted to and from these only inside adapters.
  */
+import type { ImageData } from './ports.ts';
 
 export interface ToolCall {
   /** Unique within the conversation turn; the tool message answering it carries the same id. */
@@ -22,6 +23,11 @@ export interface SystemMessage {
 export interface UserMessage {
   role: 'user';
   content: string;
+  /**
+   * Images shown with the text (tool results' images, model.imageResults): only in what is sent to
+   * a model that accepts them, never in a stored conversation.
+   */
+  images?: ImageData[];
 }
 
 /** Reasoning text some providers return and some require back (DeepSeek thinking mode). */

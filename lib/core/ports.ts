@@ -33,6 +33,8 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Upper bound for this call, retries included. */
   timeoutMs?: number;
+  /** Tokens the reply may have, when the caller sets its own (an MCP server's sampling request). */
+  maxTokens?: number;
   /**
    * Set when someone watches the turn as it runs: the model is asked to stream, and each piece of
    * text or reasoning is handed over as it arrives. The reply returned is the same as without it.
@@ -62,6 +64,17 @@ export interface ToolOutput {
   ok: boolean;
   /** The result rendered as text for the tool message (before the output cap). */
   text: string;
+  /**
+   * Images of the result (content blocks of type image), which `text` only describes: for a model
+   * that accepts images (model.imageResults). Never stored with the conversation.
+   */
+  images?: ImageData[];
+}
+
+/** An image as MCP and model APIs carry it: base64 data and its media type. */
+export interface ImageData {
+  mimeType: string;
+  data: string;
 }
 
 export interface ToolCallOptions {
