@@ -5,6 +5,7 @@
  * again with the answer; sampling goes to the turn's model (approved first under `sampling: ask`);
  * read_resource reads the links tools return; images of results reach a model that takes them.
  */
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { buildAgent } from '../../lib/build-agent.ts';
@@ -13,7 +14,7 @@ import { historyViolations } from '../../lib/core/history.ts';
 import type { ConversationStore } from '../../lib/core/ports.ts';
 import type { Agent } from '../../lib/agent/agent.ts';
 import type { LoopEvent } from '../../lib/agent/events.ts';
-import { EVERYTHING_ENTRY, recordingLogger } from '../support/mcp-servers.ts';
+import { EVERYTHING_ENTRY, PROJECT_ROOT, recordingLogger, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer, type ScriptStep } from '../support/scripted-openai-server.ts';
 
 type WireMessage = { role: string; tool_call_id?: string; content?: unknown };
@@ -30,18 +31,18 @@ afterEach(async () => {
   model = undefined;
 });
 
-/** An agent over server-everything with `everything` as the server's extra agent.yml lines. */
-async function start(script: ScriptStep[], everything: string, extra = '', modelSettings = '', store: ConversationStore = createMemoryConversationStore()) {
+const EVERYTHING = ['  everything:', '    command: node', `    args: [${JSON.stringify(EVERYTHING_ENTRY)}, stdio]`];
+
+/** An agent over server-everything (or `server`) with `settings` as the server's extra agent.yml lines. */
+async function start(script: ScriptStep[], settings: string, extra = '', modelSettings = '', server = EVERYTHING, store: ConversationStore = createMemoryConversationStore()) {
   model = await startScriptedOpenAIServer(script);
   const yaml = [
     `model: { name: gpt-4-turbo, baseURL: "${model.baseURL}", apiKey: sk-test${modelSettings} }`,
     'tools: { callTimeoutSeconds: 60, connectTimeoutSeconds: 30 }',
     extra,
     'mcpServers:',
-    '  everything:',
-    '    command: node',
-    `    args: [${JSON.stringify(EVERYTHING_ENTRY)}, stdio]`,
-    ...everything.split('\n').filter(Boolean).map((line) => `    ${line}`),
+    ...server,
+    ...settings.split('\n').filter(Boolean).map((line) => `    ${line}`),
   ].join('\n');
   agent = buildAgent(parseConfig(yaml, { source: '/tmp/agent.yml', environment: {} }), { store, logger: recordingLogger() });
   return { agent, model, store };
@@ -121,6 +122,30 @@ describe('elicitation under the ask policy', () => {
     const view = await agent.getConversation({ conversationId: 'form-4' });
     expect(view.turns.map((turn) => turn.stopReason)).toEqual(['input_required', 'completed']);
     expect(view.turns[0]!.pendingElicitations).toBeUndefined();
+  }, 120_000);
+});
+
+describe('elicitation under the ask policy, from a server on protocol 2026-07-28', () => {
+  let fixture: { url: string; process: ChildProcess } | undefined;
+
+  afterEach(async () => {
+    await stopProcess(fixture?.process);
+    fixture = undefined;
+  });
+
+  it('pauses on its input_required result, and calls it again with the answer', async () => {
+    fixture = await startFixtureOverHttp(`${PROJECT_ROOT}test/fixtures/stateless-server.ts`, { LEGACY: 'reject' });
+    const { agent, model } = await start([
+      toolCallsReply([{ id: 'call_confirm', name: 'confirm', arguments: {} }]),
+      textReply('Confirmed.'),
+    ], 'elicitation: ask', '', '', ['  modern:', '    type: http', `    url: ${fixture.url}`]);
+
+    const paused = await agent.ask({ conversationId: 'modern-1', message: 'Go ahead' });
+
+    expect(paused).toMatchObject({ stopReason: 'input_required', pendingElicitations: [{ toolCallId: 'call_confirm', server: 'modern', message: 'Proceed?', requestedSchema: { properties: { ok: { type: 'boolean' } } } }] });
+    const resumed = await agent.decide({ conversationId: 'modern-1', decisions: [{ toolCallId: 'call_confirm', answer: { action: 'accept', content: { ok: true } } }] });
+    expect(resumed).toMatchObject({ stopReason: 'completed', reply: 'Confirmed.' });
+    expect(toolAnswer(model, 1, 'call_confirm')).toBe('confirmed: true');
   }, 120_000);
 });
 
