@@ -18,7 +18,7 @@ export { createAgent, type Agent, type AgentDependencies, type AskInput, type Co
 export { createMemoryConversationStore } from './adapters/memory/conversation-store.ts';
 export type { LoopEvent } from './agent/events.ts';
 export type { ApprovalDecision } from './agent/validate-input.ts';
-export type { PendingApproval, StopReason, ToolCallRecord, TurnError, TurnResult } from './core/turn.ts';
+export type { PendingApproval, PendingElicitation, StopReason, ToolCallRecord, TurnError, TurnResult } from './core/turn.ts';
 export type { HistoryMessage, Message, ToolCall } from './core/messages.ts';
 export type { ConversationKey, ConversationStore, ModelClient, ToolGateway } from './core/ports.ts';
 export { AgentError, ConfigError, ConflictError, InputError, ModelError, ModelNotConfiguredError, NotFoundError, StoreError, TurnNotStoredError } from './core/errors.ts';
