@@ -2,7 +2,6 @@
  * Domain messages: the conversation as the agent sees it. Providers' wire formats and the stored
  * item shape are converted to and from these only inside adapters.
  */
-import type { ImageData } from './ports.ts';
 
 export interface ToolCall {
   /** Unique within the conversation turn; the tool message answering it carries the same id. */
@@ -18,6 +17,12 @@ export interface ToolCall {
 export interface SystemMessage {
   role: 'system';
   content: string;
+}
+
+/** An image as MCP and model APIs carry it: base64 data and its media type. */
+export interface ImageData {
+  mimeType: string;
+  data: string;
 }
 
 export interface UserMessage {

@@ -2,7 +2,9 @@
  * The interfaces the core owns. Adapters (OpenAI, MCP, DynamoDB) implement them; the loop and the
  * turn service only ever see these.
  */
-import type { HistoryMessage, Message, Reasoning, TokenUsage, ToolCall } from './messages.ts';
+import type { HistoryMessage, ImageData, Message, Reasoning, TokenUsage, ToolCall } from './messages.ts';
+
+export type { ImageData } from './messages.ts';
 import type { TurnProgress, TurnResult } from './turn.ts';
 
 export type JsonObject = { [key: string]: unknown };
@@ -71,11 +73,6 @@ export interface ToolOutput {
   images?: ImageData[];
 }
 
-/** An image as MCP and model APIs carry it: base64 data and its media type. */
-export interface ImageData {
-  mimeType: string;
-  data: string;
-}
 
 export interface ToolCallOptions {
   signal: AbortSignal;

@@ -1,5 +1,4 @@
 import type { TokenUsage } from './messages.ts';
-import type { JsonObject } from './ports.ts';
 
 /**
  * Why a turn ended:
@@ -52,7 +51,7 @@ export interface PendingElicitation {
   server: string;
   message: string;
   /** A flat JSON Schema object: the fields the server asks for. */
-  requestedSchema: JsonObject;
+  requestedSchema: { [key: string]: unknown };
 }
 
 export interface TurnError {
