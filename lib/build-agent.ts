@@ -8,6 +8,8 @@ import { createOpenAIClient } from './adapters/openai/client.ts';
 import { createOpenAIModel } from './adapters/openai/model.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
 import type { AgentExtension } from './agent/extension.ts';
+import { mcpClientExtensions } from './agent/mcp/extensions.ts';
+import { createServerRequestRouter } from './agent/mcp/request-router.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
@@ -65,7 +67,13 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
   const logger = contextualLogger(options.logger ?? createJsonLogger(config.logging.level));
   const model = options.model ?? (config.model.configured ? defaultModel(config, logger) : undefined);
-  const gateway = options.gateway ?? createConfiguredGateway(config, { logger, ...(options.oauthTokenStore ? { oauthTokenStore: options.oauthTokenStore } : {}) });
+  // Servers' questions and sampling reach the turn whose call caused them through the router.
+  const router = options.gateway ? undefined : createServerRequestRouter(logger);
+  const gateway = options.gateway ?? createConfiguredGateway(config, {
+    logger,
+    ...(options.oauthTokenStore ? { oauthTokenStore: options.oauthTokenStore } : {}),
+    ...(router ? { onElicitation: router.onElicitation, onSampling: router.onSampling } : {}),
+  });
   const store = options.store ?? createDynamoConversationStore({
     client: options.documentClient,
     tableName: config.conversation.tableName,
@@ -80,9 +88,9 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     ...(notes ? { notes } : {}),
     logger,
     ownerCounters,
+    extensions: [...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? [])],
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),
-    ...(options.extensions ? { extensions: options.extensions } : {}),
   });
 }
 

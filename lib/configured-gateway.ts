@@ -7,12 +7,13 @@ import { createMcpGateway } from './adapters/mcp/gateway.ts';
 import { attachOAuth, usesOAuth } from './adapters/mcp/oauth/attach.ts';
 import { createFileTokenStore, TOKEN_FILE_NAME } from './adapters/mcp/oauth/file-store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
+import type { McpGatewayOptions } from './adapters/mcp/types.ts';
 import { localDataDir } from './config/environment.ts';
 import type { AgentConfig } from './config/load.ts';
 import type { Logger } from './core/logger.ts';
 import type { ToolGateway } from './core/ports.ts';
 
-export interface ConfiguredGatewayOptions {
+export interface ConfiguredGatewayOptions extends Pick<McpGatewayOptions, 'onElicitation' | 'onSampling'> {
   logger: Logger;
   /** Where OAuth tokens are kept; default: mcp-oauth-tokens.json under the local data folder. */
   oauthTokenStore?: OAuthTokenStore;
@@ -22,7 +23,8 @@ export function createConfiguredGateway(config: Pick<AgentConfig, 'mcpServers' |
   const servers = usesOAuth(config.mcpServers)
     ? attachOAuth(config.mcpServers, { store: options.oauthTokenStore ?? defaultTokenStore(), logger: options.logger })
     : config.mcpServers;
-  return createMcpGateway({ servers, settings: config.tools, logger: options.logger });
+  const { onElicitation, onSampling } = options;
+  return createMcpGateway({ servers, settings: config.tools, logger: options.logger, ...(onElicitation ? { onElicitation } : {}), ...(onSampling ? { onSampling } : {}) });
 }
 
 function defaultTokenStore(): OAuthTokenStore {

@@ -22,7 +22,7 @@ export { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 export type { LoopEvent } from './agent/events.ts';
 export type { AgentExtension, BuiltinTool, EarlierTurn, EarlierTurns, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './agent/extension.ts';
 export type { ApprovalDecision } from './agent/validate-input.ts';
-export type { PendingApproval, StopReason, ToolCallRecord, TurnError, TurnResult, TurnUsage } from './core/turn.ts';
+export type { PendingApproval, PendingElicitation, StopReason, ToolCallRecord, TurnError, TurnResult, TurnUsage } from './core/turn.ts';
 export type { BudgetExhaustion, TokenLimit } from './core/budget.ts';
 export type { HistoryMessage, Message, ToolCall } from './core/messages.ts';
 export type { ConversationKey, ConversationStore, ModelClient, Note, NoteStore, OwnerCounters, ToolGateway } from './core/ports.ts';

@@ -7,6 +7,7 @@ import type { ConversationKey, ConversationState, ConversationStore, ModelClient
 import { createBudgets, USAGE_STATE } from './budgets/admission.ts';
 import type { AgentExtension } from './extension.ts';
 import { createExtensionRunner } from './extension-runner.ts';
+import { asksUser } from './mcp/extensions.ts';
 import { configuredExtensions, configuredStrategy } from './strategies/configured.ts';
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';
@@ -22,7 +23,7 @@ import { newConversationId } from './new-conversation.ts';
 import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
 import { applyToolPolicies, type OfferedTool } from './tool-policy.ts';
-import { newDraft } from './turn-draft.ts';
+import { newDraft, type TurnDraft } from './turn-draft.ts';
 import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
 
 export type { ConversationView } from './conversation-view.ts';
@@ -105,7 +106,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const { gateway, store, logger } = dependencies;
   const now = dependencies.now ?? Date.now;
   const hmacKey = dependencies.hmacKey ?? randomBytes(32);
-  const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
+  const policies = new Map(config.mcpServers.map((server) => [server.name, { ...server, asksUser: asksUser(server, config.tools) }]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions.
   const extensions = [...configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}) }), ...(dependencies.extensions ?? [])];
@@ -113,7 +114,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters, logger, metrics: dependencies.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
-  const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent']) =>
+  const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent'], draft: TurnDraft) =>
     createExtensionRunner({
       extensions,
       mcpTools,
@@ -127,6 +128,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       reserveMs: ms(config.turn.reserveSeconds),
       now,
       ...(onEvent ? { onEvent } : {}),
+      takeRound: () => takeRound(draft, config.maxRounds),
     });
 
   /** What every held turn needs; the model is checked present before a turn starts. */
@@ -168,7 +170,8 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     const started = now();
     try {
       const result = await driveTurn(input, services(model, conversationUsage));
-      logger.info(result.stopReason === 'approval_required' ? 'turn paused' : 'turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
+      const paused = result.stopReason === 'approval_required' || result.stopReason === 'input_required';
+      logger.info(paused ? 'turn paused' : 'turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
       if (config.logging.logPayloads) logger.info('turn payloads', { ...log, reply: result.reply, calls: result.toolCalls, messages: input.draft.messages });
       dependencies.metrics?.turnCompleted(result, now() - started);
       if (result.budget) dependencies.metrics?.limitReached?.(result.budget.limit, 'stopped');
@@ -208,7 +211,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       }
       // Every model call of the turn (the strategy's and the extensions') goes through its budget.
       const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
-      const runner = runnerFor(scope, held.turn, listed.value, state, budgeted.model, input.onEvent);
+      const runner = runnerFor(scope, held.turn, listed.value, state, budgeted.model, input.onEvent, draft);
       input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn });
       return drive({ held, history, earlier, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
     }));
@@ -235,10 +238,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         rules,
       });
       if (opened.kind === 'replay') return opened.result;
-      const { held, history, earlier, draft, waiting, state } = opened;
+      const { held, history, earlier, draft, waiting, state, asked } = opened;
       const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
-      const runner = runnerFor(scope, held.turn, mcpTools, state, budgeted.model, input.onEvent);
-      const decided = planDecisions(waiting, { decisions: input.decisions, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
+      const runner = runnerFor(scope, held.turn, mcpTools, state, budgeted.model, input.onEvent, draft);
+      const decided = planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
       input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn });
       return drive({ held, history, earlier, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
     }));
@@ -265,6 +268,14 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),
   };
+}
+
+/** Model calls extensions make for the turn (an MCP server's sampling) count in its rounds and usage, as the loop's own do. */
+/** A round for a model call an extension makes for the turn (MCP sampling), while maxRounds allows. */
+function takeRound(draft: TurnDraft, maxRounds: number): boolean {
+  if (draft.rounds >= maxRounds) return false;
+  draft.rounds += 1;
+  return true;
 }
 
 interface RequestScope {

@@ -1,6 +1,6 @@
 import type { HistoryMessage } from '../core/messages.ts';
 import type { TurnRecord } from '../core/ports.ts';
-import type { PendingApproval, StopReason, TurnResult } from '../core/turn.ts';
+import type { PendingApproval, PendingElicitation, StopReason, TurnResult } from '../core/turn.ts';
 import { settledTurn, type TurnRules } from './open-turn.ts';
 import { approvalExpired, leaseHolds } from './turn-opening.ts';
 
@@ -14,6 +14,8 @@ export interface ConversationTurnView {
   messages: HistoryMessage[];
   /** The calls the turn waits on (`approval_required`, not yet decided). */
   pendingApprovals?: PendingApproval[];
+  /** The questions its calls' servers asked (`input_required`, not yet answered). */
+  pendingElicitations?: PendingElicitation[];
 }
 
 /** With the fields the strategies show: the todo list, the newest turn's plan. */
@@ -43,7 +45,8 @@ export function conversationView(conversationId: string, records: readonly TurnR
         return [{ ...base, stopReason: settled.result.stopReason, messages: settled.messages }];
       }
       const result = record.result() as TurnResult;
-      return [{ ...base, stopReason: result.stopReason, messages: record.messages(), pendingApprovals: result.pendingApprovals ?? [] }];
+      const asked = result.pendingElicitations ? { pendingElicitations: result.pendingElicitations } : {};
+      return [{ ...base, stopReason: result.stopReason, messages: record.messages(), pendingApprovals: result.pendingApprovals ?? [], ...asked }];
     }
     const result = record.result() as TurnResult;
     return [{ ...base, ...(record.completedAt ? { completedAt: record.completedAt } : {}), stopReason: result.stopReason, messages: record.messages() }];

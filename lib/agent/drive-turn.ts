@@ -6,11 +6,11 @@ import type { HistoryMessage, TokenUsage, UserMessage } from '../core/messages.t
 import type { ConversationStore, ModelClient } from '../core/ports.ts';
 import type { ExtensionRunner } from './extension-runner.ts';
 import type { EarlierTurns } from './extension.ts';
-import type { PendingApproval, StopReason, TurnError, TurnResult } from '../core/turn.ts';
+import type { PendingApproval, PendingElicitation, StopReason, TurnError, TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import { fallbackReply } from './fallback-reply.ts';
 import { deadlineOf, heldTurnWrites, untilStored, type HeldTurn } from './held-turn.ts';
-import type { LoopLimits, LoopOutcome } from './run-loop.ts';
+import { pausedFor, type LoopLimits, type LoopOutcome } from './run-loop.ts';
 import type { TurnStrategy } from './turn-strategy.ts';
 import { toolText } from './tool-messages.ts';
 import type { PlannedCall } from './tool-plan.ts';
@@ -54,7 +54,8 @@ export interface DriveServices {
  * Runs a held turn to its end and stores it:
  *
  *   completed, max_rounds, deadline   -> complete the turn
- *   calls need approval               -> pause the turn (stored with its pending calls)
+ *   calls need approval, or a call's server asked the user a question
+ *                                     -> pause the turn (stored with its pending calls)
  *   failed (model or record), nothing ran in a fresh turn
  *                                     -> release the claim, throw the failure (nothing to keep)
  *   failed after tools ran, or in a resumed turn
@@ -90,6 +91,8 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
         ...(input.onEvent ? { onEvent: input.onEvent } : {}),
       });
       if (answered.kind === 'not-recorded') outcome = { kind: 'failed', cause: answered.cause };
+      // A call run again with an answer may ask its next question.
+      if (answered.kind === 'waiting') outcome = pausedFor(answered, draft.rounds, input.onEvent);
     }
     outcome ??= await services.strategy.run({
       model: services.model,
@@ -160,7 +163,7 @@ function executionOf(input: DriveInput, services: DriveServices) {
 function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRounds: number, conversationUsage: TokenUsage | undefined): TurnResult {
   const usage = conversationUsage ? { ...draft.usage, conversation: conversationUsage } : draft.usage;
   const base = { conversationId: held.key.conversationId, turn: held.turn, rounds: draft.rounds, toolCalls: draft.toolCalls, usage };
-  const stopped = (stopReason: Exclude<StopReason, 'completed'>, extra: { error?: TurnError; pendingApprovals?: PendingApproval[] } = {}): TurnResult => ({
+  const stopped = (stopReason: Exclude<StopReason, 'completed'>, extra: { error?: TurnError; pendingApprovals?: PendingApproval[]; pendingElicitations?: PendingElicitation[] } = {}): TurnResult => ({
     ...base,
     reply: fallbackReply(stopReason, draft.messages, { maxRounds, ...extra }),
     stopReason,
@@ -172,6 +175,9 @@ function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRou
     case 'stopped':
       return stopped(outcome.reason);
     case 'paused':
+      if (outcome.elicitations?.length) {
+        return stopped('input_required', { pendingElicitations: outcome.elicitations, ...(outcome.pending.length > 0 ? { pendingApprovals: outcome.pending } : {}) });
+      }
       return stopped('approval_required', { pendingApprovals: outcome.pending });
     case 'failed':
       if (outcome.cause instanceof BudgetExhaustedError) {

@@ -1,4 +1,4 @@
-import type { PendingApproval, ToolCallRecord } from '../core/turn.ts';
+import type { PendingApproval, PendingElicitation, ToolCallRecord } from '../core/turn.ts';
 
 /** Progress of a running turn, for streaming clients (noun-verb names). */
 export type LoopEvent =
@@ -15,5 +15,7 @@ export type LoopEvent =
   | { type: 'tool-call'; round: number; call: { id: string; name: string; arguments: unknown } }
   | { type: 'tool-result'; round: number; result: ToolCallRecord }
   | { type: 'approval-required'; round: number; pendingApprovals: PendingApproval[] }
+  /** A call's MCP server asked the user a question: the turn pauses for the answer. */
+  | { type: 'elicitation-required'; round: number; pendingElicitations: PendingElicitation[] }
   /** An event an extension emits (`todos`, `plan`, …): streamed under its own name. */
   | { type: 'extension'; name: string; data: unknown };

@@ -2,6 +2,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { ToolCall, ToolMessage } from '../core/messages.ts';
 import type { JsonObject, ToolOutput } from '../core/ports.ts';
 import type { ToolCallRecord } from '../core/turn.ts';
+import { AwaitingInput, type AwaitedInput, type CallInput } from './call-input.ts';
 import type { RunningCall } from './extension.ts';
 import { toolText, truncateOutput } from './tool-messages.ts';
 import type { OfferedTool } from './tool-policy.ts';
@@ -31,6 +32,13 @@ export interface CallToRun {
   /** The tool it runs (another one than the call names, when a routing tool stands for it). */
   tool: OfferedTool;
   arguments: JsonObject;
+  /** A paused call run again: the person's answer to what it asked (call-input.ts). */
+  input?: CallInput;
+}
+
+/** A call left unanswered: its MCP server asked for what only a person can give (call-input.ts). */
+export interface WaitingCall {
+  awaiting: AwaitedInput;
 }
 
 /**
@@ -41,9 +49,9 @@ export interface CallToRun {
 export async function executeToolCalls(
   calls: readonly CallToRun[],
   context: ToolExecutionContext,
-  onAnswered?: (index: number, answer: AnsweredCall) => void,
-): Promise<AnsweredCall[]> {
-  const answers: AnsweredCall[] = new Array(calls.length);
+  onAnswered?: (index: number, answer: AnsweredCall | WaitingCall) => void,
+): Promise<Array<AnsweredCall | WaitingCall>> {
+  const answers: Array<AnsweredCall | WaitingCall> = new Array(calls.length);
   let next = 0;
   const worker = async () => {
     while (next < calls.length) {
@@ -56,17 +64,18 @@ export async function executeToolCalls(
   return answers;
 }
 
-async function executeToolCall({ call, tool, arguments: args }: CallToRun, context: ToolExecutionContext): Promise<AnsweredCall> {
+async function executeToolCall({ call, tool, arguments: args, input }: CallToRun, context: ToolExecutionContext): Promise<AnsweredCall | WaitingCall> {
   const started = context.now();
   const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, { durationMs: context.now() - started, name: tool.name });
   if (context.signal.aborted) return finish(false, toolText.outOfTime());
   const timeout = AbortSignal.timeout(context.timeoutMs);
   const signal = AbortSignal.any([context.signal, timeout]);
   try {
-    const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, ...(tool.server ? { server: tool.server } : {}) };
+    const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, ...(tool.server ? { server: tool.server } : {}), ...(input ? { input } : {}) };
     const output = await context.runTool(running, tool);
     return finish(output.ok, output.ok ? output.text : toolText.toolError(output.text));
   } catch (error) {
+    if (error instanceof AwaitingInput) return { awaiting: error.awaited };
     if (signal.aborted) {
       return finish(false, context.signal.aborted ? toolText.cancelledAtDeadline(tool.name) : toolText.timedOut(tool.name, context.timeoutMs));
     }

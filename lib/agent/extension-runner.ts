@@ -50,6 +50,8 @@ export interface ExtensionRunnerInput {
   reserveMs?: number;
   now?: () => number;
   onEvent?: (event: LoopEvent) => void;
+  /** Counts a round for a model call an extension makes (TurnContext.takeRound); without it none is counted. */
+  takeRound?: () => boolean;
 }
 
 /** The extensions of one turn, composed. Without extensions it passes every call straight through. */
@@ -85,6 +87,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
       addUsage: (more) => {
         usage = { promptTokens: usage.promptTokens + more.promptTokens, completionTokens: usage.completionTokens + more.completionTokens };
       },
+      takeRound: input.takeRound ?? (() => true),
       get state() {
         return (state[extension.name] ??= {});
       },
@@ -164,7 +167,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
 }
 
 /** Events the service itself sends: an extension's event may not pose as one of them. */
-const RESERVED_EVENTS = new Set(['round-start', 'text-delta', 'reasoning-delta', 'tool-call', 'tool-result', 'approval-required', 'turn-end', 'error', 'message']);
+const RESERVED_EVENTS = new Set(['round-start', 'text-delta', 'reasoning-delta', 'tool-call', 'tool-result', 'approval-required', 'elicitation-required', 'turn-end', 'error', 'message']);
 
 function checkedEventName(event: string, extension: string): string {
   if (!/^[a-z][a-z0-9-]{0,63}$/.test(event) || RESERVED_EVENTS.has(event)) {

@@ -15,6 +15,7 @@
 import type { HistoryMessage, TokenUsage, ToolCall } from '../core/messages.ts';
 import type { JsonObject, ModelClient, ModelReply, ToolDefinition, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
+import type { CallInput } from './call-input.ts';
 
 export interface AgentExtension {
   /** Names the extension in logs, and keys its state in each conversation. */
@@ -111,6 +112,11 @@ export interface TurnContext {
   timeLeftMs(): number;
   /** Adds the tokens of a model call the extension made itself to the turn's usage. */
   addUsage(usage: TokenUsage): void;
+  /**
+   * Counts one model round (maxRounds) for a model call made on the turn's behalf (an MCP server's
+   * sampling); false, counting nothing, when none is left: then do not call the model.
+   */
+  takeRound(): boolean;
   /** This extension's state in this conversation: read and change it; it is stored with the turn. */
   state: JsonObject;
   /**
@@ -138,4 +144,17 @@ export interface RunningCall {
   /** Aborts when the call's own timeout or the turn's deadline is reached. */
   signal: AbortSignal;
   timeoutMs: number;
+  /**
+   * The person's answer to what this call's MCP server asked in its earlier run (lib/agent/call-input.ts):
+   * set when a paused call runs again.
+   */
+  input?: CallInput;
+}
+
+/** The turn's model rounds, for a model call an extension makes on the turn's behalf (an MCP server's sampling). */
+export interface ModelRounds {
+  /** Counts one round (maxRounds); false, counting nothing, when none is left: then do not call the model. */
+  take(): boolean;
+  /** Adds a call's tokens to the turn's usage. */
+  spent(usage: TokenUsage): void;
 }

@@ -13,6 +13,8 @@ import { parseArguments, type PlannedCall } from './tool-plan.ts';
 import type { OfferedTool } from './tool-policy.ts';
 import { approvalExpired, decideOpening, readUntil } from './turn-opening.ts';
 import { resumedDraft, type TurnDraft } from './turn-draft.ts';
+import type { CallInput } from './call-input.ts';
+import { checkArguments } from './validate-arguments.ts';
 import type { ApprovalDecision } from './validate-input.ts';
 
 export interface OpenApprovalsInput {
@@ -32,7 +34,13 @@ export interface OpenApprovalsInput {
 export type OpenedApprovals =
   | { kind: 'replay'; result: TurnResult }
   /** `waiting`: the calls decided now, in the calls' order. */
-  | { kind: 'resumed'; held: HeldTurn; history: HistoryMessage[]; draft: TurnDraft; waiting: ToolCall[]; state: ConversationState; earlier: EarlierTurns };
+  | { kind: 'resumed'; held: HeldTurn; history: HistoryMessage[]; draft: TurnDraft; waiting: ToolCall[]; state: ConversationState; earlier: EarlierTurns; asked: WaitingKinds };
+
+/** Which waiting calls wait for what: an answer to their server's question, or approval of its sampling (the rest: approval). */
+export interface WaitingKinds {
+  questions: ReadonlySet<string>;
+  samplings: ReadonlySet<string>;
+}
 
 /**
  * Takes up a paused turn with a person's decisions: every waiting call decided in one request, none
@@ -69,6 +77,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
   if (missing.length > 0) {
     throw new InputError('undecided_calls', `Decide every call waiting for approval in one request; missing: ${missing.join(', ')}.`);
   }
+  const asked = checkDecisionKinds(input.decisions, paused.result() as TurnResult);
   if (approvalExpired(paused, input.now)) {
     await retried((options) => settleTurn(store, key, paused, 'approval-expired', input.claimId, new Date(input.now).toISOString(), rules, options));
     throw new ConflictError('approval_expired', `The calls waiting for approval in turn ${paused.turn} expired (approvals.ttlSeconds is ${rules.approvalTtlSeconds}) and were declined; send a new message to continue.`);
@@ -101,18 +110,52 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
   const complete = recent.filter((record) => record.status === 'complete');
   const history = historyMessages(complete, rules.historyTokenBudget);
   const earlier = earlierTurns(complete, rules.historyTokenBudget, (wantsMore) => retried((options) => store.readRecent(key, wantsMore, options)));
-  return { kind: 'resumed', held, history, draft, waiting: open?.unanswered ?? [], state: paused.state(), earlier };
+  return { kind: 'resumed', held, history, draft, waiting: open?.unanswered ?? [], state: paused.state(), earlier, asked };
+}
+
+/**
+ * Each decision fits what its call waits for: an answer (fitting the question's schema) for a
+ * question, `approved` for anything else.
+ */
+function checkDecisionKinds(decisions: readonly ApprovalDecision[], paused: TurnResult): WaitingKinds {
+  const questions = new Map((paused.pendingElicitations ?? []).map((asked) => [asked.toolCallId, asked]));
+  const samplings = new Set((paused.pendingApprovals ?? []).filter((pending) => pending.sampling).map((pending) => pending.toolCallId));
+  for (const decision of decisions) {
+    const question = questions.get(decision.toolCallId);
+    if (!question) {
+      if (decision.approved === undefined) {
+        throw new InputError('invalid_decisions', `Call ${decision.toolCallId} waits for approval: decide it with {"toolCallId": "${decision.toolCallId}", "approved": true | false}.`);
+      }
+      continue;
+    }
+    const answer = decision.answer;
+    if (answer === undefined) {
+      throw new InputError('invalid_decisions', `Call ${decision.toolCallId} waits for the answer to "${question.message}": decide it with {"toolCallId": "${decision.toolCallId}", "answer": {"action": "accept", "content": {...}}} (or "decline", "cancel").`);
+    }
+    if (answer.action === 'accept') {
+      const check = checkArguments(question.requestedSchema, answer.content);
+      if (!check.valid) throw new InputError('invalid_answer', `The answer for call ${decision.toolCallId} does not fit the question's form: ${check.problems}.`);
+    }
+  }
+  return { questions: new Set(questions.keys()), samplings };
 }
 
 export interface DecisionContext {
   decisions: readonly ApprovalDecision[];
+  /** What the calls wait for, from the paused turn; none given: every call waits for approval. */
+  asked?: WaitingKinds;
   /** The tools offered now: an approved call whose tool is no longer offered is answered as unknown. */
   tools: ReadonlyMap<string, OfferedTool>;
   /** The call a routing tool stands for, as when the call was first planned. */
   route: (call: ToolCall) => ToolCall;
 }
 
-/** The decided calls, planned: approved ones run with exactly the arguments they were approved with. */
+/**
+ * The decided calls, planned: approved ones run with exactly the arguments they were approved with.
+ * A call whose server asked a question runs again with the answer, whatever it is (a decline is the
+ * server's to act on); one whose sampling was approved runs again with that approval, and one
+ * whose sampling was declined is answered so (its first run already ended at that request).
+ */
 export function planDecisions(waiting: readonly ToolCall[], context: DecisionContext): PlannedCall[] {
   const decided = new Map(context.decisions.map((decision) => [decision.toolCallId, decision]));
   return waiting.map((call): PlannedCall => {
@@ -120,9 +163,11 @@ export function planDecisions(waiting: readonly ToolCall[], context: DecisionCon
     const target = context.route(call);
     const parsed = parseArguments(target.arguments);
     const args = parsed.ok ? parsed.value : {};
-    if (!decision.approved) return { kind: 'refused', call, arguments: args, text: toolText.declined(decision.reason) };
+    const sampling = context.asked?.samplings.has(call.id) ?? false;
+    const input: CallInput | undefined = decision.answer ? { kind: 'elicitation', result: decision.answer } : sampling && decision.approved ? { kind: 'sampling', approved: true } : undefined;
+    if (!input && !decision.approved) return { kind: 'refused', call, arguments: args, text: sampling ? toolText.samplingDeclined(decision.reason) : toolText.declined(decision.reason) };
     const tool = context.tools.get(target.name);
     if (!tool) return { kind: 'refused', call, arguments: args, text: toolText.unknownTool(target.name, [...context.tools.keys()]) };
-    return { kind: 'run', call, tool, arguments: args };
+    return { kind: 'run', call, tool, arguments: args, ...(input ? { input } : {}) };
   });
 }

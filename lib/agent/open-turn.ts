@@ -7,7 +7,7 @@ import { earlierTurns } from './earlier-turns.ts';
 import type { EarlierTurns } from './extension.ts';
 import { claimWrite, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
 import { settleDeclined, settleInterrupted, type SettledTurn } from './settle-turn.ts';
-import { toolText } from './tool-messages.ts';
+import { formatSeconds, toolText } from './tool-messages.ts';
 import { decideOpening, readUntil, type SettleHow } from './turn-opening.ts';
 import type { TurnDraft } from './turn-draft.ts';
 
@@ -131,9 +131,17 @@ export function settledTurn(record: TurnRecord, how: SettleHow, conversationId: 
     case 'interrupted':
       return settleInterrupted(record, conversationId, rules.maxRounds);
     case 'new-message':
-      return settleDeclined(record, conversationId, toolText.declinedForNewMessage(), 'A new message arrived instead of a decision, so the calls waiting for approval were declined:');
+      return settleDeclined(record, conversationId, (waitedFor) => ({
+        approval: toolText.declinedForNewMessage(),
+        answer: toolText.questionUnanswered('a new message came instead of an answer'),
+        sampling: toolText.samplingNotApproved('a new message came instead of an approval'),
+      })[waitedFor], 'A new message arrived instead of a decision, so the calls waiting for one were declined:');
     case 'approval-expired':
-      return settleDeclined(record, conversationId, toolText.approvalExpired(rules.approvalTtlSeconds), 'Nobody decided on the calls waiting for approval in time, so they were declined:');
+      return settleDeclined(record, conversationId, (waitedFor) => ({
+        approval: toolText.approvalExpired(rules.approvalTtlSeconds),
+        answer: toolText.questionUnanswered(`nobody answered within ${formatSeconds(rules.approvalTtlSeconds * 1000)}`),
+        sampling: toolText.samplingNotApproved(`nobody approved it within ${formatSeconds(rules.approvalTtlSeconds * 1000)}`),
+      })[waitedFor], 'Nobody decided on the calls waiting for a decision in time, so they were declined:');
   }
 }
 

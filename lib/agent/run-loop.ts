@@ -3,12 +3,12 @@ import { BudgetExhaustedError, errorMessage, ModelError } from '../core/errors.t
 import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../core/messages.ts';
 import type { ModelClient, ModelDelta, ModelReply } from '../core/ports.ts';
 import type { LoopHooks } from './extension-runner.ts';
-import type { PendingApproval } from '../core/turn.ts';
+import type { PendingApproval, PendingElicitation } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import { toolText } from './tool-messages.ts';
 import { planCalls, plannedName, type CallLimits } from './tool-plan.ts';
 import type { OfferedTool } from './tool-policy.ts';
-import { answerCalls, type Journal } from './tool-round.ts';
+import { answerCalls, type Journal, type ToolRoundOutcome } from './tool-round.ts';
 import type { TurnDraft } from './turn-draft.ts';
 
 export interface LoopLimits extends CallLimits {
@@ -46,7 +46,8 @@ export type LoopOutcome =
   | { kind: 'stopped'; reason: 'max_rounds' | 'deadline' }
   /** The model failed, a round's record could not be written, or a budget was spent; `cause` is that error. */
   | { kind: 'failed'; cause: unknown }
-  | { kind: 'paused'; pending: PendingApproval[] };
+  /** Calls wait for a person: `pending` approvals, `elicitations` questions their servers asked. */
+  | { kind: 'paused'; pending: PendingApproval[]; elicitations?: PendingElicitation[] };
 
 /** What one round decided: the discriminated union the loop switches on. */
 type RoundOutcome = { kind: 'run-again' } | LoopOutcome;
@@ -137,19 +138,25 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       ...(input.onEvent ? { onEvent: input.onEvent } : {}),
     });
     if (answered.kind === 'not-recorded') return { kind: 'failed', cause: answered.cause };
-    if (answered.kind === 'waiting') {
-      input.onEvent?.({ type: 'approval-required', round, pendingApprovals: answered.pending });
-      return { kind: 'paused', pending: answered.pending };
-    }
+    if (answered.kind === 'waiting') return pausedFor(answered, round, input.onEvent);
     return { kind: 'run-again' };
   };
 
-  for (let round = draft.rounds + 1; round <= limits.maxRounds; round++) {
-    const outcome = await runRound(round);
+  // Rounds are read from the draft each time: an MCP server's sampling during a round's calls counts one too.
+  while (draft.rounds < limits.maxRounds) {
+    const outcome = await runRound(draft.rounds + 1);
     if (outcome.kind !== 'run-again') return outcome;
   }
-  // Only a resumed turn can get here: its pause used the last round it had.
+  // A resumed turn whose pause used its last round, or a round whose calls sampled the last ones.
   return { kind: 'stopped', reason: 'max_rounds' };
+}
+
+/** A round whose calls wait for a person: announced (one event per kind that waits), then the pause. */
+export function pausedFor(waiting: Extract<ToolRoundOutcome, { kind: 'waiting' }>, round: number, onEvent: ((event: LoopEvent) => void) | undefined): LoopOutcome {
+  const { pending, elicitations } = waiting;
+  if (pending.length > 0) onEvent?.({ type: 'approval-required', round, pendingApprovals: pending });
+  if (elicitations.length > 0) onEvent?.({ type: 'elicitation-required', round, pendingElicitations: elicitations });
+  return { kind: 'paused', pending, ...(elicitations.length > 0 ? { elicitations } : {}) };
 }
 
 function withFreshIds(calls: readonly ToolCall[], seenIds: Set<string>): ToolCall[] {

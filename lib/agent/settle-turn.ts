@@ -1,5 +1,5 @@
 import { closeOpenRound, unansweredCalls } from '../core/history.ts';
-import type { HistoryMessage } from '../core/messages.ts';
+import type { HistoryMessage, ToolCall } from '../core/messages.ts';
 import type { TurnRecord } from '../core/ports.ts';
 import type { ToolCallRecord, TurnResult } from '../core/turn.ts';
 import { fallbackReply } from './fallback-reply.ts';
@@ -19,7 +19,7 @@ export interface SettledTurn {
  */
 export function settleInterrupted(record: TurnRecord, conversationId: string, maxRounds: number): SettledTurn {
   const progress = record.result();
-  const { messages, unanswered } = closeWith(record.messages(), toolText.outcomeUnknown());
+  const { messages, unanswered } = closeWith(record.messages(), () => toolText.outcomeUnknown());
   return {
     messages,
     result: {
@@ -34,29 +34,37 @@ export function settleInterrupted(record: TurnRecord, conversationId: string, ma
   };
 }
 
+/** What a waiting call waited for, which decides what the model is told when it never comes. */
+export type WaitedFor = 'approval' | 'answer' | 'sampling';
+
 /**
- * A paused turn whose calls will never be approved: a new message came instead, or the approval
- * expired. Each waiting call is answered as declined, saying why; the turn stays `approval_required`
- * (that is why it stopped), with nothing left pending.
+ * A paused turn whose calls will never be decided: a new message came instead, or the wait
+ * expired. Each waiting call is answered with `text` for what it waited for (declined, or a
+ * question nobody answered), saying why; the turn keeps its stop reason (`approval_required` or
+ * `input_required`: that is why it stopped), with nothing left pending.
  */
-export function settleDeclined(record: TurnRecord, conversationId: string, text: string, why: string): SettledTurn {
+export function settleDeclined(record: TurnRecord, conversationId: string, text: (waitedFor: WaitedFor) => string, why: string): SettledTurn {
   const paused = record.result();
-  const { messages, unanswered } = closeWith(record.messages(), text);
-  const { pendingApprovals: _decided, ...rest } = 'stopReason' in paused ? paused : { ...paused, pendingApprovals: undefined };
+  const result = 'stopReason' in paused ? paused : undefined;
+  const questions = new Set((result?.pendingElicitations ?? []).map((asked) => asked.toolCallId));
+  const samplings = new Set((result?.pendingApprovals ?? []).filter((pending) => pending.sampling).map((pending) => pending.toolCallId));
+  const waitedFor = (id: string): WaitedFor => (questions.has(id) ? 'answer' : samplings.has(id) ? 'sampling' : 'approval');
+  const { messages, unanswered } = closeWith(record.messages(), (call) => text(waitedFor(call.id)));
+  const { pendingApprovals: _decided, pendingElicitations: _asked, ...rest } = result ?? { ...paused, pendingApprovals: undefined, pendingElicitations: undefined };
   return {
     messages,
     result: {
       ...rest,
       conversationId,
       turn: record.turn,
-      reply: `${why} ${unanswered.map((call) => `${call.name} (${call.id})`).join(', ')} did not run.`,
-      stopReason: 'approval_required',
+      reply: `${why} ${unanswered.map((call) => `${call.name} (${call.id})`).join(', ')} did not ${questions.size > 0 || samplings.size > 0 ? 'complete' : 'run'}.`,
+      stopReason: result?.stopReason === 'input_required' ? 'input_required' : 'approval_required',
       toolCalls: [...paused.toolCalls, ...unanswered],
     },
   };
 }
 
-function closeWith(messages: HistoryMessage[], text: string): { messages: HistoryMessage[]; unanswered: ToolCallRecord[] } {
+function closeWith(messages: HistoryMessage[], text: (call: ToolCall) => string): { messages: HistoryMessage[]; unanswered: ToolCallRecord[] } {
   const unanswered = unansweredCalls(messages).map((call) => ({ id: call.id, name: call.name, arguments: shownArguments(call.arguments), ok: false, durationMs: 0 }));
-  return { messages: closeOpenRound(messages, () => text), unanswered };
+  return { messages: closeOpenRound(messages, text), unanswered };
 }

@@ -32,6 +32,12 @@ export const toolText = {
     'Not executed: the user sent a new message instead of approving this call. Do not repeat it unless the user asks for it again.',
   approvalExpired: (ttlSeconds: number) =>
     `Not executed: nobody approved this call within ${formatSeconds(ttlSeconds * 1000)}, so it was declined. Do not repeat it unless the user asks for it again.`,
+  questionUnanswered: (why: string) =>
+    `Not completed: the tool asked the user a question and ${why}, so the tool was told the user cancelled; it may have done part of its work before it asked: check before repeating it.`,
+  samplingNotApproved: (why: string) =>
+    `Not completed: the tool asked to use the model (MCP sampling) and ${why}, so it was refused; the tool may have done part of its work before it asked: check before repeating it.`,
+  samplingDeclined: (reason: string | undefined) =>
+    `Not completed: the tool asked to use the model (MCP sampling) and the user declined${reason ? ` (reason: ${withoutFullStop(reason)})` : ''}; the tool may have done part of its work before it asked. Do not repeat it unless the user asks.`,
   outcomeUnknown: () =>
     'Unknown outcome: the service stopped while this call was running; its outcome is unknown: check before repeating it.',
   turnFailed: () => 'Not executed: the turn stopped with an error before this call could run.',
@@ -46,7 +52,8 @@ export function truncateOutput(text: string, maxChars: number): string {
 
 const withoutFullStop = (text: string) => text.trim().replace(/[.。]+$/, '');
 
-const formatSeconds = (milliseconds: number) => {
+/** A duration as the model reads it: `800 ms`, `12.5 s`, `2 hours`, `1 day`. */
+export const formatSeconds = (milliseconds: number) => {
   if (milliseconds < 1000) return `${milliseconds} ms`;
   const seconds = Math.round(milliseconds / 100) / 10;
   if (seconds < 3600 || seconds % 3600 !== 0) return `${seconds} s`;

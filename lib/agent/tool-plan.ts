@@ -1,6 +1,7 @@
 import { errorMessage } from '../core/errors.ts';
 import type { ToolCall } from '../core/messages.ts';
 import type { JsonObject } from '../core/ports.ts';
+import type { CallInput } from './call-input.ts';
 import { toolText } from './tool-messages.ts';
 import type { OfferedTool } from './tool-policy.ts';
 import { checkArguments } from './validate-arguments.ts';
@@ -14,7 +15,8 @@ export type PlannedCall =
   /** `name`: the tool the call was planned for, when a routing tool stood for it. */
   | { kind: 'refused'; call: ToolCall; arguments: unknown; text: string; name?: string }
   | { kind: 'approval'; call: ToolCall; tool: OfferedTool; arguments: JsonObject }
-  | { kind: 'run'; call: ToolCall; tool: OfferedTool; arguments: JsonObject };
+  /** `input`: a paused call run again, with the person's answer to what it asked (call-input.ts). */
+  | { kind: 'run'; call: ToolCall; tool: OfferedTool; arguments: JsonObject; input?: CallInput };
 
 /** The name a call is recorded and shown under: its tool's, which a routed call may not carry itself. */
 export const plannedName = (entry: PlannedCall): string => (entry.kind === 'refused' ? entry.name ?? entry.call.name : entry.tool.name);

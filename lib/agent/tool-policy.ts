@@ -1,5 +1,8 @@
 import type { ToolDefinition } from '../core/ports.ts';
 import type { ToolPolicy } from '../config/schema.ts';
+import { globsMatcher } from '../core/globs.ts';
+
+export { globsMatcher } from '../core/globs.ts';
 
 /** A tool the model is offered, with what tool control needs to know about it. */
 export interface OfferedTool extends ToolDefinition {
@@ -7,7 +10,12 @@ export interface OfferedTool extends ToolDefinition {
   needsApproval: boolean;
   /** The server marks it read-only: its calls change nothing, so a round of them needs no record. */
   readOnly: boolean;
+  /** Its server may ask a person something while it runs (elicitation or sampling under `ask`): a call may pause the turn. */
+  asksUser?: boolean;
 }
+
+/** A server's policy, and whether it may ask a person something while a call runs (lib/agent/mcp/extensions.ts). */
+export type ServerToolPolicy = ToolPolicy & { asksUser?: boolean };
 
 /** No policy in agent.yml: every tool offered, none needs approval. */
 const OPEN_POLICY: ToolPolicy = { denyTools: [], requireApproval: 'never' };
@@ -17,14 +25,15 @@ const OPEN_POLICY: ToolPolicy = { denyTools: [], requireApproval: 'never' };
  * and its `denyTools` does not name, with the approval each needs. Patterns match the name as the
  * server lists it. A tool not offered is never called: a call naming it is an unknown tool.
  */
-export function applyToolPolicies(tools: readonly ToolDefinition[], policies: ReadonlyMap<string, ToolPolicy>): OfferedTool[] {
+export function applyToolPolicies(tools: readonly ToolDefinition[], policies: ReadonlyMap<string, ServerToolPolicy>): OfferedTool[] {
   const matchers = new Map([...policies].map(([server, policy]) => [server, compilePolicy(policy)]));
   const open = compilePolicy(OPEN_POLICY);
   return tools.flatMap((tool) => {
     const policy = (tool.server === undefined ? undefined : matchers.get(tool.server)) ?? open;
     const listedName = tool.originalName ?? tool.name;
     if (!policy.offers(listedName)) return [];
-    return [{ ...tool, needsApproval: policy.needsApproval(listedName, tool), readOnly: tool.annotations?.readOnlyHint === true }];
+    const asksUser = tool.server !== undefined && policies.get(tool.server)?.asksUser === true ? { asksUser: true } : {};
+    return [{ ...tool, needsApproval: policy.needsApproval(listedName, tool), readOnly: tool.annotations?.readOnlyHint === true, ...asksUser }];
   });
 }
 
@@ -49,14 +58,3 @@ function compilePolicy(policy: ToolPolicy): CompiledPolicy {
     },
   };
 }
-
-/** `*` matches any run of characters, `?` one character; everything else literally, whole name. */
-export function globsMatcher(patterns: readonly string[]): (name: string) => boolean {
-  if (patterns.length === 0) return () => false;
-  const expressions = patterns.map(
-    (pattern) => new RegExp(`^${[...pattern].map((character) => (character === '*' ? '.*' : character === '?' ? '.' : escape(character))).join('')}$`, 's'),
-  );
-  return (name) => expressions.some((expression) => expression.test(name));
-}
-
-const escape = (character: string) => character.replace(/[\\^$.|+()[\]{}]/g, '\\$&');

@@ -1,5 +1,7 @@
 import type { ToolMessage } from '../core/messages.ts';
-import type { PendingApproval, ToolCallRecord } from '../core/turn.ts';
+import type { SamplingRequest } from '../core/ports.ts';
+import type { PendingApproval, PendingElicitation, ToolCallRecord } from '../core/turn.ts';
+import type { AwaitedInput } from './call-input.ts';
 import type { LoopEvent } from './events.ts';
 import { answered, executeToolCalls, type AnsweredCall, type ToolExecutionContext } from './execute-tools.ts';
 import { toolText } from './tool-messages.ts';
@@ -22,7 +24,8 @@ export interface ToolRoundContext {
 
 export type ToolRoundOutcome =
   | { kind: 'answered' }
-  | { kind: 'waiting'; pending: PendingApproval[] }
+  /** Calls wait for a person: approvals (of calls or of their sampling), and questions their servers asked. */
+  | { kind: 'waiting'; pending: PendingApproval[]; elicitations: PendingElicitation[] }
   /** The record before the calls failed: they did not run, and were answered so. */
   | { kind: 'not-recorded'; cause: unknown };
 
@@ -30,7 +33,8 @@ export type ToolRoundOutcome =
  * Answers the calls of the draft's last round as planned. Refused calls get their text at once;
  * calls to run run (concurrently, bounded), and when any of them may change something the draft is
  * recorded before they start and after they end, so no side effect is ever forgotten; calls that
- * need approval are left waiting. Tool messages and records end up in the calls' order.
+ * need approval are left waiting, and so are calls whose server asked for what only a person can
+ * give (call-input.ts). Tool messages and records end up in the calls' order.
  */
 export async function answerCalls(planned: readonly PlannedCall[], context: ToolRoundContext): Promise<ToolRoundOutcome> {
   const { draft, round } = context;
@@ -45,6 +49,7 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
   }
   const toRun = planned.filter((entry) => entry.kind === 'run');
   const recorded = context.journal !== undefined && toRun.some((entry) => !entry.tool.readOnly);
+  const awaiting = new Map<string, AwaitedInput>();
   let failure: unknown;
   if (recorded) {
     try {
@@ -55,7 +60,12 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
   }
   if (failure === undefined) {
     draft.ran.push(...toRun.map((entry) => entry.call));
-    await executeToolCalls(toRun, context.execution, (index, result) => answer(toRun[index]!.call.id, result));
+    await executeToolCalls(toRun, context.execution, (index, result) => {
+      const id = toRun[index]!.call.id;
+      // A call whose server asked what only a person can give stays unanswered, like one awaiting approval.
+      if ('awaiting' in result) awaiting.set(id, result.awaiting);
+      else answer(id, result);
+    });
   } else {
     for (const entry of toRun) answer(entry.call.id, answered(entry.call, entry.arguments, false, toolText.notRecorded(), maxOutputChars, { name: entry.tool.name }));
   }
@@ -71,17 +81,27 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
       return { kind: 'not-recorded', cause: error };
     }
   }
-  const waiting = planned.filter((entry) => entry.kind === 'approval' && !answers.has(entry.call.id));
+  const waiting = planned.filter((entry) => (entry.kind === 'approval' && !answers.has(entry.call.id)) || awaiting.has(entry.call.id));
   if (waiting.length === 0) return { kind: 'answered' };
-  return {
-    kind: 'waiting',
-    pending: waiting.map((entry) => ({
-      toolCallId: entry.call.id,
-      name: entry.kind === 'approval' ? entry.tool.name : entry.call.name,
-      server: entry.kind === 'approval' ? entry.tool.server ?? '' : '',
-      arguments: entry.arguments,
-    })),
-  };
+  const pending: PendingApproval[] = [];
+  const elicitations: PendingElicitation[] = [];
+  for (const entry of waiting) {
+    const awaited = awaiting.get(entry.call.id);
+    const name = entry.kind === 'refused' ? entry.call.name : entry.tool.name;
+    const server = (entry.kind === 'refused' ? undefined : entry.tool.server) ?? awaited?.server ?? '';
+    if (awaited?.kind === 'elicitation') {
+      elicitations.push({ toolCallId: entry.call.id, name, server, message: awaited.request.message, requestedSchema: awaited.request.requestedSchema });
+      continue;
+    }
+    const sampling = awaited?.kind === 'sampling' ? { sampling: samplingShown(awaited.request) } : {};
+    pending.push({ toolCallId: entry.call.id, name, server, arguments: entry.arguments, ...sampling });
+  }
+  return { kind: 'waiting', pending, elicitations };
+}
+
+/** What a person approving a sampling request sees of it: the messages, the server's system prompt, the cap. */
+function samplingShown(request: SamplingRequest): NonNullable<PendingApproval['sampling']> {
+  return { messages: request.messages, ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }), maxTokens: request.maxTokens };
 }
 
 /**

@@ -73,12 +73,17 @@ const modelSchema = z.strictObject({
    * `<tool_call>`, Qwen3-Coder XML, Llama python tags, bare JSON). Off: such text stays text.
    */
   textToolCalls: boolean().default(false),
+  /**
+   * The model accepts images: image content of a tool result is also sent to it as image parts of
+   * a user message after the round's tool messages (the tool message keeps its text description).
+   */
+  imageResults: boolean().default(false),
 });
 
 /**
  * `decline` every elicitation; `defaults`: accept with the schema's default values when every
- * required field has one, else decline; `ask`: hand it to the embedding code (which may ask a
- * person), declining when there is none.
+ * required field has one, else decline; `ask`: pause the turn and ask the caller (the call runs
+ * again with the answer).
  */
 const elicitationPolicy = z.enum(['decline', 'defaults', 'ask']);
 
@@ -122,12 +127,18 @@ const rootEntry = z.string().min(1, 'a root must not be empty').refine(
 const clientFeatureFields = {
   /** Declares the roots capability and answers roots/list with these; none: not declared. */
   roots: z.array(rootEntry).optional(),
-  /** The embedding code may read this server's resources (resources/read); off by default. */
-  readResources: boolean().default(false),
+  /**
+   * The model may read this server's resources (resources/read) with the built-in read_resource
+   * tool: `true` every URI, or a list of URI patterns (`*` any run of characters); off by default.
+   */
+  readResources: z.preprocess(fromText, z.union([z.boolean(), z.array(z.string().min(1, 'a URI pattern must not be empty'))])).default(false),
   /** Overrides tools.elicitation for this server. */
   elicitation: elicitationPolicy.optional(),
-  /** Lets this server ask the agent's model for completions (sampling/createMessage); off by default. */
-  sampling: boolean().default(false),
+  /**
+   * Lets this server ask the agent's model for completions (sampling/createMessage): `true`
+   * answered at once, `ask` each request approved by a person first (the turn pauses); off by default.
+   */
+  sampling: z.preprocess(fromText, z.union([z.boolean(), z.literal('ask')])).default(false),
 };
 
 /** What is offered and what needs a person's approval, per MCP server. */

@@ -56,6 +56,7 @@ export type InputErrorCode =
   | 'owner_not_allowed'
   // approval decisions
   | 'invalid_decisions'
+  | 'invalid_answer'
   | 'undecided_calls'
   // reading a conversation page by page
   | 'invalid_limit'

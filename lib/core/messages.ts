@@ -19,9 +19,20 @@ export interface SystemMessage {
   content: string;
 }
 
+/** An image as MCP and model APIs carry it: base64 data and its media type. */
+export interface ImageData {
+  mimeType: string;
+  data: string;
+}
+
 export interface UserMessage {
   role: 'user';
   content: string;
+  /**
+   * Images shown with the text (tool results' images, model.imageResults): only in what is sent to
+   * a model that accepts them, never in a stored conversation.
+   */
+  images?: ImageData[];
 }
 
 /** Reasoning text some providers return and some require back (DeepSeek thinking mode). */

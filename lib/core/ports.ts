@@ -3,7 +3,9 @@
  * turn service only ever see these.
  */
 import type { TokenLimit } from './budget.ts';
-import type { HistoryMessage, Message, Reasoning, TokenUsage, ToolCall } from './messages.ts';
+import type { HistoryMessage, ImageData, Message, Reasoning, TokenUsage, ToolCall } from './messages.ts';
+
+export type { ImageData } from './messages.ts';
 import type { TurnProgress, TurnResult } from './turn.ts';
 
 export type JsonObject = { [key: string]: unknown };
@@ -34,6 +36,8 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Upper bound for this call, retries included. */
   timeoutMs?: number;
+  /** Tokens the reply may have, when the caller sets its own (an MCP server's sampling request). */
+  maxTokens?: number;
   /**
    * Set when someone watches the turn as it runs: the model is asked to stream, and each piece of
    * text or reasoning is handed over as it arrives. The reply returned is the same as without it.
@@ -63,7 +67,13 @@ export interface ToolOutput {
   ok: boolean;
   /** The result rendered as text for the tool message (before the output cap). */
   text: string;
+  /**
+   * Images of the result (content blocks of type image), which `text` only describes: for a model
+   * that accepts images (model.imageResults). Never stored with the conversation.
+   */
+  images?: ImageData[];
 }
+
 
 export interface ToolCallOptions {
   signal: AbortSignal;

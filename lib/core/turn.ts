@@ -8,10 +8,12 @@ import type { TokenUsage } from './messages.ts';
  * - `deadline`: the time left for the turn ran out;
  * - `error`: the model failed after tools had already run (their results are kept);
  * - `approval_required`: calls of the last reply wait for a person's decision (the turn is paused);
+ * - `input_required`: a call's MCP server asked the user a question (elicitation); the turn is
+ *   paused until the answer comes, and the call then runs again with it;
  * - `interrupted`: the process running the turn died; the next request completed it from its record;
  * - `budget_exhausted`: a token budget (agent.yml `limits`) ran out before the next model call.
  */
-export type StopReason = 'completed' | 'max_rounds' | 'deadline' | 'error' | 'approval_required' | 'interrupted' | 'budget_exhausted';
+export type StopReason = 'completed' | 'max_rounds' | 'deadline' | 'error' | 'approval_required' | 'input_required' | 'interrupted' | 'budget_exhausted';
 
 export interface ToolCallRecord {
   id: string;
@@ -31,6 +33,26 @@ export interface PendingApproval {
   server: string;
   /** The arguments it will run with, exactly as the model wrote them (parsed). */
   arguments: unknown;
+  /**
+   * Set when what waits is not the call but its MCP server's request to use the model (sampling,
+   * `sampling: ask`): approved, the call runs again and the request is answered by the agent's model.
+   */
+  sampling?: { messages: Array<{ role: 'user' | 'assistant'; text: string }>; systemPrompt?: string; maxTokens: number };
+}
+
+/**
+ * A question a call's MCP server asked the user (elicitation, form mode), waiting for the answer:
+ * `{action: "accept", content}` matching `requestedSchema`, `{action: "decline"}` or `{action: "cancel"}`.
+ * The call then runs again, and the server gets the answer when it asks again.
+ */
+export interface PendingElicitation {
+  toolCallId: string;
+  /** The tool's name as the model called it. */
+  name: string;
+  server: string;
+  message: string;
+  /** A flat JSON Schema object: the fields the server asks for. */
+  requestedSchema: { [key: string]: unknown };
 }
 
 export interface TurnError {
@@ -60,10 +82,12 @@ export interface TurnResult extends TurnProgress {
   reply: string;
   stopReason: StopReason;
   error?: TurnError;
-  /** With `approval_required`: the calls to decide (POST /conversations/{id}/approvals). */
+  /** With `approval_required` (or `input_required`): the calls to decide (POST /conversations/{id}/approvals). */
   pendingApprovals?: PendingApproval[];
   /** With `budget_exhausted`: the limit that ran out. */
   budget?: BudgetExhaustion;
+  /** With `input_required`: the questions to answer (POST /conversations/{id}/approvals). */
+  pendingElicitations?: PendingElicitation[];
   /** With `todoList: true`: the todo list as the turn left it. */
   todos?: Array<{ content: string; status: 'pending' | 'in_progress' | 'completed' }>;
   /** With `strategy: plan-execute`: the plan, each task with its status and result. */

@@ -26,6 +26,7 @@ export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 
   unsupported_event: 400,
   owner_not_allowed: 403,
   invalid_decisions: 400,
+  invalid_answer: 400,
   undecided_calls: 400,
   invalid_limit: 400,
   invalid_page_token: 400,

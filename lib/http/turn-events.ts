@@ -24,6 +24,8 @@ export function loopEventData(event: LoopEvent): { name: string; data: Record<st
     }
     case 'approval-required':
       return { name: event.type, data: { round: event.round, pendingApprovals: event.pendingApprovals } };
+    case 'elicitation-required':
+      return { name: event.type, data: { round: event.round, pendingElicitations: event.pendingElicitations } };
     case 'extension':
       return { name: event.name, data: event.data as Record<string, unknown> };
   }

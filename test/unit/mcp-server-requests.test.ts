@@ -56,6 +56,8 @@ describe('clientCapabilities', () => {
     const onSampling = async () => ({ text: '', model: 'm' });
 
     expect(clientCapabilities(options({ sampling: true }, { onSampling }))).toEqual({ sampling: {} });
+    expect(clientCapabilities(options({ sampling: 'ask' }, { onSampling }))).toEqual({ sampling: {} });
+    expect(clientCapabilities(options({ sampling: false }, { onSampling }))).toEqual({});
     expect(clientCapabilities(options({ sampling: true }))).toEqual({});
     expect(clientCapabilities(options({}, { onSampling }))).toEqual({});
   });

@@ -102,6 +102,16 @@ describe('a server whose listing mixes good and malformed tools', () => {
       await closed.close();
     }
   });
+
+  it('reads only the URIs a pattern list allows', async () => {
+    const narrow = createMcpGateway(gatewayOptions([{ name: 'quirky', type: 'stdio', command: 'node', args: [QUIRKY_ENTRY], env: {}, readResources: ['note://t*'] }]));
+    try {
+      expect(await narrow.readResource!('quirky', 'note://text', { signal: noSignal(), timeoutMs: 20_000 })).toEqual({ ok: true, text: 'a text note' });
+      await expect(narrow.readResource!('quirky', 'note://blob', { signal: noSignal(), timeoutMs: 20_000 })).rejects.toThrow(/not allowed: its readResources lists note:\/\/t\*/);
+    } finally {
+      await narrow.close();
+    }
+  });
 });
 
 describe('judgeTools', () => {

@@ -46,7 +46,9 @@ export function createEventBridgeTurnAnnouncer(options: EventBridgeAnnouncerOpti
  * worker may put events with this source on the bus (its resource policy), so consumers can trust it.
  */
 export function turnEntry(eventBusName: string, result: TurnResult, requestId: string, owner?: string): PutEventsRequestEntry {
-  const detailType = result.stopReason === 'approval_required' && result.pendingApprovals?.length ? APPROVAL_REQUIRED : TURN_COMPLETED;
+  // A turn waiting for a person's answer to a server's question waits like one waiting for approvals.
+  const waiting = (result.stopReason === 'approval_required' || result.stopReason === 'input_required') && ((result.pendingApprovals?.length ?? 0) > 0 || (result.pendingElicitations?.length ?? 0) > 0);
+  const detailType = waiting ? APPROVAL_REQUIRED : TURN_COMPLETED;
   const entry = (detail: object): PutEventsRequestEntry => ({ EventBusName: eventBusName, Source: AGENT_EVENT_SOURCE, DetailType: detailType, Detail: JSON.stringify(detail) });
   const routing = { requestId, ...(owner === undefined ? {} : { owner }) };
   const whole = entry({ ...result, ...routing });

@@ -4,7 +4,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, ToolCallOptions, ToolOutput } from '../../core/ports.ts';
 import { RESULT_TOO_LARGE, type ResultTooLargeData } from './bounded/oversize.ts';
 import type { ServerConnection } from './connect.ts';
-import { renderToolResult } from './content.ts';
+import { imagesOf, renderToolResult } from './content.ts';
 import { isSessionExpired } from './session-expired.ts';
 import { callStatelessTool } from './stateless/input-required.ts';
 import { ToolCallError } from './errors.ts';
@@ -51,7 +51,8 @@ export async function callServerTool(
         : await connection.client.callTool(params, undefined, requestOptions);
     // Servers of protocol 2024-10-07 and older answer { toolResult } instead of content blocks.
     if (!('content' in result) && 'toolResult' in result) return { ok: true, text: JSON.stringify(result.toolResult) };
-    return { ok: result.isError !== true, text: renderToolResult(result as CallToolResult) };
+    const images = imagesOf(result as CallToolResult);
+    return { ok: result.isError !== true, text: renderToolResult(result as CallToolResult), ...(images.length > 0 ? { images } : {}) };
   } catch (error) {
     if (controller.signal.aborted) throw aborted(target, error, controller.signal.reason);
     // The server forgot the session: the caller renews it and sends the call again (managed-server.ts).

@@ -4,6 +4,7 @@
  * (never their base64).
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ImageData } from '../../core/ports.ts';
 
 export const EMPTY_RESULT_TEXT = '(the tool returned no content)';
 
@@ -15,6 +16,18 @@ export function renderToolResult(result: Pick<CallToolResult, 'content' | 'struc
   const hasText = blocks.some((block) => block.type === 'text');
   if (!hasText && result.structuredContent !== undefined) parts.push(JSON.stringify(withoutBinary(result.structuredContent)));
   return parts.length === 0 ? EMPTY_RESULT_TEXT : parts.join('\n');
+}
+
+/** Media types chat models take as image input (OpenAI, Gemini, Claude alike). */
+const MODEL_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/**
+ * The image blocks of a result a model could look at, for model.imageResults (the text describes
+ * them either way). Other image types, audio and blobs stay descriptions only.
+ */
+export function imagesOf(result: Pick<CallToolResult, 'content'>): ImageData[] {
+  const blocks: ContentBlock[] = Array.isArray(result.content) ? result.content : [];
+  return blocks.flatMap((block) => (block.type === 'image' && MODEL_IMAGE_TYPES.has(block.mimeType.toLowerCase()) ? [{ mimeType: block.mimeType.toLowerCase(), data: block.data }] : []));
 }
 
 /** Shorter strings are left alone: ids, hashes and short tokens look like base64 too. */

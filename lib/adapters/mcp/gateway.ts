@@ -9,6 +9,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../../core/errors.ts';
+import { globsMatcher } from '../../core/globs.ts';
 import type { ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports.ts';
 import { callServerTool } from './call-tool.ts';
 import { ToolCallError } from './errors.ts';
@@ -123,8 +124,12 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
     async readResource(serverName, uri, readOptions): Promise<ToolOutput> {
       if (!started) await refresh();
       const server = serverNamed(serverName);
-      if (server.spec.readResources !== true) {
+      const allowed = server.spec.readResources;
+      if (allowed === undefined || allowed === false) {
         throw new ToolCallError('resource_not_allowed', `Reading resources of the MCP server "${serverName}" is not allowed (readResources is off).`);
+      }
+      if (Array.isArray(allowed) && !globsMatcher(allowed)(uri)) {
+        throw new ToolCallError('resource_not_allowed', `Reading ${uri} of the MCP server "${serverName}" is not allowed: its readResources lists ${allowed.join(', ')}.`);
       }
       try {
         return await server.run(

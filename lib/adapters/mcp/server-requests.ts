@@ -7,7 +7,7 @@
  *   elicitation declared (form mode) unless the policy declines anyway. `defaults` accepts with
  *               the schema's defaults when every required field has one; `ask` hands the request
  *               to `onElicitation`. URL mode is never declared.
- *   sampling    declared only with `sampling: true` and an `onSampling` to answer it.
+ *   sampling    declared only with `sampling: true` (or `ask`) and an `onSampling` to answer it.
  *
  * A capability not declared is answered by the SDK with "method not found", as the spec wants.
  */
@@ -54,7 +54,8 @@ export function clientCapabilities(options: ServerRequestOptions): ClientCapabil
   const capabilities: ClientCapabilities = {};
   if (options.spec.roots !== undefined) capabilities.roots = {};
   if (elicitationPolicyOf(options) !== 'decline') capabilities.elicitation = { form: {} };
-  if (options.spec.sampling === true && options.onSampling) capabilities.sampling = {};
+  // `ask` too: whether a person approves first is the agent's business, not the protocol's.
+  if ((options.spec.sampling === true || options.spec.sampling === 'ask') && options.onSampling) capabilities.sampling = {};
   return capabilities;
 }
 

@@ -103,8 +103,14 @@ function requestBody(options: OpenAIModelOptions, request: ModelRequest) {
     // Providers reject `tool_choice` without tools, so both go or neither.
     ...(hasTools ? { tools: toWireTools(request.tools), tool_choice: 'auto' as const } : {}),
     temperature: options.temperature,
-    ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+    ...maxTokensOf(options.maxTokens, request.maxTokens),
   };
+}
+
+/** The request's own cap (a sampling request's) within the configured one; sent only when either is set. */
+function maxTokensOf(configured: number | undefined, requested: number | undefined): { max_tokens?: number } {
+  const caps = [configured, requested].filter((cap) => cap !== undefined);
+  return caps.length === 0 ? {} : { max_tokens: Math.min(...caps) };
 }
 
 /** A caller's signal from `AbortSignal.timeout` (reason TimeoutError) is a timeout, not a cancellation. */

@@ -19,9 +19,12 @@ export type WireAssistantMessage = {
   tool_calls?: WireToolCall[];
 } & { [reasoningField: string]: unknown };
 
+/** A user message's parts when it carries images (Chat Completions content parts). */
+export type WireContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
 export type WireMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string | WireContentPart[] }
   | WireAssistantMessage
   | { role: 'tool'; tool_call_id: string; name: string; content: string };
 
@@ -34,8 +37,17 @@ export function toWireMessages(messages: Message[]): WireMessage[] {
   return messages.map((message): WireMessage => {
     switch (message.role) {
       case 'system':
-      case 'user':
         return { role: message.role, content: message.content };
+      case 'user':
+        // Images go as data URLs: the tool's own bytes, never a URL the provider would fetch.
+        if (!message.images?.length) return { role: message.role, content: message.content };
+        return {
+          role: 'user',
+          content: [
+            { type: 'text', text: message.content },
+            ...message.images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data}` } })),
+          ],
+        };
       case 'assistant':
         return toWireAssistant(message);
       case 'tool':

@@ -17,7 +17,7 @@ import { applyPlanning, nextTasks, PLANNING_TOOL, planningTool, renderPlan, rend
  *   plan       the planner writes the plan with the built-in planning tool
  *   execute    each task runs as its own tool loop (the MCP tools, the task as its question, the
  *              results of earlier tasks in its prompt); independent tasks run side by side
- *              (planner.parallelTasks; one at a time when any tool may need approval, so a pause
+ *              (planner.parallelTasks; one at a time when any tool may need approval or ask the user, so a pause
  *              leaves one call list waiting); the planner may revise the plan after each step
  *   summary    a last model call writes the answer from the task results
  *
@@ -78,7 +78,7 @@ class PlanExecuteRun {
       this.emit('plan', { plan: this.state.plan });
     }
     for (;;) {
-      const parallel = this.loop.tools.some((tool) => tool.needsApproval) ? 1 : this.settings.planner.parallelTasks;
+      const parallel = this.loop.tools.some((tool) => tool.needsApproval || tool.asksUser) ? 1 : this.settings.planner.parallelTasks;
       const batch = nextTasks(this.state.plan!, parallel);
       if (batch.length === 0 || this.roundsLeft() < batch.length) break;
       const stopped = await this.execute(batch);
