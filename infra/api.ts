@@ -77,13 +77,17 @@ export class AgentApi extends Construct {
     messages.addMethod('POST', streaming);
     const approvals = conversation.addResource('approvals');
     approvals.addMethod('POST', streaming);
+    const turns = conversation.addResource('turns');
+    const turn = turns.addResource('{turn}');
+    const trace = turn.addResource('trace');
+    trace.addMethod('GET', streaming);
     const health = this.api.root.addResource('health');
     health.addMethod('GET', buffered);
 
     // Every other method and path reaches the contract too, which answers 405 with an Allow header
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token".
     // A specific method wins over ANY; OPTIONS stays with the CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, health]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, health]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

@@ -7,6 +7,7 @@ import type { ConversationKey, ConversationState, ConversationStore, ModelClient
 import type { AgentExtension } from './extension.ts';
 import { createExtensionRunner } from './extension-runner.ts';
 import { configuredExtensions, configuredStrategy } from './strategies/configured.ts';
+import { readTurnTrace, type TurnTraceView } from './strategies/trace/read.ts';
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
@@ -26,6 +27,7 @@ import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage
 export type { ConversationView } from './conversation-view.ts';
 export type { ConversationPageRequest } from './conversation-page.ts';
 export type { HealthReport } from './health.ts';
+export type { TurnTraceView } from './strategies/trace/read.ts';
 
 export interface AskInput {
   /** Omit to start a new conversation. */
@@ -65,6 +67,8 @@ export interface Agent {
   /** A page of the conversation's turns, oldest first (20 unless `limit` says otherwise), with a nextToken while more remain. */
   getConversation(key: ConversationKey, page?: ConversationPageRequest): Promise<ConversationView>;
   deleteConversation(key: ConversationKey): Promise<void>;
+  /** Each model call of one turn, request and reply in full, as the turn's trace kept them (agent.yml `trace`). */
+  getTurnTrace(key: ConversationKey, turn: number): Promise<TurnTraceView>;
   health(): Promise<HealthReport>;
   close(): Promise<void>;
 }
@@ -95,8 +99,8 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const hmacKey = dependencies.hmacKey ?? randomBytes(32);
   const policies = new Map(config.mcpServers.map((server) => [server.name, server]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
-  // The strategies agent.yml turns on run first, then the embedding code's own extensions.
-  const extensions = [...configuredExtensions(config), ...(dependencies.extensions ?? [])];
+  // The strategies agent.yml turns on run first, then the embedding code's own extensions, then the trace.
+  const extensions = configuredExtensions(config, dependencies.extensions);
   const strategy = configuredStrategy(config);
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
@@ -113,10 +117,9 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       ...(onEvent ? { onEvent } : {}),
     });
 
-  /** What every held turn needs; the model is checked present before a turn starts. */
-  const services = (model: ModelClient): DriveServices => ({
+  /** What every held turn needs (its model comes with its extensions, in the runner). */
+  const services = (): DriveServices => ({
     strategy,
-    model,
     store,
     logger,
     systemPrompt: config.systemPrompt,
@@ -145,12 +148,12 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   }
 
   /** Runs a held turn, with the log lines and metrics of a turn. */
-  async function drive(input: DriveInput, model: ModelClient, scope: RequestScope): Promise<TurnResult> {
+  async function drive(input: DriveInput, scope: RequestScope): Promise<TurnResult> {
     const log = { conversationId: scope.key.conversationId, requestId: scope.requestId, turn: input.held.turn };
     logger.info(input.decided ? 'turn resumed' : 'turn started', { ...log, historyMessages: input.history.length, tools: input.runner.tools.length });
     const started = now();
     try {
-      const result = await driveTurn(input, services(model));
+      const result = await driveTurn(input, services());
       logger.info(result.stopReason === 'approval_required' ? 'turn paused' : 'turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
       if (config.logging.logPayloads) logger.info('turn payloads', { ...log, reply: result.reply, calls: result.toolCalls, messages: input.draft.messages });
       dependencies.metrics?.turnCompleted(result, now() - started);
@@ -189,7 +192,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         throw listed.reason;
       }
       const runner = runnerFor(scope, held.turn, listed.value, state, model, input.onEvent);
-      return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
+      return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, scope);
     });
   }
 
@@ -217,7 +220,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       const { held, history, draft, waiting, state } = opened;
       const runner = runnerFor(scope, held.turn, mcpTools, state, model, input.onEvent);
       const decided = planDecisions(waiting, { decisions: input.decisions, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
-      return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, model, scope);
+      return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, scope);
     });
   }
 
@@ -238,6 +241,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     decide,
     getConversation,
     deleteConversation,
+    getTurnTrace: (key, turn) => {
+      checkConversationId(key.conversationId);
+      return readTurnTrace(store, key, turn);
+    },
     health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),
   };

@@ -2,7 +2,7 @@ import { AgentError, errorMessage, InternalError, ModelError, StoreError, TurnNo
 import { closeOpenRound, historyViolations } from '../core/history.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage } from '../core/messages.ts';
-import type { ConversationStore, ModelClient } from '../core/ports.ts';
+import type { ConversationStore } from '../core/ports.ts';
 import type { ExtensionRunner } from './extension-runner.ts';
 import type { PendingApproval, StopReason, TurnError, TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
@@ -35,7 +35,6 @@ const STRATEGY_STATE = 'strategy';
 export interface DriveServices {
   /** react (the plain loop) or plan-execute. */
   strategy: TurnStrategy;
-  model: ModelClient;
   store: ConversationStore;
   logger: Logger;
   systemPrompt: string;
@@ -75,7 +74,8 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
       if (answered.kind === 'not-recorded') outcome = { kind: 'failed', cause: answered.cause };
     }
     outcome ??= await services.strategy.run({
-      model: services.model,
+      // Through the extensions' aroundModelCall: every phase's calls, as they are sent.
+      model: runner.model,
       tools: runner.tools,
       hooks: runner,
       systemPrompt: input.instructions ? `${services.systemPrompt}\n\n${input.instructions}` : services.systemPrompt,

@@ -2,16 +2,16 @@
  * The public extension API of the loop: how a strategy (a todo list, tool search, a summary of old
  * turns) or a developer's own code takes part in every turn without a branch in the loop.
  *
- *   turnStart ─► [ beforeModelCall ─► model ─► afterModelReply ─► routeToolCall ─► tool control
- *                  ─► aroundToolCall ─► the call ]* ─► turnEnd
+ *   turnStart ─► [ beforeModelCall ─► aroundModelCall ─► model ─► afterModelReply ─► routeToolCall
+ *                  ─► tool control ─► aroundToolCall ─► the call ]* ─► turnEnd
  *
  * Extensions run in the order they are given; beforeModelCall is chained (each gets what the one
- * before returned), aroundToolCall is nested (the first is outermost). Built-in tools are ordinary
+ * before returned), aroundModelCall and aroundToolCall are nested (the first is outermost). Built-in tools are ordinary
  * tools to the model and to tool control: offered beside the MCP tools, limited, validated against
  * their schema, and recorded like any other call.
  */
 import type { HistoryMessage, ToolCall } from '../core/messages.ts';
-import type { JsonObject, ModelClient, ModelReply, ToolDefinition, ToolOutput } from '../core/ports.ts';
+import type { JsonObject, ModelClient, ModelReply, ModelRequest, ToolDefinition, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 
 export interface AgentExtension {
@@ -26,6 +26,13 @@ export interface AgentExtension {
    * the changed request). The stored history never changes.
    */
   beforeModelCall?(request: ModelCallPlan, turn: TurnContext): ModelCallPlan | void | Promise<ModelCallPlan | void>;
+  /**
+   * Around each model call of the turn, every phase of a strategy included (plan-execute's planner
+   * and summary too): `request` is exactly what the model client receives, after every
+   * beforeModelCall; call `next` to send it. Sees the reply as the model gave it (before call ids
+   * are made unique) and a failure as the error `next` throws.
+   */
+  aroundModelCall?(request: ModelRequest, next: (request: ModelRequest) => Promise<ModelReply>, turn: TurnContext): Promise<ModelReply>;
   /** After each model reply (its calls under the ids they will be answered to), before they are planned. */
   afterModelReply?(reply: ModelReply, turn: TurnContext): void | Promise<void>;
   /**

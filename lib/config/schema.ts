@@ -297,6 +297,20 @@ export const fileSchema = z.strictObject({
       heartbeatSeconds: positiveSeconds().default(15),
     })
     .prefault({}),
+  trace: z
+    .strictObject({
+      /**
+       * Keep each turn's model requests and replies with the turn (the chat page's inspector, GET
+       * /conversations/{id}/turns/{turn}/trace). On: it stays in the conversation's own item, read
+       * only by its owner and deleted with it, unlike logs (logging.logPayloads).
+       */
+      enabled: boolean().default(true),
+      /** The most a turn's trace may take in its stored item, as JSON; longer texts are cut, with a marker. */
+      maxBytes: numeric(z.number().int().min(2048).max(131_072)).default(65_536),
+      /** `full`: every text as sent; `none`: no texts (structure, ids, names, lengths, timings and usage only). */
+      contents: z.enum(['full', 'none']).default('full'),
+    })
+    .prefault({}),
   logging: z
     .strictObject({
       level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

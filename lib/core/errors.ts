@@ -52,6 +52,10 @@ export type InputErrorCode =
   | 'invalid_limit'
   | 'invalid_page_token'
   | 'unknown_query_parameter'
+  // a turn's trace
+  | 'invalid_turn'
+  | 'turn_not_found'
+  | 'trace_not_found'
   // who and where
   | 'unauthenticated'
   | 'conversation_not_found'
@@ -64,7 +68,7 @@ export type ConflictCode = 'conversation_busy' | 'turn_in_progress' | 'approval_
 
 export class InputError<Code extends InputErrorCode = InputErrorCode> extends AgentError<Code> {}
 
-export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found'> {}
+export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found' | 'turn_not_found' | 'trace_not_found'> {}
 
 /** A route exists, but not for this method; `allow` lists the methods it takes. */
 export class MethodNotAllowedError extends InputError<'method_not_allowed'> {

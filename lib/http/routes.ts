@@ -1,6 +1,6 @@
 import { InputError, MethodNotAllowedError, NotFoundError } from '../core/errors.ts';
 
-export type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'health';
+export type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'getTurnTrace' | 'health';
 
 /** The routes that run a turn: JSON or Server-Sent Events, as the client asks. */
 export const TURN_ROUTES: ReadonlySet<RouteName> = new Set(['createConversation', 'postMessage', 'decideApprovals']);
@@ -8,6 +8,8 @@ export const TURN_ROUTES: ReadonlySet<RouteName> = new Set(['createConversation'
 export interface RouteMatch {
   route: RouteName;
   conversationId?: string;
+  /** The turn number of a turn's route. */
+  turn?: number;
 }
 
 /** path pattern → method → route. `{id}` matches one path segment. */
@@ -16,6 +18,7 @@ const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName
   { pattern: /^\/conversations\/([^/]+)\/messages$/, methods: { POST: 'postMessage' } },
   { pattern: /^\/conversations\/([^/]+)\/approvals$/, methods: { POST: 'decideApprovals' } },
   { pattern: /^\/conversations\/([^/]+)$/, methods: { GET: 'getConversation', DELETE: 'deleteConversation' } },
+  { pattern: /^\/conversations\/([^/]+)\/turns\/([^/]+)\/trace$/, methods: { GET: 'getTurnTrace' } },
   { pattern: /^\/health$/, methods: { GET: 'health' } },
 ];
 
@@ -29,9 +32,18 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
       const allowed = Object.keys(methods).join(', ');
       throw new MethodNotAllowedError(`${method} is not supported on ${path}; use ${allowed}.`, allowed);
     }
-    return found[1] === undefined ? { route } : { route, conversationId: decodePathSegment(found[1]) };
+    if (found[1] === undefined) return { route };
+    const conversationId = decodePathSegment(found[1]);
+    return found[2] === undefined ? { route, conversationId } : { route, conversationId, turn: turnNumber(found[2]) };
   }
-  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, POST /conversations/{conversationId}/approvals, GET and DELETE /conversations/{conversationId}, and GET /health.`);
+  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, POST /conversations/{conversationId}/approvals, GET and DELETE /conversations/{conversationId}, GET /conversations/{conversationId}/turns/{turn}/trace, and GET /health.`);
+}
+
+function turnNumber(segment: string): number {
+  if (!/^[1-9]\d{0,14}$/.test(segment)) {
+    throw new InputError('invalid_turn', `"${segment}" is not a turn number: turns are numbered 1, 2, 3, ... (the "turn" of a turn result).`);
+  }
+  return Number(segment);
 }
 
 function decodePathSegment(segment: string): string {

@@ -26,9 +26,9 @@ function methods(template: Template): Map<string, Properties> {
   return result;
 }
 
-const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'POST /conversations/{conversationId}/approvals', 'GET /health'];
+const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'POST /conversations/{conversationId}/approvals', 'GET /conversations/{conversationId}/turns/{turn}/trace', 'GET /health'];
 /** Every other method and path goes to the http function, so the contract answers 404/405 itself. */
-const FALLBACKS = ['ANY /', 'ANY /conversations', 'ANY /conversations/{conversationId}', 'ANY /conversations/{conversationId}/messages', 'ANY /conversations/{conversationId}/approvals', 'ANY /health', 'ANY /{proxy+}'];
+const FALLBACKS = ['ANY /', 'ANY /conversations', 'ANY /conversations/{conversationId}', 'ANY /conversations/{conversationId}/messages', 'ANY /conversations/{conversationId}/approvals', 'ANY /conversations/{conversationId}/turns', 'ANY /conversations/{conversationId}/turns/{turn}', 'ANY /conversations/{conversationId}/turns/{turn}/trace', 'ANY /health', 'ANY /{proxy+}'];
 const routesOf = (template: Template): Map<string, Properties> => new Map([...methods(template)].filter(([route]) => !route.startsWith('OPTIONS')));
 
 describe('McpAgentStack REST API', () => {
@@ -139,7 +139,7 @@ describe('McpAgentStack REST API', () => {
 describe('McpAgentStack CORS', () => {
   const preflight = (template: Template, path: string): Properties => methods(template).get(`OPTIONS ${path}`)!;
 
-  it.each(['/', '/conversations', '/conversations/{conversationId}', '/conversations/{conversationId}/messages', '/conversations/{conversationId}/approvals', '/health'])('answers preflights on %s without credentials, allowing the SigV4, token and SSE headers', (path) => {
+  it.each(['/', '/conversations', '/conversations/{conversationId}', '/conversations/{conversationId}/messages', '/conversations/{conversationId}/approvals', '/conversations/{conversationId}/turns/{turn}/trace', '/health'])('answers preflights on %s without credentials, allowing the SigV4, token and SSE headers', (path) => {
     const method = preflight(templateFor(), path);
     expect(method.AuthorizationType).toBe('NONE');
     const headers = method.Integration.IntegrationResponses[0].ResponseParameters;
