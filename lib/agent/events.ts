@@ -8,7 +8,8 @@ export type LoopEvent =
   | { type: 'reasoning-delta'; round: number; text: string }
   /** `arguments` parsed when they are JSON, else the raw text (as in the turn result). */
   | { type: 'tool-call'; round: number; call: { id: string; name: string; arguments: unknown } }
-  | { type: 'tool-result'; round: number; result: ToolCallRecord }
+  /** `content`: the tool message's text, as the model reads it (after tools.maxOutputChars). */
+  | { type: 'tool-result'; round: number; result: ToolCallRecord; content: string }
   | { type: 'approval-required'; round: number; pendingApprovals: PendingApproval[] }
   /** An event an extension emits (`todos`, `plan`, …): streamed under its own name. */
   | { type: 'extension'; name: string; data: unknown };
