@@ -104,7 +104,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const strategy = configuredStrategy(config);
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
-  const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent']) =>
+  const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], opened: { state: ConversationState; history: HistoryMessage[] }, model: ModelClient, onEvent: AskInput['onEvent']) =>
     createExtensionRunner({
       extensions,
       mcpTools,
@@ -113,7 +113,8 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       conversationId: scope.key.conversationId,
       ...(scope.key.owner ? { owner: scope.key.owner } : {}),
       turn,
-      state,
+      state: opened.state,
+      history: opened.history,
       ...(onEvent ? { onEvent } : {}),
     });
 
@@ -191,7 +192,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
         throw listed.reason;
       }
-      const runner = runnerFor(scope, held.turn, listed.value, state, model, input.onEvent);
+      const runner = runnerFor(scope, held.turn, listed.value, { state, history }, model, input.onEvent);
       return drive({ held, history, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, scope);
     });
   }
@@ -218,7 +219,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       });
       if (opened.kind === 'replay') return opened.result;
       const { held, history, draft, waiting, state } = opened;
-      const runner = runnerFor(scope, held.turn, mcpTools, state, model, input.onEvent);
+      const runner = runnerFor(scope, held.turn, mcpTools, { state, history }, model, input.onEvent);
       const decided = planDecisions(waiting, { decisions: input.decisions, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
       return drive({ held, history, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, scope);
     });

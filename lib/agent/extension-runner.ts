@@ -1,4 +1,4 @@
-import type { ToolCall } from '../core/messages.ts';
+import type { HistoryMessage, ToolCall } from '../core/messages.ts';
 import type { ConversationState, JsonObject, ModelClient, ModelReply, ModelRequest, ToolGateway, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
@@ -42,6 +42,8 @@ export interface ExtensionRunnerInput {
   turn: number;
   /** The conversation's state when the turn starts (from its newest turn). */
   state: ConversationState;
+  /** The earlier turns' messages the turn is sent with. */
+  history?: readonly HistoryMessage[];
   onEvent?: (event: LoopEvent) => void;
 }
 
@@ -71,6 +73,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
         return round;
       },
       tools,
+      history: input.history ?? [],
       model: input.model,
       get state() {
         return (state[extension.name] ??= {});

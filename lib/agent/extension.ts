@@ -65,6 +65,8 @@ export interface TurnContext {
   readonly round: number;
   /** Every tool offered this turn (MCP tools after policy, and built-in tools). */
   readonly tools: readonly ToolDefinition[];
+  /** The earlier turns' messages the turn is sent with, as read from the store (before its own). */
+  readonly history: readonly HistoryMessage[];
   /** The turn's model, for extensions that ask it something themselves (a summary). */
   readonly model: ModelClient;
   /** This extension's state in this conversation: read and change it; it is stored with the turn. */

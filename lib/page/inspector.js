@@ -44,9 +44,10 @@ function renderRound(round) {
     h('details', { class: 'raw' }, h('summary', {}, 'JSON'), h('pre', {}, JSON.stringify(round, null, 2))));
 }
 
-function request({ messages, tools }) {
+function request({ messages, tools, historyUnavailable }) {
   return h('div', { class: 'request' },
     h('h4', {}, `Request: ${messages.length} message${messages.length === 1 ? '' : 's'}, ${tools.length} tool${tools.length === 1 ? '' : 's'}`),
+    historyUnavailable ? h('p', { class: 'trace-note' }, `It was also sent ${historyUnavailable} messages of earlier turns that are no longer stored; they are left out here.`) : undefined,
     h('ol', { class: 'messages' }, messages.map((entry) => h('li', {}, message(entry)))),
     tools.length ? h('details', { class: 'tools' },
       h('summary', {}, `Tools: ${tools.map((tool) => tool.function.name).join(', ')}`),

@@ -17,6 +17,22 @@ import { startScriptedOpenAIServer, streamedAsOpenAI, textReply, toolCallsReply,
 const DEMO_SERVER = fileURLToPath(new URL('../../lib/demo/server.ts', import.meta.url));
 const ANSWER = '上海今天多云，气温 1°C，湿度 72%。明天转晴，适合出门。';
 const WAIT = { timeout: 60_000 };
+/**
+ * The page's document, in the functions below that run in the browser: this program compiles
+ * without the DOM's types (the page forbids evaluating strings, so they stay functions).
+ */
+declare const document: any;
+const IN_PAGE = {
+  showsTools: () => document.getElementById('status')?.textContent?.includes('4 tools'),
+  // The answer has begun, and the turn has not ended: its text can only have come from deltas.
+  answerBegunWhileRunning: () => {
+    const article = document.querySelector('article.turn');
+    const answer = article?.querySelector('.blocks > .message.assistant');
+    return (answer?.textContent?.length ?? 0) > 0 && article.classList.contains('running') && article.querySelector('.turn-footer').hidden;
+  },
+  secondTurnCompleted: () => document.querySelectorAll('article.turn')[1]?.querySelector('.turn-footer .summary')?.textContent?.includes('completed'),
+  twoTurns: () => document.querySelectorAll('article.turn').length === 2,
+};
 
 const missing = chromiumMissing();
 const title = 'the chat page in Chromium, against npm start';
@@ -35,6 +51,7 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     const agentConfig = join(dataDir, 'agent.yml');
     writeFileSync(agentConfig, [
       'model: { maxRetries: 0 }',
+      'todoList: true',
       'mcpServers:',
       `  demo: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(DEMO_SERVER)}], requireApproval: destructive }`,
     ].join('\n'));
@@ -47,6 +64,9 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
       textReply('订单 ORD20250514118567 已取消。'),
       // A second conversation.
       textReply('你好！有什么可以帮你？'),
+      // A todo list.
+      toolCallsReply([{ id: 'call_todos', name: 'write_todos', arguments: { todos: [{ content: '查上海天气', status: 'completed' }, { content: '取消订单 ORD1', status: 'in_progress' }] } }]),
+      textReply('天气查好了，正在取消订单。'),
     ]);
     server = await startLocalServer({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-test', LOCAL_DATA_DIR: join(dataDir, 'db'), AGENT_CONFIG: agentConfig });
     await waitForOutput(server, /MCP server "demo" \(stdio\): connected/);
@@ -71,19 +91,14 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     const response = await page.goto(server.url + '/');
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
-    await page.waitForFunction(() => document.getElementById('status')?.textContent?.includes('4 tools'), undefined, WAIT);
+    await page.waitForFunction(IN_PAGE.showsTools, undefined, WAIT);
     expect(await page.locator('#status').textContent()).toMatch(/^gpt-4o-mini · 4 tools$/);
   });
 
   it('streams the answer in as it is written, after the tool call and its result', async () => {
     await ask('上海天气怎么样？');
 
-    // The answer has begun, and the turn has not ended: the text came from deltas.
-    await page.waitForFunction(() => {
-      const article = document.querySelector('article.turn');
-      const answer = article?.querySelector('.blocks > .message.assistant');
-      return (answer?.textContent?.length ?? 0) > 0 && article!.classList.contains('running') && (article!.querySelector('.turn-footer') as HTMLElement).hidden;
-    }, undefined, { ...WAIT, polling: 20 });
+    await page.waitForFunction(IN_PAGE.answerBegunWhileRunning, undefined, { ...WAIT, polling: 20 });
     const partial = await turn(1).locator('.blocks > .message.assistant').first().textContent();
     await page.waitForSelector('article.turn .turn-footer:not([hidden])', WAIT);
     const final = await turn(1).locator('.blocks > .message.assistant').first().textContent();
@@ -107,7 +122,7 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     expect(await turn(2).locator('.turn-footer .summary').textContent()).toMatch(/approval_required/);
 
     await turn(2).getByRole('button', { name: 'Approve' }).click();
-    await page.waitForFunction(() => document.querySelectorAll('article.turn')[1]?.querySelector('.turn-footer .summary')?.textContent?.includes('completed'), undefined, WAIT);
+    await page.waitForFunction(IN_PAGE.secondTurnCompleted, undefined, WAIT);
 
     expect(await turn(2).locator('.approvals').isHidden()).toBe(true);
     expect(await turn(2).locator('.tool-call .status').textContent()).toMatch(/^ok · /);
@@ -152,15 +167,25 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     expect(await page.locator('#conversations li').count()).toBe(2);
 
     await page.locator('#conversations button', { hasText: '上海天气怎么样？' }).click();
-    await page.waitForFunction(() => document.querySelectorAll('article.turn').length === 2, undefined, WAIT);
+    await page.waitForFunction(IN_PAGE.twoTurns, undefined, WAIT);
     expect(await turn(1).locator('.tool-call .tool-name').textContent()).toBe('getWeather');
     expect(await turn(2).locator('.blocks > .message.assistant').last().textContent()).toBe('订单 ORD20250514118567 已取消。');
 
     await page.reload();
-    await page.waitForFunction(() => document.querySelectorAll('article.turn').length === 2, undefined, WAIT);
+    await page.waitForFunction(IN_PAGE.twoTurns, undefined, WAIT);
     expect(await turn(2).locator('.tool-call .result-text').textContent()).toContain('ORD20250514118567');
     await turn(1).getByRole('button', { name: 'Inspect' }).click();
     await page.waitForSelector('#inspector:not([hidden]) .round[data-round="2"]', WAIT);
     expect(await page.locator('#inspector .round[data-round="1"] .response .wire-call .field').first().textContent()).toBe('id call_weather');
+  });
+
+  it('shows the todo list the model keeps, as it changes', async () => {
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    expect(await page.locator('#progress').isHidden()).toBe(true);
+    await ask('查天气再取消订单');
+    await page.waitForSelector('#progress:not([hidden]) .todos li', WAIT);
+
+    expect(await page.locator('#progress .todos li').allTextContents()).toEqual(['● 查上海天气', '◐ 取消订单 ORD1']);
+    expect(await page.locator('#progress .todos li').evaluateAll((items) => items.map((item) => item.className))).toEqual(['completed', 'in_progress']);
   });
 });

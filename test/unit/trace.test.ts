@@ -4,6 +4,8 @@ import type { AgentExtension } from '../../lib/agent/extension.ts';
 import { fitTrace, sizeOf } from '../../lib/agent/strategies/trace/fit.ts';
 import { emptyTrace, TraceBook } from '../../lib/agent/strategies/trace/book.ts';
 import { expandTrace } from '../../lib/agent/strategies/trace/read.ts';
+import { traceMessages } from '../../lib/agent/strategies/trace/shape.ts';
+import type { ModelRequest } from '../../lib/core/ports.ts';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
@@ -12,6 +14,8 @@ import { agentFixture, testGateway, weatherTool } from '../support/agent-fixture
 
 const APPROVALS = 'mcpServers:\n  fake: { command: unused, requireApproval: destructive }';
 const weather = (id: string, city = '上海') => ({ id, name: 'getWeather', arguments: { city } });
+/** What the model received, in the trace's shape: what a trace must show. */
+const sent = (request: ModelRequest) => traceMessages(request.messages, 'full');
 /** The trace as the conversation's newest turn stored it. */
 const storedTrace = async (store: ReturnType<typeof createMemoryConversationStore>, conversationId: string, turn: number) => {
   const { records } = await store.readPage({ conversationId }, { limit: 1, after: turn - 1 });
@@ -63,6 +67,56 @@ describe('the turn trace', () => {
     expect((stored.tools as unknown[]).length).toBe(2);
     const trace = await agent.getTurnTrace({ conversationId: 'rounds' }, 1);
     expect(trace.rounds.map((round) => round.request!.messages.length)).toEqual([2, 4, 6, 8]);
+  });
+
+  it('keeps the earlier turns\' messages by reference (they are in their own items), and puts them back exactly as sent', async () => {
+    const { agent, model, store } = agentFixture([
+      toolCallsReply([weather('w1', '上海')]), textReply('上海晴。'),
+      toolCallsReply([weather('w2', '北京')]), textReply('北京多云。'),
+      textReply('都看过了。'),
+    ]);
+    await agent.ask({ conversationId: 'refs', message: '上海天气？' });
+    await agent.ask({ conversationId: 'refs', message: '北京呢？' });
+    await agent.ask({ conversationId: 'refs', message: '还有吗？' });
+
+    const stored = await storedTrace(store, 'refs', 3);
+    expect(JSON.stringify(stored.messages)).not.toContain('上海天气？');
+    expect(stored.history).toEqual({ messages: 8, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    for (const [turn, requests] of [[1, model!.requests.slice(0, 2)], [2, model!.requests.slice(2, 4)], [3, model!.requests.slice(4)]] as const) {
+      const trace = await agent.getTurnTrace({ conversationId: 'refs' }, turn);
+      expect(trace.rounds.map((round) => round.request!.messages)).toEqual(requests.map(sent));
+    }
+  });
+
+  it('finds a history whose oldest turn was sent condensed to its question and answer', async () => {
+    const long = '多云'.repeat(2_000);
+    const { agent, model } = agentFixture([
+      toolCallsReply([weather('big')]), textReply('上海多云。'),
+      textReply('好的。'),
+      textReply('再见。'),
+    ], { yaml: 'history: { maxTokens: 1000 }', gateway: testGateway([weatherTool(() => ({ ok: true, text: long }))]) });
+    await agent.ask({ conversationId: 'condensed', message: '上海天气？' });
+    await agent.ask({ conversationId: 'condensed', message: '谢谢' });
+    await agent.ask({ conversationId: 'condensed', message: '拜拜' });
+    // The first turn went to the third as its question and answer only.
+    expect(sent(model!.requests[3]!).map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+
+    const trace = await agent.getTurnTrace({ conversationId: 'condensed' }, 3);
+
+    expect(trace.rounds[0]!.request!.messages).toEqual(sent(model!.requests[3]!));
+  });
+
+  it('says how many earlier messages it can no longer show when an earlier turn is gone', async () => {
+    const { agent, store } = agentFixture([textReply('one'), textReply('two')]);
+    await agent.ask({ conversationId: 'gone', message: 'first' });
+    await agent.ask({ conversationId: 'gone', message: 'second' });
+    const { records } = await store.readPage({ conversationId: 'gone' }, { limit: 1 });
+    await store.remove({ conversationId: 'gone' }, 1, { claimId: records[0]!.claimId, status: 'complete' });
+
+    const request = (await agent.getTurnTrace({ conversationId: 'gone' }, 2)).rounds[0]!.request!;
+
+    expect(request.historyUnavailable).toBe(2);
+    expect(request.messages.map((message) => message.content)).toEqual([expect.stringContaining('智能助手'), 'second']);
   });
 
   it('records the request as it is finally sent, after every extension changed it, the embedding code\'s included', async () => {
@@ -135,7 +189,7 @@ describe('the turn trace', () => {
   });
 
   it('leaves out the oldest rounds\' requests when cutting texts is not enough, keeping their replies and usage', () => {
-    const book = new TraceBook(emptyTrace(1));
+    const book = new TraceBook(emptyTrace(1, 'full'));
     for (let round = 1; round <= 40; round++) {
       // Requests that share nothing: leaving one out frees its messages.
       const messages = [{ role: 'system' as const, content: `system ${round} `.repeat(200) }, { role: 'user' as const, content: `question ${round}` }];
@@ -152,7 +206,7 @@ describe('the turn trace', () => {
     expect(expanded.rounds[0]!.request).toBeUndefined();
     expect(expanded.rounds[0]).toMatchObject({ round: 1, response: { content: 'answer 1' }, usage: { promptTokens: 1, completionTokens: 1 } });
     const newest = expanded.rounds.at(-1)!.request!.messages;
-    expect(newest[0]!.content).toMatch(/^s.*…\[\d+ more characters not kept in the trace\]$/s);
+    expect(newest[0]!.content).toMatch(/…\[\d+ more characters not kept in the trace\]$/s);
     expect(newest[1]).toEqual({ role: 'user', content: 'question 40' });
   });
 

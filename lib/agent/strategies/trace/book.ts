@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../../core/ports.ts';
-import type { TraceMessage, TraceRound, TraceTool, TraceToolRun } from './shape.ts';
+import type { TraceContents, TraceMessage, TraceRound, TraceTool, TraceToolRun } from './shape.ts';
 
 /**
  * A turn's trace as it is kept in the conversation's state. Every round's request repeats the
@@ -10,13 +10,20 @@ import type { TraceMessage, TraceRound, TraceTool, TraceToolRun } from './shape.
  *   round 1   request.messages [[0, 4]]            system, history, the question
  *   round 2   request.messages [[0, 6]]            the same, plus its call and result
  *
- * so a turn of many rounds costs its history once, not once per round.
+ * so a turn of many rounds costs its history once, not once per round. The earlier turns' messages
+ * the turn was sent with are not copied at all: they are stored in those turns' own items, so
+ * `history` only counts them and keeps a digest, and a request says where they go (`history`: their
+ * position). GET .../trace reads them back from the earlier turns and checks the digest.
  */
 export interface StoredTrace extends JsonObject {
   v: 1;
   turn: number;
   /** Model calls started in the turn: the next is round `calls + 1`. */
   calls: number;
+  /** How texts were kept (trace.contents), so the history's digest can be computed again. */
+  contents: TraceContents;
+  /** The earlier turns' messages the requests included, by count and digest (sha256 of their trace JSON). */
+  history?: { messages: number; digest: string };
   messages: TraceMessage[];
   tools: TraceTool[];
   rounds: StoredRound[];
@@ -28,14 +35,17 @@ export interface StoredTrace extends JsonObject {
   omittedRounds?: number;
 }
 
-export type StoredRound = Omit<TraceRound, 'request'> & { request?: { messages: IndexRanges; tools: IndexRanges } };
+export type StoredRound = Omit<TraceRound, 'request'> & { request?: { messages: IndexRanges; tools: IndexRanges; history?: number } };
+
+/** A round as it is recorded: its request without the history, and where the history goes. */
+export type RecordedRound = Omit<TraceRound, 'request'> & { request?: { messages: TraceMessage[]; tools: TraceTool[]; history?: number } };
 
 /** Positions, with runs of three or more as [first, last]. */
 export type IndexRanges = Array<number | [number, number]>;
 
 export const TRACE_VERSION = 1;
 
-export const emptyTrace = (turn: number): StoredTrace => ({ v: TRACE_VERSION, turn, calls: 0, messages: [], tools: [], rounds: [], toolCalls: [] });
+export const emptyTrace = (turn: number, contents: TraceContents): StoredTrace => ({ v: TRACE_VERSION, turn, calls: 0, contents, messages: [], tools: [], rounds: [], toolCalls: [] });
 
 /** The stored trace of `turn`, if the state holds one (a trace of an earlier turn is not it). */
 export function storedTraceOf(state: JsonObject | undefined, turn: number): StoredTrace | undefined {
@@ -62,10 +72,17 @@ export class TraceBook {
     return this.trace.calls;
   }
 
-  addRound(round: TraceRound): void {
+  addRound(round: RecordedRound): void {
     const { request, ...rest } = round;
     const stored: StoredRound = request
-      ? { ...rest, request: { messages: encodeRanges(request.messages.map((message) => pooled(message, this.trace.messages, this.messageIndex))), tools: encodeRanges(request.tools.map((tool) => pooled(tool, this.trace.tools, this.toolIndex))) } }
+      ? {
+          ...rest,
+          request: {
+            messages: encodeRanges(request.messages.map((message) => pooled(message, this.trace.messages, this.messageIndex))),
+            tools: encodeRanges(request.tools.map((tool) => pooled(tool, this.trace.tools, this.toolIndex))),
+            ...(request.history === undefined ? {} : { history: request.history }),
+          },
+        }
       : rest;
     // Calls side by side (plan-execute's tasks) may end out of order: keep the rounds in order.
     const at = this.trace.rounds.findIndex((existing) => existing.round > round.round);

@@ -1,8 +1,9 @@
 import { AgentError, errorMessage } from '../../../core/errors.ts';
 import type { ModelRequest } from '../../../core/ports.ts';
 import type { AgentExtension, TurnContext } from '../../extension.ts';
-import { emptyTrace, storedTraceOf, TraceBook } from './book.ts';
+import { emptyTrace, storedTraceOf, TraceBook, type RecordedRound } from './book.ts';
 import { fitTrace } from './fit.ts';
+import { historyDigest, historyPosition } from './history.ts';
 import { traceMessages, traceReply, traceTools, type TraceContents } from './shape.ts';
 
 /**
@@ -39,7 +40,7 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
   return {
     name: TRACE_STATE,
     turnStart(turn) {
-      const base = storedTraceOf(turn.state, turn.turn) ?? emptyTrace(turn.turn);
+      const base = storedTraceOf(turn.state, turn.turn) ?? emptyTrace(turn.turn, contents);
       turn.scratch.book = new TraceBook(base);
       publish(turn);
     },
@@ -52,11 +53,7 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
       const sent: ModelRequest = onDelta
         ? { ...request, onDelta: (delta) => { firstDeltaMs ??= Date.now() - started; onDelta(delta); } }
         : request;
-      const entry = {
-        round,
-        startedAt: new Date(started).toISOString(),
-        request: { messages: traceMessages(request.messages, contents), tools: traceTools(request.tools, contents) },
-      };
+      const entry = { round, startedAt: new Date(started).toISOString(), request: recordedRequest(request, turn, book, contents) };
       const timing = () => ({ durationMs: Date.now() - started, ...(firstDeltaMs === undefined ? {} : { firstDeltaMs }) });
       try {
         const reply = await next(sent);
@@ -89,5 +86,21 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
 }
 
 function bookOf(turn: TurnContext): TraceBook {
-  return (turn.scratch.book ??= new TraceBook(storedTraceOf(turn.state, turn.turn) ?? emptyTrace(turn.turn))) as TraceBook;
+  return turn.scratch.book as TraceBook;
+}
+
+/** The request as it is kept: the earlier turns' messages by reference when it holds them as read. */
+function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBook, contents: TraceContents): RecordedRound['request'] {
+  const tools = traceTools(request.tools, contents);
+  const at = historyPosition(request.messages, turn.history);
+  if (at !== undefined) {
+    const digest = (turn.scratch.historyDigest ??= historyDigest(traceMessages(turn.history, contents))) as string;
+    // A resumed turn whose history reads differently now keeps this round whole.
+    book.trace.history ??= { messages: turn.history.length, digest };
+    if (book.trace.history.digest === digest) {
+      const own = [...request.messages.slice(0, at), ...request.messages.slice(at + turn.history.length)];
+      return { messages: traceMessages(own, contents), tools, history: at };
+    }
+  }
+  return { messages: traceMessages(request.messages, contents), tools };
 }

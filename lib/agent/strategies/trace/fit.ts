@@ -122,6 +122,7 @@ function pruned(trace: StoredTrace): StoredTrace {
     return {
       ...round,
       request: {
+        ...round.request,
         messages: encodeRanges(request.messages.map((position) => messages.renumber.get(position)!)),
         tools: encodeRanges(request.tools.map((position) => tools.renumber.get(position)!)),
       },

@@ -2,7 +2,8 @@ import { InputError, NotFoundError } from '../../../core/errors.ts';
 import type { ConversationKey, ConversationStore } from '../../../core/ports.ts';
 import { decodeRanges, storedTraceOf, type StoredTrace } from './book.ts';
 import { TRACE_STATE } from './extension.ts';
-import type { TraceRound, TraceToolRun } from './shape.ts';
+import { readTraceHistory } from './history.ts';
+import type { TraceMessage, TraceRound, TraceToolRun } from './shape.ts';
 
 /** GET /conversations/{id}/turns/{turn}/trace: each round's request and reply in full. */
 export interface TurnTraceView {
@@ -42,20 +43,22 @@ export async function readTurnTrace(store: ConversationStore, key: ConversationK
       `Turn ${turn} of conversation "${key.conversationId}" has no trace: traces are off (trace.enabled in agent.yml), or were when it ran, or it has not called the model yet.`,
     );
   }
-  return { conversationId: key.conversationId, ...expandTrace(stored) };
+  const history = stored.history && (await readTraceHistory(store, key, turn, stored.history, stored.contents ?? 'full'));
+  return { conversationId: key.conversationId, ...expandTrace(stored, history) };
 }
 
-/** The stored trace with every round's request written out in full. */
-export function expandTrace(stored: StoredTrace): Omit<TurnTraceView, 'conversationId'> {
+/**
+ * The stored trace with every round's request written out in full: the earlier turns' messages
+ * put back where they were sent, or, when they are no longer stored, counted in historyUnavailable.
+ */
+export function expandTrace(stored: StoredTrace, history?: readonly TraceMessage[]): Omit<TurnTraceView, 'conversationId'> {
   const rounds = stored.rounds.map(({ request, ...round }): TraceRound => {
     if (!request) return round;
-    return {
-      ...round,
-      request: {
-        messages: decodeRanges(request.messages).map((position) => stored.messages[position]!),
-        tools: decodeRanges(request.tools).map((position) => stored.tools[position]!),
-      },
-    };
+    const messages = decodeRanges(request.messages).map((position) => stored.messages[position]!);
+    const tools = decodeRanges(request.tools).map((position) => stored.tools[position]!);
+    if (request.history === undefined) return { ...round, request: { messages, tools } };
+    if (!history) return { ...round, request: { messages, tools, historyUnavailable: stored.history?.messages ?? 0 } };
+    return { ...round, request: { messages: [...messages.slice(0, request.history), ...history, ...messages.slice(request.history)], tools } };
   });
   return {
     turn: stored.turn,

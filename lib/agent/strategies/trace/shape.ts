@@ -34,8 +34,11 @@ export interface TraceRound {
   durationMs: number;
   /** Until the first piece of text or reasoning arrived, when the reply was streamed. */
   firstDeltaMs?: number;
-  /** Absent when the trace had to leave it out to stay within trace.maxBytes. */
-  request?: { messages: TraceMessage[]; tools: TraceTool[] };
+  /**
+   * Absent when the trace had to leave it out to stay within trace.maxBytes. `historyUnavailable`:
+   * the earlier turns' messages it was sent with (that many) are no longer stored, and are left out.
+   */
+  request?: { messages: TraceMessage[]; tools: TraceTool[]; historyUnavailable?: number };
   /** The reply as the model gave it (before the loop makes repeated call ids unique). */
   response?: TraceMessage;
   usage?: TokenUsage;
