@@ -17,6 +17,8 @@ const progress = new ProgressPanel(element('progress'));
 
 /** The conversation on screen (undefined: a new one, whose id is made when it is first asked). */
 let conversationId;
+/** Its turns on screen. */
+let views = [];
 let busy = false;
 
 const handlers = { onDecide: decide, onInspect: inspect };
@@ -52,7 +54,9 @@ async function ask() {
   rememberConversation(id, text.slice(0, 80));
   if (id !== conversationId) select(id);
   question.value = '';
+  for (const earlier of views) earlier.superseded();
   const view = new TurnView(text, handlers);
+  views.push(view);
   transcript.append(view.element);
   scrollDown();
   await run(view, (onEvent) => api.ask(conversationId, text, onEvent));
@@ -80,10 +84,12 @@ async function inspect(turn) {
 async function open(id) {
   if (busy) return;
   select(id);
+  views = [];
   transcript.replaceChildren(h('p', { class: 'hint' }, 'Loading…'));
   try {
     const stored = await api.conversation(id);
-    transcript.replaceChildren(...stored.turns.map((turn) => TurnView.stored(turn, handlers).element));
+    views = stored.turns.map((turn) => TurnView.stored(turn, handlers));
+    transcript.replaceChildren(...views.map((view) => view.element));
     progress.reset({ todos: stored.todos ?? [], plan: stored.plan ?? null });
     scrollDown();
   } catch (error) {
@@ -96,6 +102,7 @@ async function open(id) {
 function startNew() {
   if (busy) return;
   select(undefined);
+  views = [];
   transcript.replaceChildren();
   progress.reset();
   question.focus();

@@ -113,6 +113,13 @@ export class TurnView {
     this.approvals.hidden = false;
   }
 
+  /** A new question was sent instead of deciding: the service declines the waiting calls. */
+  superseded() {
+    if (this.approvals.hidden || this.element.classList.contains('running')) return;
+    this.approvals.hidden = true;
+    append(this.blocks, h('div', { class: 'message assistant note' }, 'The calls that waited for approval were declined: a new message was sent instead.'));
+  }
+
   ended(result) {
     this.element.classList.remove('running');
     this.turn = result.turn;
