@@ -6,6 +6,7 @@
  * (lib/demo/model.ts), so a first run answers at once. Requests go through the streaming Lambda
  * handler itself (functions/stream.ts), as API Gateway REST proxy events with a response stream:
  * JSON for every route, Server-Sent Events for a turn whose client accepts `text/event-stream`.
+ * `GET /` is the chat page (lib/page/), served from the working tree.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,7 @@ import { errorMessage } from '../lib/core/errors.ts';
 import { ms } from '../lib/core/time.ts';
 import { connectionEnvironment, dynamoConnection } from '../lib/local/dynamo-connection.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
+import { readPageFile } from '../lib/local/page-files.ts';
 import { localContext, readRequest, responseStreamTo, toLocalEvent } from './local-events.ts';
 
 const configured = loadConfig();
@@ -57,6 +59,12 @@ const context = localContext(ms(config.turn.timeoutSeconds));
 
 const server = createServer(async (incoming, outgoing) => {
   try {
+    // The chat page (GET /, and its files); every other request is the API's.
+    const page = await readPageFile(incoming.method, new URL(incoming.url ?? '/', 'http://localhost').pathname);
+    if (page) {
+      outgoing.writeHead(200, page.headers).end(incoming.method === 'HEAD' ? undefined : page.body);
+      return;
+    }
     const body = await readRequest(incoming);
     await handler(toLocalEvent(incoming, body, local.callerHeader), responseStreamTo(outgoing), context);
   } catch (error) {
@@ -82,6 +90,7 @@ server.listen(local.port, local.host, () => {
     for (const mcp of health.mcpServers) {
       say(`MCP server "${mcp.name}" (${mcp.transport}): ${mcp.status}, ${mcp.toolCount} tools${mcp.status === 'failed' ? ' (the log says why)' : ''}`);
     }
+    say(`Chat page: http://localhost:${actualPort}/`);
     say(`Try: curl -s localhost:${actualPort}/conversations -H 'content-type: application/json' -d '{"message":"What is the weather in Shanghai?"}'`);
     say(`Or watch the turn as Server-Sent Events: the same with -N -H 'accept: text/event-stream'`);
     say(`OpenAI-compatible clients: base URL http://localhost:${actualPort}/v1, model "${config.openaiApi.modelId}", any API key`);

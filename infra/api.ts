@@ -78,6 +78,10 @@ export class AgentApi extends Construct {
     messages.addMethod('POST', streaming);
     const approvals = conversation.addResource('approvals');
     approvals.addMethod('POST', streaming);
+    const turns = conversation.addResource('turns');
+    const turn = turns.addResource('{turn}');
+    const trace = turn.addResource('trace');
+    trace.addMethod('GET', streaming);
     const health = this.api.root.addResource('health');
     health.addMethod('GET', buffered);
     // The OpenAI-compatible front door: a chat completion is a whole agent turn, streamed or not.
@@ -100,7 +104,7 @@ export class AgentApi extends Construct {
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, health, v1, models, model, completions, memory, note]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, health, v1, models, model, completions, memory, note]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

@@ -9,6 +9,7 @@ import type { AgentExtension } from './extension.ts';
 import { createExtensionRunner } from './extension-runner.ts';
 import { asksUser } from './mcp/extensions.ts';
 import { configuredExtensions, configuredStrategy } from './strategies/configured.ts';
+import { readTurnTrace, type TurnTraceView } from './strategies/trace/read.ts';
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
@@ -30,6 +31,7 @@ export type { ConversationView } from './conversation-view.ts';
 export type { ConversationPageRequest } from './conversation-page.ts';
 export type { HealthReport } from './health.ts';
 export type { MemoryApi, NotePage, NotePageRequest } from './memory-api.ts';
+export type { TurnTraceView } from './strategies/trace/read.ts';
 
 export interface AskInput {
   /** Omit to start a new conversation. */
@@ -70,6 +72,8 @@ export interface Agent extends MemoryApi {
   /** A page of the conversation's turns, oldest first (20 unless `limit` says otherwise), with a nextToken while more remain. */
   getConversation(key: ConversationKey, page?: ConversationPageRequest): Promise<ConversationView>;
   deleteConversation(key: ConversationKey): Promise<void>;
+  /** Each model call of one turn, request and reply in full, as the turn's trace kept them (agent.yml `trace`). */
+  getTurnTrace(key: ConversationKey, turn: number): Promise<TurnTraceView>;
   health(): Promise<HealthReport>;
   close(): Promise<void>;
 }
@@ -108,13 +112,13 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const hmacKey = dependencies.hmacKey ?? randomBytes(32);
   const policies = new Map(config.mcpServers.map((server) => [server.name, { ...server, asksUser: asksUser(server, config.tools) }]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
-  // The strategies agent.yml turns on run first, then the embedding code's own extensions.
-  const extensions = [...configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}) }), ...(dependencies.extensions ?? [])];
+  // The strategies agent.yml turns on run first, then the embedding code's own extensions, then the trace.
+  const extensions = configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}) }, dependencies.extensions);
   const strategy = configuredStrategy(config);
   const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters, logger, metrics: dependencies.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   /** One turn's extensions, with its tools and the conversation's state. */
-  const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], state: ConversationState, model: ModelClient, onEvent: AskInput['onEvent'], draft: TurnDraft) =>
+  const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], opened: { state: ConversationState; history: HistoryMessage[] }, model: ModelClient, onEvent: AskInput['onEvent'], draft: TurnDraft) =>
     createExtensionRunner({
       extensions,
       mcpTools,
@@ -123,7 +127,8 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       conversationId: scope.key.conversationId,
       ...(scope.key.owner ? { owner: scope.key.owner } : {}),
       turn,
-      state,
+      state: opened.state,
+      history: opened.history,
       deadlineAt: scope.deadlineAt,
       reserveMs: ms(config.turn.reserveSeconds),
       now,
@@ -131,10 +136,9 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       takeRound: () => takeRound(draft, config.maxRounds),
     });
 
-  /** What every held turn needs; the model is checked present before a turn starts. */
-  const services = (model: ModelClient, conversationUsage: () => TokenUsage): DriveServices => ({
+  /** What every held turn needs (its model comes with its extensions, in the runner). */
+  const services = (conversationUsage: () => TokenUsage): DriveServices => ({
     strategy,
-    model,
     conversationUsage,
     store,
     logger,
@@ -164,12 +168,12 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   }
 
   /** Runs a held turn, with the log lines and metrics of a turn. */
-  async function drive(input: DriveInput, model: ModelClient, conversationUsage: () => TokenUsage, scope: RequestScope): Promise<TurnResult> {
+  async function drive(input: DriveInput, conversationUsage: () => TokenUsage, scope: RequestScope): Promise<TurnResult> {
     const log = { conversationId: scope.key.conversationId, requestId: scope.requestId, turn: input.held.turn };
     logger.info(input.decided ? 'turn resumed' : 'turn started', { ...log, historyMessages: input.history.length, tools: input.runner.tools.length });
     const started = now();
     try {
-      const result = await driveTurn(input, services(model, conversationUsage));
+      const result = await driveTurn(input, services(conversationUsage));
       const paused = result.stopReason === 'approval_required' || result.stopReason === 'input_required';
       logger.info(paused ? 'turn paused' : 'turn completed', { ...log, stopReason: result.stopReason, rounds: result.rounds, toolCalls: result.toolCalls.length, ...result.usage, durationMs: now() - started });
       if (config.logging.logPayloads) logger.info('turn payloads', { ...log, reply: result.reply, calls: result.toolCalls, messages: input.draft.messages });
@@ -211,9 +215,9 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       }
       // Every model call of the turn (the strategy's and the extensions') goes through its budget.
       const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
-      const runner = runnerFor(scope, held.turn, listed.value, state, budgeted.model, input.onEvent, draft);
+      const runner = runnerFor(scope, held.turn, listed.value, { state, history }, budgeted.model, input.onEvent, draft);
       input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn });
-      return drive({ held, history, earlier, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
+      return drive({ held, history, earlier, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.conversationUsage, scope);
     }));
   }
 
@@ -240,10 +244,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       if (opened.kind === 'replay') return opened.result;
       const { held, history, earlier, draft, waiting, state, asked } = opened;
       const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
-      const runner = runnerFor(scope, held.turn, mcpTools, state, budgeted.model, input.onEvent, draft);
+      const runner = runnerFor(scope, held.turn, mcpTools, { state, history }, budgeted.model, input.onEvent, draft);
       const decided = planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
       input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn });
-      return drive({ held, history, earlier, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.model, budgeted.conversationUsage, scope);
+      return drive({ held, history, earlier, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.conversationUsage, scope);
     }));
   }
 
@@ -265,6 +269,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     decide,
     getConversation,
     deleteConversation,
+    getTurnTrace: (key, turn) => {
+      checkConversationId(key.conversationId);
+      return readTurnTrace(store, key, turn);
+    },
     health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),
   };

@@ -39,7 +39,6 @@ const STRATEGY_STATE = 'strategy';
 export interface DriveServices {
   /** react (the plain loop) or plan-execute. */
   strategy: TurnStrategy;
-  model: ModelClient;
   /** The conversation's tokens so far (this turn's included), reported with the turn's own. */
   conversationUsage?: () => TokenUsage;
   store: ConversationStore;
@@ -95,7 +94,8 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
       if (answered.kind === 'waiting') outcome = pausedFor(answered, draft.rounds, input.onEvent);
     }
     outcome ??= await services.strategy.run({
-      model: services.model,
+      // Through the extensions' aroundModelCall: every phase's calls, as they are sent.
+      model: runner.model,
       tools: runner.tools,
       hooks: runner,
       systemPrompt: prepared.systemPrompt,

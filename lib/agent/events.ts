@@ -13,7 +13,8 @@ export type LoopEvent =
   | { type: 'reasoning-delta'; round: number; text: string }
   /** `arguments` parsed when they are JSON, else the raw text (as in the turn result). */
   | { type: 'tool-call'; round: number; call: { id: string; name: string; arguments: unknown } }
-  | { type: 'tool-result'; round: number; result: ToolCallRecord }
+  /** `content`: the tool message's text, as the model reads it (after tools.maxOutputChars). */
+  | { type: 'tool-result'; round: number; result: ToolCallRecord; content: string }
   | { type: 'approval-required'; round: number; pendingApprovals: PendingApproval[] }
   /** A call's MCP server asked the user a question: the turn pauses for the answer. */
   | { type: 'elicitation-required'; round: number; pendingElicitations: PendingElicitation[] }

@@ -1,6 +1,6 @@
 import { historyViolations } from '../core/history.ts';
-import type { TokenUsage, ToolCall } from '../core/messages.ts';
-import type { ConversationState, JsonObject, ModelClient, ModelReply, ToolGateway, ToolOutput } from '../core/ports.ts';
+import type { HistoryMessage, TokenUsage, ToolCall } from '../core/messages.ts';
+import type { ConversationState, JsonObject, ModelClient, ModelReply, ModelRequest, ToolGateway, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './extension.ts';
@@ -21,6 +21,8 @@ export interface LoopHooks {
 export interface ExtensionRunner extends LoopHooks {
   /** Every tool offered this turn: the MCP tools after policy, then the built-in tools. */
   readonly tools: OfferedTool[];
+  /** The turn's model, each call through every aroundModelCall: what the turn's loops call. */
+  readonly model: ModelClient;
   /** The state kept under `name` in the conversation (an extension's or the turn strategy's): live, changes are stored. */
   stateOf(name: string): JsonObject;
   turnStart(): Promise<void>;
@@ -49,6 +51,8 @@ export interface ExtensionRunnerInput {
   deadlineAt?: number;
   reserveMs?: number;
   now?: () => number;
+  /** The earlier turns' messages the turn is sent with. */
+  history?: readonly HistoryMessage[];
   onEvent?: (event: LoopEvent) => void;
   /** Counts a round for a model call an extension makes (TurnContext.takeRound); without it none is counted. */
   takeRound?: () => boolean;
@@ -82,6 +86,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
         return round;
       },
       tools,
+      history: input.history ?? [],
       model: input.model,
       timeLeftMs: () => (input.deadlineAt ?? Number.POSITIVE_INFINITY) - (input.reserveMs ?? 0) - now(),
       addUsage: (more) => {
@@ -101,8 +106,22 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
   const builtinOwner = new Map<string, AgentExtension>();
   for (const extension of extensions) for (const tool of extension.tools ?? []) builtinOwner.set(tool.definition.name, extension);
 
+  // The first extension is outermost: each wraps what the ones after it (and the model) do.
+  const observers = extensions.filter((extension) => extension.aroundModelCall);
+  const model: ModelClient = observers.length === 0 ? input.model : {
+    complete: (request) => {
+      const innermost = (sent: ModelRequest) => input.model.complete(sent);
+      const wrapped = observers.reduceRight<(sent: ModelRequest) => Promise<ModelReply>>(
+        (next, extension) => (sent) => extension.aroundModelCall!(sent, next, context(extension)),
+        innermost,
+      );
+      return wrapped(request);
+    },
+  };
+
   return {
     tools,
+    model,
     stateOf: (name) => (state[name] ??= {}),
     async turnStart() {
       for (const extension of extensions) await extension.turnStart?.(context(extension));

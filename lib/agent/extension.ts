@@ -2,18 +2,18 @@
  * The public extension API of the loop: how a strategy (a todo list, tool search, a summary of old
  * turns) or a developer's own code takes part in every turn without a branch in the loop.
  *
- *   turnStart ─► [ beforeModelCall ─► model ─► afterModelReply ─► routeToolCall ─► tool control
- *                  ─► aroundToolCall ─► the call ]* ─► turnEnd
+ *   turnStart ─► [ beforeModelCall ─► aroundModelCall ─► model ─► afterModelReply ─► routeToolCall
+ *                  ─► tool control ─► aroundToolCall ─► the call ]* ─► turnEnd
  *
  *   turnStart ─► prepareTurn (once: the system prompt and the earlier turns every call starts from)
  *
  * Extensions run in the order they are given; prepareTurn and beforeModelCall are chained (each gets
- * what the one before returned), aroundToolCall is nested (the first is outermost). Built-in tools are ordinary
+ * what the one before returned), aroundModelCall and aroundToolCall are nested (the first is outermost). Built-in tools are ordinary
  * tools to the model and to tool control: offered beside the MCP tools, limited, validated against
  * their schema, and recorded like any other call.
  */
 import type { HistoryMessage, TokenUsage, ToolCall } from '../core/messages.ts';
-import type { JsonObject, ModelClient, ModelReply, ToolDefinition, ToolOutput } from '../core/ports.ts';
+import type { JsonObject, ModelClient, ModelReply, ModelRequest, ToolDefinition, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { CallInput } from './call-input.ts';
 
@@ -36,6 +36,13 @@ export interface AgentExtension {
    * the changed request). The stored history never changes.
    */
   beforeModelCall?(request: ModelCallPlan, turn: TurnContext): ModelCallPlan | void | Promise<ModelCallPlan | void>;
+  /**
+   * Around each model call of the turn, every phase of a strategy included (plan-execute's planner
+   * and summary too): `request` is exactly what the model client receives, after every
+   * beforeModelCall; call `next` to send it. Sees the reply as the model gave it (before call ids
+   * are made unique) and a failure as the error `next` throws.
+   */
+  aroundModelCall?(request: ModelRequest, next: (request: ModelRequest) => Promise<ModelReply>, turn: TurnContext): Promise<ModelReply>;
   /** After each model reply (its calls under the ids they will be answered to), before they are planned. */
   afterModelReply?(reply: ModelReply, turn: TurnContext): void | Promise<void>;
   /**
@@ -103,6 +110,8 @@ export interface TurnContext {
   readonly round: number;
   /** Every tool offered this turn (MCP tools after policy, and built-in tools). */
   readonly tools: readonly ToolDefinition[];
+  /** The earlier turns' messages the turn is sent with, as read from the store (before its own). */
+  readonly history: readonly HistoryMessage[];
   /**
    * The turn's model, for extensions that ask it something themselves (a summary): calls through it
    * count against the turn's budgets. Bound them by timeLeftMs() and count them with addUsage().

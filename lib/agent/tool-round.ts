@@ -42,7 +42,7 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
   const maxOutputChars = context.execution.maxOutputChars;
   const answer = (id: string, call: AnsweredCall) => {
     answers.set(id, call);
-    context.onEvent?.({ type: 'tool-result', round, result: call.record });
+    context.onEvent?.({ type: 'tool-result', round, result: call.record, content: call.message.content });
   };
   for (const entry of planned) {
     if (entry.kind === 'refused') answer(entry.call.id, answered(entry.call, entry.arguments, false, entry.text, maxOutputChars, { name: plannedName(entry) }));

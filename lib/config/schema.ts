@@ -367,6 +367,20 @@ export const fileSchema = z.strictObject({
     .strictObject({
       /** The one model /v1/models lists; a chat completion naming another gets 404 model_not_found. */
       modelId: z.string().regex(/^[^\s]{1,128}$/, 'a model id is 1 to 128 characters without spaces').default('mcp-agent'),
+      })
+    .prefault({}),
+  trace: z
+    .strictObject({
+      /**
+       * Keep each turn's model requests and replies with the turn (the chat page's inspector, GET
+       * /conversations/{id}/turns/{turn}/trace). On: it stays in the conversation's own item, read
+       * only by its owner and deleted with it, unlike logs (logging.logPayloads).
+       */
+      enabled: boolean().default(true),
+      /** The most a turn's trace may take in its stored item, as JSON; longer texts are cut, with a marker. */
+      maxBytes: numeric(z.number().int().min(2048).max(131_072)).default(65_536),
+      /** `full`: every text as sent; `none`: no texts (structure, ids, names, lengths, timings and usage only). */
+      contents: z.enum(['full', 'none']).default('full'),
     })
     .prefault({}),
   logging: z

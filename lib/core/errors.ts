@@ -66,6 +66,10 @@ export type InputErrorCode =
   | 'invalid_note_id'
   | 'note_not_found'
   | 'memory_not_enabled'
+  // a turn's trace
+  | 'invalid_turn'
+  | 'turn_not_found'
+  | 'trace_not_found'
   // who and where
   | 'unauthenticated'
   | 'conversation_not_found'
@@ -78,7 +82,7 @@ export type ConflictCode = 'conversation_busy' | 'turn_in_progress' | 'approval_
 
 export class InputError<Code extends InputErrorCode = InputErrorCode> extends AgentError<Code> {}
 
-export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found' | 'note_not_found' | 'memory_not_enabled'> {}
+export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found' | 'note_not_found' | 'memory_not_enabled' | 'turn_not_found' | 'trace_not_found'> {}
 
 /** A route exists, but not for this method; `allow` lists the methods it takes. */
 export class MethodNotAllowedError extends InputError<'method_not_allowed'> {

@@ -3,7 +3,7 @@ import type { TurnResult } from '../core/turn.ts';
 import type { Agent } from '../agent/agent.ts';
 import { readTurnCall } from './turn-call.ts';
 import { errorResponse, failedTurnResponse, json } from './errors.ts';
-import { readPageQuery } from './page-query.ts';
+import { readPageQuery, refuseQuery } from './page-query.ts';
 import { createOpenAIHandler } from './openai/handle.ts';
 import { isOpenAIPath } from './openai/routes.ts';
 import { matchRoute } from './routes.ts';
@@ -30,6 +30,9 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
         return json(200, await agent.health());
       case 'getConversation':
         return json(200, await agent.getConversation({ conversationId: match.conversationId!, ...owner }, readPageQuery(request.query, 'GET /conversations/{conversationId}')));
+      case 'getTurnTrace':
+        refuseQuery(request.query, 'GET /conversations/{conversationId}/turns/{turn}/trace');
+        return json(200, await agent.getTurnTrace({ conversationId: match.conversationId!, ...owner }, match.turn!));
       case 'deleteConversation':
         await agent.deleteConversation({ conversationId: match.conversationId!, ...owner });
         return { statusCode: 204, headers: {}, body: '' };

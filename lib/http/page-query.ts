@@ -19,3 +19,10 @@ export function readPageQuery(query: Readonly<Record<string, string | undefined>
   }
   return { ...(limit === undefined ? {} : { limit: Number(limit) }), ...(nextToken === undefined ? {} : { nextToken }) };
 }
+
+/** A route that takes no query parameters says so, rather than ignoring them. */
+export function refuseQuery(query: Readonly<Record<string, string | undefined>> = {}, route: string): void {
+  const names = Object.keys(query);
+  if (names.length === 0) return;
+  throw new InputError('unknown_query_parameter', `Unknown query parameter${names.length > 1 ? 's' : ''} ${names.map((name) => JSON.stringify(name)).join(', ')}: ${route} takes none.`);
+}

@@ -1,6 +1,6 @@
 import { InputError, MethodNotAllowedError, NotFoundError } from '../core/errors.ts';
 
-export type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'health' | 'listNotes' | 'clearNotes' | 'deleteNote';
+export type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'getTurnTrace' | 'health' | 'listNotes' | 'clearNotes' | 'deleteNote';
 
 /** The routes that run a turn: JSON or Server-Sent Events, as the client asks. */
 export const TURN_ROUTES: ReadonlySet<RouteName> = new Set(['createConversation', 'postMessage', 'decideApprovals']);
@@ -9,6 +9,8 @@ export interface RouteMatch {
   route: RouteName;
   conversationId?: string;
   noteId?: string;
+  /** The turn number of a turn's route. */
+  turn?: number;
 }
 
 /** path pattern → method → route. `{id}` matches one path segment, a conversation's id unless the route says otherwise. */
@@ -17,6 +19,7 @@ const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName
   { pattern: /^\/conversations\/([^/]+)\/messages$/, methods: { POST: 'postMessage' } },
   { pattern: /^\/conversations\/([^/]+)\/approvals$/, methods: { POST: 'decideApprovals' } },
   { pattern: /^\/conversations\/([^/]+)$/, methods: { GET: 'getConversation', DELETE: 'deleteConversation' } },
+  { pattern: /^\/conversations\/([^/]+)\/turns\/([^/]+)\/trace$/, methods: { GET: 'getTurnTrace' } },
   { pattern: /^\/health$/, methods: { GET: 'health' } },
   { pattern: /^\/memory$/, methods: { GET: 'listNotes', DELETE: 'clearNotes' } },
   { pattern: /^\/memory\/([^/]+)$/, methods: { DELETE: 'deleteNote' }, segment: 'noteId' },
@@ -33,9 +36,18 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
       throw new MethodNotAllowedError(`${method} is not supported on ${path}; use ${allowed}.`, allowed);
     }
     if (found[1] === undefined) return { route };
-    return segment === 'noteId' ? { route, noteId: decodePathSegment(found[1], 'note') } : { route, conversationId: decodePathSegment(found[1], 'conversation') };
+    if (segment === 'noteId') return { route, noteId: decodePathSegment(found[1], 'note') };
+    const conversationId = decodePathSegment(found[1], 'conversation');
+    return found[2] === undefined ? { route, conversationId } : { route, conversationId, turn: turnNumber(found[2]) };
   }
-  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, POST /conversations/{conversationId}/approvals, GET and DELETE /conversations/{conversationId}, GET and DELETE /memory, DELETE /memory/{noteId}, and GET /health.`);
+  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, POST /conversations/{conversationId}/approvals, GET and DELETE /conversations/{conversationId}, GET /conversations/{conversationId}/turns/{turn}/trace, GET and DELETE /memory, DELETE /memory/{noteId}, and GET /health.`);
+}
+
+function turnNumber(segment: string): number {
+  if (!/^[1-9]\d{0,14}$/.test(segment)) {
+    throw new InputError('invalid_turn', `"${segment}" is not a turn number: turns are numbered 1, 2, 3, ... (the "turn" of a turn result).`);
+  }
+  return Number(segment);
 }
 
 function decodePathSegment(segment: string, kind: 'conversation' | 'note'): string {

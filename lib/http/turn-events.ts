@@ -20,7 +20,7 @@ export function loopEventData(event: LoopEvent): { name: string; data: Record<st
       return { name: event.type, data: { round: event.round, id: event.call.id, name: event.call.name, arguments: event.call.arguments } };
     case 'tool-result': {
       const { id, name, ok, durationMs } = event.result;
-      return { name: event.type, data: { round: event.round, id, name, ok, durationMs } };
+      return { name: event.type, data: { round: event.round, id, name, ok, durationMs, content: event.content } };
     }
     case 'approval-required':
       return { name: event.type, data: { round: event.round, pendingApprovals: event.pendingApprovals } };

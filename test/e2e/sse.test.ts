@@ -68,7 +68,7 @@ describe('Server-Sent Events from the local server (npm start)', () => {
     expect(deltas.map((event) => (event.data as { text: string }).text).join('')).toBe('上海今天晴。');
     expect(names.filter((name) => name !== 'text-delta')).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'turn-end']);
     expect(exchange.events[1]!.data).toEqual({ round: 1, id: 'call_weather', name: 'getWeather', arguments: { city: '上海' } });
-    expect(exchange.events[2]!.data).toEqual({ round: 1, id: 'call_weather', name: 'getWeather', ok: true, durationMs: expect.any(Number) });
+    expect(exchange.events[2]!.data).toEqual({ round: 1, id: 'call_weather', name: 'getWeather', ok: true, durationMs: expect.any(Number), content: expect.stringContaining('上海') });
     expect(await lookupDuringTurn).toBe(404);
     const turnEndEvent = exchange.events.find((event) => event.event === 'turn-end')!;
     const turnEnd = turnEndEvent.data;

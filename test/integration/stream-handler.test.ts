@@ -138,8 +138,8 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
       { round: 1 },
       { round: 1, id: 'call_sh', name: 'getWeather', arguments: { city: '上海' } },
       { round: 1, id: 'call_bj', name: 'getWeather', arguments: { city: '北京' } },
-      { round: 1, id: 'call_sh', name: 'getWeather', ok: true, durationMs: expect.any(Number) },
-      { round: 1, id: 'call_bj', name: 'getWeather', ok: true, durationMs: expect.any(Number) },
+      { round: 1, id: 'call_sh', name: 'getWeather', ok: true, durationMs: expect.any(Number), content: expect.stringContaining('"city":"上海"') },
+      { round: 1, id: 'call_bj', name: 'getWeather', ok: true, durationMs: expect.any(Number), content: expect.stringContaining('"city":"北京"') },
       { round: 2 },
       {
         conversationId: 'sse-weather',

@@ -29,6 +29,7 @@ function turnContext(rounds = { left: 3, spent: 0 }, requests: ModelRequest[] = 
     turn: 1,
     round: 1,
     tools: [],
+    history: [],
     model: { complete: (request) => (requests.push(request), model.complete(request)) },
     takeRound: () => rounds.left-- > 0,
     addUsage: (usage) => void (rounds.spent += usage.completionTokens),

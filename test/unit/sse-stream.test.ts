@@ -78,6 +78,8 @@ describe('the streaming HTTP contract', () => {
     expect(response.statusCode).toBe(200);
     expect(eventNames(stream)).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'text-delta', 'turn-end']);
     expect(stream.events.map((event) => event.id)).toEqual(['1', '2', '3', '4', '5', '6']);
+    // The result as the model reads it, as it happens.
+    expect(stream.events[2]!.data).toEqual({ round: 1, id: 'c1', name: 'getWeather', ok: true, durationMs: expect.any(Number), content: '{"city":"上海","condition":"晴"}' });
     expect(stream.events[5]!.data).toMatchObject({ turn: 1, reply: '晴', stopReason: 'completed', toolCalls: [{ id: 'c1', ok: true }] });
   });
 

@@ -11,6 +11,7 @@ import { planExecuteStrategy } from './plan-execute/driver.ts';
 import { planViewExtension } from './plan-execute/view.ts';
 import { todoListExtension } from './todo-list.ts';
 import { toolRoutingExtension } from './tool-routing.ts';
+import { traceExtension } from './trace/extension.ts';
 
 /** What some strategies need besides agent.yml. */
 export interface StrategyServices {
@@ -20,8 +21,12 @@ export interface StrategyServices {
   now?: () => number;
 }
 
-/** The strategies agent.yml turns on, as extensions of the loop, in the order they run. */
-export function configuredExtensions(config: AgentConfig, services: StrategyServices): AgentExtension[] {
+/**
+ * The extensions of every turn, in the order they run: the strategies agent.yml turns on, then
+ * the embedding code's own (`own`), then the trace, innermost, so it records each model call as it
+ * is finally sent, whatever the others changed.
+ */
+export function configuredExtensions(config: AgentConfig, services: StrategyServices, own: readonly AgentExtension[] = []): AgentExtension[] {
   const extensions: AgentExtension[] = [];
   const routing = toolRoutingExtension(config.tools);
   if (routing) extensions.push(routing);
@@ -34,7 +39,7 @@ export function configuredExtensions(config: AgentConfig, services: StrategyServ
     if (!services.notes) throw new ConfigError('memory is on in agent.yml, but the agent has no note store: buildAgent keeps notes in the conversation table; code that calls createAgent passes `notes` (createMemoryNoteStore() in tests)');
     extensions.push(memoryExtension(services.notes, { ...config.memory, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
   }
-  return extensions;
+  return [...extensions, ...own, traceExtension(config.trace)];
 }
 
 /** How the turn's rounds run: the plain loop, or plan-execute's phases on it. */

@@ -1,0 +1,126 @@
+import type { JsonObject } from '../../../core/ports.ts';
+import type { TraceContents, TraceMessage, TraceRound, TraceTool, TraceToolRun } from './shape.ts';
+
+/**
+ * A turn's trace as it is kept in the conversation's state. Every round's request repeats the
+ * whole history and the tools, so each distinct message and tool is kept once, in `messages` and
+ * `tools`, and a round's request lists them by position (runs of positions as [first, last]):
+ *
+ *   messages  [system, user₁, assistant₁, tool₁, user₂, assistant₂, tool₂]
+ *   round 1   request.messages [[0, 4]]            system, history, the question
+ *   round 2   request.messages [[0, 6]]            the same, plus its call and result
+ *
+ * so a turn of many rounds costs its history once, not once per round. The earlier turns' messages
+ * the turn was sent with are not copied at all: they are stored in those turns' own items, so
+ * `history` only counts them and keeps a digest, and a request says where they go (`history`: their
+ * position). GET .../trace reads them back from the earlier turns and checks the digest.
+ */
+export interface StoredTrace extends JsonObject {
+  v: 1;
+  turn: number;
+  /** Model calls started in the turn: the next is round `calls + 1`. */
+  calls: number;
+  /** How texts were kept (trace.contents), so the history's digest can be computed again. */
+  contents: TraceContents;
+  /** The earlier turns' messages the requests included, by count and digest (sha256 of their trace JSON). */
+  history?: { messages: number; digest: string };
+  messages: TraceMessage[];
+  tools: TraceTool[];
+  rounds: StoredRound[];
+  toolCalls: TraceToolRun[];
+  /** Characters cut from long texts to keep within trace.maxBytes. */
+  trimmedCharacters?: number;
+  /** Rounds whose request was left out, then rounds left out entirely (the oldest first). */
+  omittedRequests?: number;
+  omittedRounds?: number;
+}
+
+export type StoredRound = Omit<TraceRound, 'request'> & { request?: { messages: IndexRanges; tools: IndexRanges; history?: number } };
+
+/** A round as it is recorded: its request without the history, and where the history goes. */
+export type RecordedRound = Omit<TraceRound, 'request'> & { request?: { messages: TraceMessage[]; tools: TraceTool[]; history?: number } };
+
+/** Positions, with runs of three or more as [first, last]. */
+export type IndexRanges = Array<number | [number, number]>;
+
+export const TRACE_VERSION = 1;
+
+export const emptyTrace = (turn: number, contents: TraceContents): StoredTrace => ({ v: TRACE_VERSION, turn, calls: 0, contents, messages: [], tools: [], rounds: [], toolCalls: [] });
+
+/** The stored trace of `turn`, if the state holds one (a trace of an earlier turn is not it). */
+export function storedTraceOf(state: JsonObject | undefined, turn: number): StoredTrace | undefined {
+  if (!state || state.v !== TRACE_VERSION || state.turn !== turn || !Array.isArray(state.rounds)) return undefined;
+  return state as StoredTrace;
+}
+
+/** The untrimmed trace of the turn under way, added to call by call. */
+export class TraceBook {
+  readonly trace: StoredTrace;
+  private readonly messageIndex = new Map<string, number>();
+  private readonly toolIndex = new Map<string, number>();
+
+  /** Goes on from `base`: a paused turn's trace, taken up again with the turn. */
+  constructor(base: StoredTrace) {
+    this.trace = structuredClone(base);
+    this.trace.messages.forEach((message, index) => this.messageIndex.set(JSON.stringify(message), index));
+    this.trace.tools.forEach((tool, index) => this.toolIndex.set(JSON.stringify(tool), index));
+  }
+
+  /** The number of a call that starts now: rounds are numbered in the order their calls start. */
+  nextRound(): number {
+    this.trace.calls += 1;
+    return this.trace.calls;
+  }
+
+  addRound(round: RecordedRound): void {
+    const { request, ...rest } = round;
+    const stored: StoredRound = request
+      ? {
+          ...rest,
+          request: {
+            messages: encodeRanges(request.messages.map((message) => pooled(message, this.trace.messages, this.messageIndex))),
+            tools: encodeRanges(request.tools.map((tool) => pooled(tool, this.trace.tools, this.toolIndex))),
+            ...(request.history === undefined ? {} : { history: request.history }),
+          },
+        }
+      : rest;
+    // Calls side by side (plan-execute's tasks) may end out of order: keep the rounds in order.
+    const at = this.trace.rounds.findIndex((existing) => existing.round > round.round);
+    if (at === -1) this.trace.rounds.push(stored);
+    else this.trace.rounds.splice(at, 0, stored);
+  }
+
+  addToolRun(run: TraceToolRun): void {
+    this.trace.toolCalls.push(run);
+  }
+}
+
+function pooled<T>(item: T, pool: T[], index: Map<string, number>): number {
+  const key = JSON.stringify(item);
+  let position = index.get(key);
+  if (position === undefined) {
+    position = pool.push(item) - 1;
+    index.set(key, position);
+  }
+  return position;
+}
+
+export function encodeRanges(positions: readonly number[]): IndexRanges {
+  const ranges: IndexRanges = [];
+  for (let start = 0; start < positions.length; ) {
+    let end = start;
+    while (end + 1 < positions.length && positions[end + 1] === positions[end]! + 1) end++;
+    if (end - start >= 2) ranges.push([positions[start]!, positions[end]!]);
+    else for (let index = start; index <= end; index++) ranges.push(positions[index]!);
+    start = end + 1;
+  }
+  return ranges;
+}
+
+export function decodeRanges(ranges: IndexRanges): number[] {
+  return ranges.flatMap((range) => {
+    if (typeof range === 'number') return [range];
+    const [first, last] = range;
+    return Array.from({ length: last - first + 1 }, (_, offset) => first + offset);
+  });
+}

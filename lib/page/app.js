@@ -1,0 +1,178 @@
+/**
+ * The chat page: ask, watch the turn stream in, decide approvals, reopen conversations, inspect
+ * turns. Plain modules, no build step; everything it knows comes from the HTTP API (api.js).
+ */
+import * as api from './api.js';
+import { forgetConversation, listConversations, newConversationId, rememberConversation } from './conversations.js';
+import { h } from './dom.js';
+import { renderTrace } from './inspector.js';
+import { ProgressPanel } from './progress.js';
+import { TurnView } from './turn-view.js';
+
+const element = (id) => document.getElementById(id);
+const transcript = element('transcript');
+const question = element('question');
+const send = element('send');
+const progress = new ProgressPanel(element('progress'));
+
+/** The conversation on screen (undefined: a new one, whose id is made when it is first asked). */
+let conversationId;
+/** Its turns on screen. */
+let views = [];
+let busy = false;
+
+const handlers = { onDecide: decide, onInspect: inspect };
+
+function setBusy(value) {
+  busy = value;
+  send.disabled = value;
+  document.body.classList.toggle('busy', value);
+}
+
+/** Runs a turn's stream into its view; a refusal before it starts (409, 503, ...) is shown in it. */
+async function run(view, stream) {
+  setBusy(true);
+  try {
+    await stream((event) => {
+      view.handle(event);
+      progress.handle(event);
+      scrollDown();
+    });
+  } catch (error) {
+    view.failed(error.code ?? 'network_error', error.message);
+  } finally {
+    setBusy(false);
+    renderConversations();
+    question.focus();
+  }
+}
+
+async function ask() {
+  const text = question.value.trim();
+  if (!text || busy) return;
+  const id = conversationId ?? newConversationId();
+  rememberConversation(id, text.slice(0, 80));
+  if (id !== conversationId) select(id);
+  question.value = '';
+  for (const earlier of views) earlier.superseded();
+  const view = new TurnView(text, handlers);
+  views.push(view);
+  transcript.append(view.element);
+  scrollDown();
+  await run(view, (onEvent) => api.ask(conversationId, text, onEvent));
+}
+
+async function decide(view, decisions) {
+  view.approvals.classList.add('sending');
+  await run(view, (onEvent) => api.decide(conversationId, decisions, onEvent));
+  view.approvals.classList.remove('sending');
+}
+
+async function inspect(turn) {
+  const panel = element('inspector');
+  const body = element('inspector-body');
+  element('inspector-title').textContent = `Turn ${turn}`;
+  body.replaceChildren(h('p', { class: 'hint' }, 'Loading the trace…'));
+  panel.hidden = false;
+  try {
+    body.replaceChildren(renderTrace(await api.trace(conversationId, turn)));
+  } catch (error) {
+    body.replaceChildren(h('p', { class: 'error' }, h('strong', {}, error.code ?? 'error'), ` ${error.message}`));
+  }
+}
+
+async function open(id) {
+  if (busy) return;
+  select(id);
+  views = [];
+  transcript.replaceChildren(h('p', { class: 'hint' }, 'Loading…'));
+  try {
+    const stored = await api.conversation(id);
+    views = stored.turns.map((turn) => TurnView.stored(turn, handlers));
+    transcript.replaceChildren(...views.map((view) => view.element));
+    progress.reset({ todos: stored.todos ?? [], plan: stored.plan ?? null });
+    scrollDown();
+  } catch (error) {
+    if (error.code === 'conversation_not_found') forgetConversation(id);
+    transcript.replaceChildren(h('p', { class: 'error' }, h('strong', {}, error.code ?? 'error'), ` ${error.message}`));
+    renderConversations();
+  }
+}
+
+function startNew() {
+  if (busy) return;
+  select(undefined);
+  views = [];
+  transcript.replaceChildren();
+  progress.reset();
+  question.focus();
+}
+
+async function remove() {
+  if (!conversationId || busy || !confirm('Delete this conversation from the service?')) return;
+  try {
+    await api.deleteConversation(conversationId);
+  } catch (error) {
+    if (error.code !== 'conversation_not_found') return alert(`${error.code}: ${error.message}`);
+  }
+  forgetConversation(conversationId);
+  startNew();
+}
+
+/** The conversation on screen, in the title, the address (#id: a reload reopens it) and the list. */
+function select(id) {
+  conversationId = id;
+  element('inspector').hidden = true;
+  element('title').textContent = id ? listConversations().find((entry) => entry.id === id)?.title ?? id : 'New conversation';
+  element('delete').hidden = !id;
+  history.replaceState(null, '', id ? `#${encodeURIComponent(id)}` : location.pathname + location.search);
+  renderConversations();
+}
+
+function renderConversations() {
+  element('conversations').replaceChildren(...listConversations().map((entry) =>
+    h('li', { class: entry.id === conversationId ? 'current' : undefined },
+      h('button', { type: 'button', title: entry.id, onclick: () => open(entry.id) }, entry.title))));
+}
+
+function scrollDown() {
+  transcript.scrollTop = transcript.scrollHeight;
+}
+
+async function showHealth() {
+  const status = element('status');
+  try {
+    const health = await api.health();
+    const model = health.model.offlineStandIn ? 'offline demo model' : health.model.configured ? health.model.name : 'no model configured';
+    status.textContent = `${model} · ${health.tools} tools`;
+    status.classList.toggle('degraded', health.status !== 'ok');
+  } catch (error) {
+    status.textContent = `${error.code ?? 'unreachable'}: ${error.message}`;
+    status.classList.add('degraded');
+  }
+}
+
+element('composer').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void ask();
+});
+question.addEventListener('keydown', (event) => {
+  // Enter sends; Shift+Enter is a new line; Enter that confirms an input method's candidate is neither.
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    void ask();
+  }
+});
+element('new-conversation').addEventListener('click', startNew);
+element('delete').addEventListener('click', () => void remove());
+element('close-inspector').addEventListener('click', () => (element('inspector').hidden = true));
+element('api').value = api.apiBase || location.origin;
+element('authorization').value = api.authorization.get();
+element('authorization').addEventListener('change', (event) => api.authorization.set(event.target.value.trim()));
+element('settings').addEventListener('submit', (event) => event.preventDefault());
+
+const fromAddress = decodeURIComponent(location.hash.slice(1));
+if (fromAddress) void open(fromAddress);
+else renderConversations();
+void showHealth();
+question.focus();

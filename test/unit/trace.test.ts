@@ -1,0 +1,271 @@
+import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
+import { describe, expect, it } from 'vitest';
+import { createAgent } from '../../lib/agent/agent.ts';
+import type { AgentExtension } from '../../lib/agent/extension.ts';
+import { fitTrace, sizeOf } from '../../lib/agent/strategies/trace/fit.ts';
+import { emptyTrace, TraceBook } from '../../lib/agent/strategies/trace/book.ts';
+import { expandTrace } from '../../lib/agent/strategies/trace/read.ts';
+import { traceMessages } from '../../lib/agent/strategies/trace/shape.ts';
+import type { ModelRequest } from '../../lib/core/ports.ts';
+import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
+import { parseConfig } from '../../lib/config/load.ts';
+import { silentLogger } from '../../lib/core/logger.ts';
+import { createScriptedModel, textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
+import { agentFixture, testGateway, weatherTool } from '../support/agent-fixture.ts';
+
+const APPROVALS = 'mcpServers:\n  fake: { command: unused, requireApproval: destructive }';
+const weather = (id: string, city = '上海') => ({ id, name: 'getWeather', arguments: { city } });
+/** What the model received, in the trace's shape: what a trace must show. */
+const sent = (request: ModelRequest) => traceMessages(request.messages, 'full');
+/** The trace as the conversation's newest turn stored it. */
+const storedTrace = async (store: ReturnType<typeof createMemoryConversationStore>, conversationId: string, turn: number) => {
+  const { records } = await store.readPage({ conversationId }, { limit: 1, after: turn - 1 });
+  return records[0]!.state().trace as Record<string, unknown>;
+};
+
+describe('the turn trace', () => {
+  it('keeps each round\'s exact request (messages with their tool_call_ids, tools) and reply, with timings and usage', async () => {
+    const { agent } = agentFixture([
+      toolCallsReply([weather('call_1')], { promptTokens: 100, completionTokens: 7 }),
+      textReply('上海晴。', { promptTokens: 130, completionTokens: 9 }),
+    ]);
+    await agent.ask({ conversationId: 'traced', message: '上海天气？' });
+
+    const trace = await agent.getTurnTrace({ conversationId: 'traced' }, 1);
+
+    expect(trace).toMatchObject({ conversationId: 'traced', turn: 1 });
+    expect(trace.rounds.map((round) => round.round)).toEqual([1, 2]);
+    const [first, second] = trace.rounds;
+    expect(first!.request!.messages).toEqual([
+      { role: 'system', content: expect.stringContaining('你是一个智能助手') },
+      { role: 'user', content: '上海天气？' },
+    ]);
+    expect(first!.request!.tools.map((tool) => tool.function.name)).toEqual(['getWeather', 'batchCancelOrdersByOrderNo']);
+    expect(first!.request!.tools[0]!.function.parameters).toMatchObject({ type: 'object', properties: { city: expect.any(Object) } });
+    expect(first!.response).toEqual({ role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'getWeather', arguments: '{"city":"上海"}' } }] });
+    expect(first!.usage).toEqual({ promptTokens: 100, completionTokens: 7 });
+    expect(second!.request!.messages.slice(2)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'getWeather', arguments: '{"city":"上海"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', name: 'getWeather', content: '{"city":"上海","condition":"晴"}' },
+    ]);
+    expect(second!.response).toEqual({ role: 'assistant', content: '上海晴。' });
+    for (const round of trace.rounds) {
+      expect(Date.parse(round.startedAt)).not.toBeNaN();
+      expect(round.durationMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(trace.toolCalls).toEqual([{ id: 'call_1', name: 'getWeather', ok: true, durationMs: expect.any(Number) }]);
+  });
+
+  it('keeps the history once however many rounds repeat it', async () => {
+    const { agent, store } = agentFixture([
+      toolCallsReply([weather('a')]), toolCallsReply([weather('b')]), toolCallsReply([weather('c')]), textReply('done'),
+    ], { yaml: 'maxRounds: 8' });
+    await agent.ask({ conversationId: 'rounds', message: 'weather' });
+
+    const stored = await storedTrace(store, 'rounds', 1);
+    // system, question, three calls and their three results: each kept once.
+    expect((stored.messages as unknown[]).length).toBe(8);
+    expect((stored.tools as unknown[]).length).toBe(2);
+    const trace = await agent.getTurnTrace({ conversationId: 'rounds' }, 1);
+    expect(trace.rounds.map((round) => round.request!.messages.length)).toEqual([2, 4, 6, 8]);
+  });
+
+  it('keeps the earlier turns\' messages by reference (they are in their own items), and puts them back exactly as sent', async () => {
+    const { agent, model, store } = agentFixture([
+      toolCallsReply([weather('w1', '上海')]), textReply('上海晴。'),
+      toolCallsReply([weather('w2', '北京')]), textReply('北京多云。'),
+      textReply('都看过了。'),
+    ]);
+    await agent.ask({ conversationId: 'refs', message: '上海天气？' });
+    await agent.ask({ conversationId: 'refs', message: '北京呢？' });
+    await agent.ask({ conversationId: 'refs', message: '还有吗？' });
+
+    const stored = await storedTrace(store, 'refs', 3);
+    expect(JSON.stringify(stored.messages)).not.toContain('上海天气？');
+    expect(stored.history).toEqual({ messages: 8, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    for (const [turn, requests] of [[1, model!.requests.slice(0, 2)], [2, model!.requests.slice(2, 4)], [3, model!.requests.slice(4)]] as const) {
+      const trace = await agent.getTurnTrace({ conversationId: 'refs' }, turn);
+      expect(trace.rounds.map((round) => round.request!.messages)).toEqual(requests.map(sent));
+    }
+  });
+
+  it('finds a history whose oldest turn was sent condensed to its question and answer', async () => {
+    const long = '多云'.repeat(2_000);
+    const { agent, model } = agentFixture([
+      toolCallsReply([weather('big')]), textReply('上海多云。'),
+      textReply('好的。'),
+      textReply('再见。'),
+    ], { yaml: 'history: { maxTokens: 1000 }', gateway: testGateway([weatherTool(() => ({ ok: true, text: long }))]) });
+    await agent.ask({ conversationId: 'condensed', message: '上海天气？' });
+    await agent.ask({ conversationId: 'condensed', message: '谢谢' });
+    await agent.ask({ conversationId: 'condensed', message: '拜拜' });
+    // The first turn went to the third as its question and answer only.
+    expect(sent(model!.requests[3]!).map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+
+    const trace = await agent.getTurnTrace({ conversationId: 'condensed' }, 3);
+
+    expect(trace.rounds[0]!.request!.messages).toEqual(sent(model!.requests[3]!));
+  });
+
+  it('says how many earlier messages it can no longer show when an earlier turn is gone', async () => {
+    const { agent, store } = agentFixture([textReply('one'), textReply('two')]);
+    await agent.ask({ conversationId: 'gone', message: 'first' });
+    await agent.ask({ conversationId: 'gone', message: 'second' });
+    const { records } = await store.readPage({ conversationId: 'gone' }, { limit: 1 });
+    await store.remove({ conversationId: 'gone' }, 1, { claimId: records[0]!.claimId, status: 'complete' });
+
+    const request = (await agent.getTurnTrace({ conversationId: 'gone' }, 2)).rounds[0]!.request!;
+
+    expect(request.historyUnavailable).toBe(2);
+    expect(request.messages.map((message) => message.content)).toEqual([expect.stringContaining('智能助手'), 'second']);
+  });
+
+  it('records the request as it is finally sent, after every extension changed it, the embedding code\'s included', async () => {
+    const rewriter: AgentExtension = {
+      name: 'rewriter',
+      beforeModelCall: (plan) => ({ ...plan, systemPrompt: `${plan.systemPrompt}\n(rewritten)` }),
+      aroundModelCall: (request, next) => next({ ...request, messages: [...request.messages, { role: 'user', content: 'P.S. be brief' }] }),
+    };
+    const model = createScriptedModel([textReply('ok')]);
+    const config = parseConfig('todoList: true', { source: 'test.yml', environment: {} });
+    const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model, gateway: testGateway(), store: createMemoryConversationStore(), logger: silentLogger, extensions: [rewriter] });
+    await agent.ask({ conversationId: 'rewritten', message: 'hi' });
+
+    const request = (await agent.getTurnTrace({ conversationId: 'rewritten' }, 1)).rounds[0]!.request!;
+
+    expect(request.messages).toEqual(model.requests[0]!.messages.map((message) => ({ role: message.role, content: message.content })));
+    expect(request.messages[0]!.content).toMatch(/## Todo list[\s\S]*\(rewritten\)$/);
+    expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'P.S. be brief' });
+    expect(request.tools.map((tool) => tool.function.name)).toContain('write_todos');
+  });
+
+  it('keeps each turn\'s own trace, and goes on with a paused turn\'s when it is resumed', async () => {
+    const { agent } = agentFixture([
+      textReply('first'),
+      toolCallsReply([{ id: 'cancel_1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } }]),
+      textReply('cancelled'),
+    ], { yaml: APPROVALS });
+    await agent.ask({ conversationId: 'turns', message: 'hello' });
+    const paused = await agent.ask({ conversationId: 'turns', message: 'cancel ORD1' });
+    expect(paused.stopReason).toBe('approval_required');
+
+    await agent.decide({ conversationId: 'turns', decisions: [{ toolCallId: 'cancel_1', approved: true }] });
+
+    const first = await agent.getTurnTrace({ conversationId: 'turns' }, 1);
+    const second = await agent.getTurnTrace({ conversationId: 'turns' }, 2);
+    expect(first.rounds.map((round) => round.response!.content)).toEqual(['first']);
+    expect(second.rounds.map((round) => round.round)).toEqual([1, 2]);
+    expect(second.rounds[1]!.request!.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'cancel_1', name: 'batchCancelOrdersByOrderNo' });
+    expect(second.toolCalls.map((call) => call.id)).toEqual(['cancel_1']);
+  });
+
+  it('records a model call that failed, with its error', async () => {
+    const { agent } = agentFixture([toolCallsReply([weather('w')]), new Error('connection reset')]);
+    const result = await agent.ask({ conversationId: 'failed', message: 'weather' });
+    expect(result.stopReason).toBe('error');
+
+    const trace = await agent.getTurnTrace({ conversationId: 'failed' }, 1);
+
+    expect(trace.rounds[1]).toMatchObject({ round: 2, error: { code: 'model_unavailable', message: 'connection reset' } });
+    expect(trace.rounds[1]!.response).toBeUndefined();
+  });
+
+  it('stays within trace.maxBytes, cutting the longest texts with a marker', async () => {
+    const huge = '天气数据'.repeat(20_000);
+    const { agent, store } = agentFixture([toolCallsReply([weather('big')]), textReply('ok')], {
+      yaml: 'trace: { maxBytes: 8192 }\ntools: { maxOutputChars: 100000 }',
+      gateway: testGateway([weatherTool(() => ({ ok: true, text: huge }))]),
+    });
+    await agent.ask({ conversationId: 'bounded', message: 'weather' });
+
+    const stored = await storedTrace(store, 'bounded', 1);
+    expect(sizeOf(stored)).toBeLessThanOrEqual(8192);
+    const trace = await agent.getTurnTrace({ conversationId: 'bounded' }, 1);
+    const toolMessage = trace.rounds[1]!.request!.messages.find((message) => message.role === 'tool')!;
+    expect(toolMessage.content).toMatch(/^天气数据天气数据.*…\[\d+ more characters not kept in the trace\]$/s);
+    expect(toolMessage).toMatchObject({ tool_call_id: 'big', name: 'getWeather' });
+    expect(trace.trimmedCharacters).toBeGreaterThan(70_000);
+    // The short texts are whole.
+    expect(trace.rounds[1]!.request!.messages[1]).toEqual({ role: 'user', content: 'weather' });
+  });
+
+  it('leaves out the oldest rounds\' requests when cutting texts is not enough, keeping their replies and usage', () => {
+    const book = new TraceBook(emptyTrace(1, 'full'));
+    for (let round = 1; round <= 40; round++) {
+      // Requests that share nothing: leaving one out frees its messages.
+      const messages = [{ role: 'system' as const, content: `system ${round} `.repeat(200) }, { role: 'user' as const, content: `question ${round}` }];
+      book.addRound({ round: book.nextRound(), startedAt: new Date(0).toISOString(), durationMs: 1, request: { messages, tools: [] }, response: { role: 'assistant', content: `answer ${round}` }, usage: { promptTokens: round, completionTokens: 1 } });
+    }
+
+    const fitted = fitTrace(book.trace, 8192);
+
+    expect(sizeOf(fitted)).toBeLessThanOrEqual(8192);
+    const expanded = expandTrace(fitted);
+    expect(expanded.omittedRequests).toBeGreaterThan(0);
+    expect(expanded.omittedRequests).toBeLessThan(40);
+    expect(expanded.rounds).toHaveLength(40);
+    expect(expanded.rounds[0]!.request).toBeUndefined();
+    expect(expanded.rounds[0]).toMatchObject({ round: 1, response: { content: 'answer 1' }, usage: { promptTokens: 1, completionTokens: 1 } });
+    const newest = expanded.rounds.at(-1)!.request!.messages;
+    expect(newest[0]!.content).toMatch(/…\[\d+ more characters not kept in the trace\]$/s);
+    expect(newest[1]).toEqual({ role: 'user', content: 'question 40' });
+  });
+
+  it('keeps no texts with trace.contents: none', async () => {
+    const { agent } = agentFixture([toolCallsReply([weather('w', '上海')]), textReply('上海晴。')], { yaml: 'trace: { contents: none }' });
+    await agent.ask({ conversationId: 'private', message: '上海天气？' });
+
+    const trace = await agent.getTurnTrace({ conversationId: 'private' }, 1);
+
+    const text = JSON.stringify(trace);
+    for (const secret of ['上海', '晴', '智能助手', 'city']) expect(text).not.toContain(secret);
+    const length = (text: string) => `[${text.length} characters]`;
+    expect(trace.rounds[1]!.request!.messages.slice(1)).toEqual([
+      { role: 'user', content: length('上海天气？') },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'w', type: 'function', function: { name: 'getWeather', arguments: length('{"city":"上海"}') } }] },
+      { role: 'tool', tool_call_id: 'w', name: 'getWeather', content: length('{"city":"上海","condition":"晴"}') },
+    ]);
+    expect(trace.rounds[1]!.request!.tools).toEqual([{ type: 'function', function: { name: 'getWeather' } }, { type: 'function', function: { name: 'batchCancelOrdersByOrderNo' } }]);
+    expect(trace.rounds[1]!.usage).toEqual({ promptTokens: 10, completionTokens: 5 });
+  });
+
+  it('keeps nothing with trace.enabled: false, and drops a trace an earlier turn left', async () => {
+    const store = createMemoryConversationStore();
+    await agentFixture([textReply('traced')], { store }).agent.ask({ conversationId: 'off', message: 'one' });
+    const { agent } = agentFixture([textReply('not traced')], { store, yaml: 'trace: { enabled: false }' });
+
+    await agent.ask({ conversationId: 'off', message: 'two' });
+
+    await expect(agent.getTurnTrace({ conversationId: 'off' }, 2)).rejects.toMatchObject({ code: 'trace_not_found' });
+    expect(await storedTrace(store, 'off', 2)).toEqual({});
+  });
+
+  it('traces every phase of plan-execute, the planner\'s and the summary\'s calls included', async () => {
+    const { agent } = agentFixture([
+      toolCallsReply([{ id: 'plan_1', name: 'planning', arguments: { action: 'create', tasks: [{ title: '查上海天气' }] } }]),
+      textReply('计划好了。'),
+      toolCallsReply([weather('task_call')]),
+      textReply('上海晴。'),
+      textReply('总结：上海晴。'),
+    ], { yaml: 'strategy: plan-execute\nmaxRounds: 10' });
+    await agent.ask({ conversationId: 'phases', message: '上海天气？' });
+
+    const trace = await agent.getTurnTrace({ conversationId: 'phases' }, 1);
+
+    expect(trace.rounds.map((round) => round.round)).toEqual([1, 2, 3, 4, 5]);
+    expect(trace.rounds[0]!.request!.tools.map((tool) => tool.function.name)).toEqual(['planning']);
+    expect(trace.rounds[4]!.request!.messages[0]!.content).toMatch(/## Final answer/);
+    expect(trace.rounds[4]!.response!.content).toBe('总结：上海晴。');
+  });
+
+  it('answers 404 for an unknown conversation or turn, and reads only the caller\'s own conversations', async () => {
+    const { agent } = agentFixture([textReply('mine')]);
+    await agent.ask({ conversationId: 'owned', owner: 'alice', message: 'hi' });
+
+    await expect(agent.getTurnTrace({ conversationId: 'owned', owner: 'alice' }, 1)).resolves.toMatchObject({ turn: 1 });
+    await expect(agent.getTurnTrace({ conversationId: 'owned', owner: 'alice' }, 2)).rejects.toMatchObject({ code: 'turn_not_found' });
+    await expect(agent.getTurnTrace({ conversationId: 'owned', owner: 'mallory' }, 1)).rejects.toMatchObject({ code: 'conversation_not_found' });
+    await expect(agent.getTurnTrace({ conversationId: 'nobody' }, 1)).rejects.toMatchObject({ code: 'conversation_not_found' });
+    await expect(agent.getTurnTrace({ conversationId: 'owned', owner: 'alice' }, 0)).rejects.toMatchObject({ code: 'invalid_turn' });
+  });
+});
