@@ -27,7 +27,7 @@ async function measure(name: string, entry: string, file: string, define: Record
   return { name, entry, minifiedBytes: code.contents.byteLength, gzipBytes: gzipSync(code.contents).byteLength };
 }
 
-function table(sizes: BundleSize[]): string {
+export function table(sizes: BundleSize[]): string {
   const rows = [
     ['bundle', 'entry', 'minified', 'gzip'],
     ...sizes.map((size) => [size.name, size.entry, kilobytes(size.minifiedBytes), kilobytes(size.gzipBytes)]),
@@ -38,13 +38,20 @@ function table(sizes: BundleSize[]): string {
 
 const kilobytes = (bytes: number): string => `${bytes.toLocaleString('en-US')} B (${(bytes / 1024).toFixed(0)} KiB)`;
 
-const outdir = mkdtempSync(path.join(tmpdir(), 'bundle-size-'));
-try {
-  const sizes = await Promise.all([
-    ...Object.entries(FUNCTION_ENTRIES).map(([name, entry]) => measure(name, entry, 'index.mjs', {}, outdir)),
-    measure('demo-server', DEMO_SERVER_ENTRY, BUNDLED_DEMO_SERVER, DEMO_SERVER_DEFINE, outdir),
-  ]);
+/** Every Lambda bundle and the demo MCP server, built into a temporary folder and measured. */
+export async function measureBundleSizes(): Promise<BundleSize[]> {
+  const outdir = mkdtempSync(path.join(tmpdir(), 'bundle-size-'));
+  try {
+    return await Promise.all([
+      ...Object.entries(FUNCTION_ENTRIES).map(([name, entry]) => measure(name, entry, 'index.mjs', {}, outdir)),
+      measure('demo-server', DEMO_SERVER_ENTRY, BUNDLED_DEMO_SERVER, DEMO_SERVER_DEFINE, outdir),
+    ]);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const sizes = await measureBundleSizes();
   console.log(process.argv.includes('--json') ? JSON.stringify(sizes, null, 2) : table(sizes));
-} finally {
-  rmSync(outdir, { recursive: true, force: true });
 }

@@ -49,6 +49,12 @@ export const ESBUILD_SETTINGS = {
 } as const;
 
 /**
+ * NODE_OPTIONS of every function: stack traces in the logs point at the TypeScript sources, through
+ * the source maps (ESBUILD_SETTINGS). The cold-start benchmark starts its bundles with the same.
+ */
+export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
+
+/**
  * The demo server starts itself when it is the main module (`import.meta.main`, which Node has only
  * since 22.18). Its bundle is only ever run as the main module, so the check is settled at build
  * time and the bundle runs on any Node 22.
