@@ -4,7 +4,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { FUNCTION_NODE_OPTIONS, PROJECT_ROOT } from './bundling.ts';
+import { PROJECT_ROOT } from './bundling.ts';
 
 export interface AgentFunctionProps {
   /** The entry file, relative to the repository root; it exports `handler`. */
@@ -44,10 +44,7 @@ export class AgentFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       bundling: props.bundling,
-      environment: {
-        NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-        ...props.environment,
-      },
+      environment: props.environment,
     });
   }
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The shape of agent.yml, and the one place its defaults live: the typed configuration is derived

@@ -1,6 +1,6 @@
 /**
  * The cold start: the stream function bundled with the stack's esbuild settings and started the way
- * Lambda starts it (a new process loads the bundle with the stack's NODE_OPTIONS, then handles one
+ * Lambda starts it (a new process loads the bundle with the stack's environment, then handles one
  * `POST /conversations`), against the hand-written baseline bundled the same way. Each run is a new
  * process that starts its MCP server (the bundled `add` server) and answers one conversation of
  * one round of one call; the project's function also stores it in DynamoDB (dynalite, in the
@@ -13,7 +13,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { FUNCTION_NODE_OPTIONS } from '../../../infra/bundling.ts';
+import { BUNDLED_AGENT_CONFIG } from '../../../infra/bundling.ts';
 import { ENV } from '../../../lib/config/environment.ts';
 import { parseConfig } from '../../../lib/config/load.ts';
 import { connectionEnvironment } from '../../../lib/local/dynamo-connection.ts';
@@ -43,19 +43,18 @@ export interface ColdOptions {
 
 export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
   const { bundles } = options;
-  const functionBundle = await bundles.bundle('functions/stream.ts', 'stream/index.mjs');
+  const functionBundle = await bundles.bundle('functions/stream.ts', 'stream/index.mjs', { lambdaFunction: true });
   const addServer = await bundles.bundle('test/bench/overhead/add-server.ts', 'add-server.mjs');
   const programs = {
     project: await bundles.bundle('test/bench/overhead/cold-project.ts', 'cold-project.mjs'),
     baseline: await bundles.bundle('test/bench/overhead/cold-baseline.ts', 'cold-baseline.mjs'),
   };
-  const agentConfig = path.join(path.dirname(functionBundle), 'agent.yml');
+  const agentConfig = path.join(path.dirname(functionBundle), BUNDLED_AGENT_CONFIG);
   writeFileSync(agentConfig, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [addServer] } } }, null, 2));
   const defaults = parseConfig('{}', { source: 'defaults', environment: {} });
   const table = await startLocalTable();
   const shared = {
     PATH: process.env.PATH ?? '',
-    NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     [ENV.modelBaseUrl]: options.model.baseURL,
     [ENV.modelApiKey]: 'bench',
     [ENV.modelName]: shapeModelName({ toolRounds: 1, callsPerRound: 1 }),
