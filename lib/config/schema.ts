@@ -1,3 +1,5 @@
+// A namespace import, as everywhere in this project: zod's named export `z` is an object that
+// esbuild must keep whole, and with it every one of zod's locales (260 KB of each Lambda bundle).
 import * as z from 'zod';
 
 /**
