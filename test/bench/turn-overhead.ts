@@ -13,7 +13,8 @@
  *   dynamodb    DynamoDB requests per turn on dynalite (overhead/dynamodb-requests.ts)
  *   throughput  turns per second and latency percentiles in one process (overhead/throughput.ts)
  *
- * Options: --only warm,cold,... (default all); --batches N (warm, default 6); --conversations N
+ * Options: --only warm,cold,... (default all); --shapes 5x2,1x1 (rounds of parallel calls, then the
+ * answer; the default); --batches N (warm, default 6); --conversations N
  * (per warm process, default 100); --warmup N (conversations before measuring, default 50);
  * --cold-runs N (default 6); --source (warm children run the TypeScript sources rather than
  * bundles: readable profiles); --cpu-prof DIR (warm children write V8 CPU profiles there);
@@ -32,11 +33,11 @@ import { measureThroughput } from './overhead/throughput.ts';
 import { runWarm } from './overhead/warm.ts';
 
 const SECTIONS = ['warm', 'cold', 'bundles', 'dynamodb', 'throughput'] as const;
-const SHAPES: TurnShape[] = [{ toolRounds: 5, callsPerRound: 2 }, { toolRounds: 1, callsPerRound: 1 }];
 
 const { values } = parseArgs({
   options: {
     only: { type: 'string', default: SECTIONS.join(',') },
+    shapes: { type: 'string', default: '5x2,1x1' },
     batches: { type: 'string', default: '6' },
     conversations: { type: 'string', default: '100' },
     warmup: { type: 'string', default: '50' },
@@ -51,6 +52,12 @@ for (const section of sections) {
   if (!(SECTIONS as readonly string[]).includes(section)) throw new Error(`--only: unknown section ${section} (${SECTIONS.join(', ')})`);
 }
 const markdown = values.markdown;
+/** `5x2`: 5 rounds of 2 parallel calls, then the answer. */
+const SHAPES: TurnShape[] = values.shapes.split(',').map((text) => {
+  const match = /^(\d+)x(\d+)$/.exec(text.trim());
+  if (!match) throw new Error(`--shapes: ${text} is not <rounds>x<calls>`);
+  return { toolRounds: Number(match[1]), callsPerRound: Number(match[2]) };
+});
 
 console.log(`${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, ${os.platform()} ${os.arch()}, load average ${os.loadavg()[0]!.toFixed(1)}`);
 const model = await startModelServer();

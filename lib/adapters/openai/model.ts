@@ -30,9 +30,9 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
     async complete(request: ModelRequest): Promise<ModelReply> {
       const startedAt = Date.now();
       // The client's `timeout` bounds one HTTP attempt; this signal bounds the call, retries included.
-      const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
-      const signals = [request.signal, deadline].filter((signal) => signal !== undefined);
-      const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+      const deadline = request.timeoutMs === undefined ? undefined : callDeadline(request.timeoutMs);
+      const signals = [request.signal, deadline?.signal].filter((signal) => signal !== undefined);
+      const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
       // The client hands back the parsed JSON untouched, so fields the SDK's types omit
       // (reasoning_content, object arguments) reach the normalizer.
       const toReply = (body: unknown): ModelReply => {
@@ -80,10 +80,12 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
         });
         return reply;
       } catch (error) {
-        const timedOut = (deadline?.aborted ?? false) || isTimeoutAbort(request.signal);
+        const timedOut = (deadline?.signal.aborted ?? false) || isTimeoutAbort(request.signal);
         const modelError = redactKey(toModelError(error, options.client, timedOut, request.timeoutMs), options.client.apiKey);
         logger.warn('model-call-failed', { model: options.model, code: modelError.code, message: modelError.message });
         throw modelError;
+      } finally {
+        deadline?.end();
       }
     },
   };
@@ -101,6 +103,17 @@ function requestBody(options: OpenAIModelOptions, request: ModelRequest) {
     temperature: options.temperature,
     ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
   };
+}
+
+/**
+ * The call's own time limit. Not `AbortSignal.timeout`: its timer outlives the call until the limit
+ * passes (a minute by default), so every finished call would leave a timer and a signal behind.
+ * The reason is a TimeoutError, as `AbortSignal.timeout` gives.
+ */
+function callDeadline(timeoutMs: number): { signal: AbortSignal; end(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The model call timed out.', 'TimeoutError')), timeoutMs);
+  return { signal: controller.signal, end: () => clearTimeout(timer) };
 }
 
 /** A caller's signal from `AbortSignal.timeout` (reason TimeoutError) is a timeout, not a cancellation. */
