@@ -16,8 +16,8 @@
  * Options: --only warm,cold,... (default all); --shapes 5x2,1x1 (rounds of parallel calls, then the
  * answer; the default); --batches N (warm, default 6); --conversations N
  * (per warm process, default 100); --warmup N (conversations before measuring, default 50);
- * --cold-runs N (default 6); --source (warm children run the TypeScript sources rather than
- * bundles: readable profiles); --cpu-prof DIR (warm children write V8 CPU profiles there);
+ * --cold-runs N (default 6); --source (the children run the TypeScript sources rather than
+ * bundles: readable profiles); --cpu-prof DIR (the children write V8 CPU profiles there);
  * --markdown (tables for the README). Timings vary with the machine and its load: compare runs
  * on the same machine, and the ratios rather than the milliseconds.
  */
@@ -89,7 +89,13 @@ try {
     );
   }
   if (sections.has('cold')) {
-    const rows = await runCold({ runs: Number(values['cold-runs']), model, bundles });
+    const rows = await runCold({
+      runs: Number(values['cold-runs']),
+      model,
+      bundles,
+      source: values.source,
+      ...(values['cpu-prof'] ? { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] } : {}),
+    });
     printTable(
       `Cold start: spawn → first turn answered (1 round of 1 call), median of ${values['cold-runs']} runs each`,
       rows.map((row) => ({

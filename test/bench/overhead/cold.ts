@@ -13,7 +13,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BUNDLED_AGENT_CONFIG } from '../../../infra/bundling.ts';
+import { BUNDLED_AGENT_CONFIG, PROJECT_ROOT } from '../../../infra/bundling.ts';
 import { ENV } from '../../../lib/config/environment.ts';
 import { parseConfig } from '../../../lib/config/load.ts';
 import { connectionEnvironment } from '../../../lib/local/dynamo-connection.ts';
@@ -39,17 +39,26 @@ export interface ColdOptions {
   runs: number;
   model: ModelServer;
   bundles: BundleFolder;
+  /** Run the TypeScript sources rather than the bundles (for readable profiles; not a cold start Lambda would see). */
+  source?: boolean;
+  /** Extra node arguments for the children, e.g. --cpu-prof. */
+  nodeArguments?: string[];
 }
 
 export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
   const { bundles } = options;
-  const functionBundle = await bundles.bundle('functions/stream.ts', 'stream/index.mjs', { lambdaFunction: true });
+  const here = (file: string) => path.join(import.meta.dirname, file);
+  const functionBundle = options.source
+    ? path.join(PROJECT_ROOT, 'functions', 'stream.ts')
+    : await bundles.bundle('functions/stream.ts', 'stream/index.mjs', { lambdaFunction: true });
   const addServer = await bundles.bundle('test/bench/overhead/add-server.ts', 'add-server.mjs');
-  const programs = {
-    project: await bundles.bundle('test/bench/overhead/cold-project.ts', 'cold-project.mjs'),
-    baseline: await bundles.bundle('test/bench/overhead/cold-baseline.ts', 'cold-baseline.mjs'),
-  };
-  const agentConfig = path.join(path.dirname(functionBundle), BUNDLED_AGENT_CONFIG);
+  const programs = options.source
+    ? { project: here('cold-project.ts'), baseline: here('cold-baseline.ts') }
+    : {
+        project: await bundles.bundle('test/bench/overhead/cold-project.ts', 'cold-project.mjs'),
+        baseline: await bundles.bundle('test/bench/overhead/cold-baseline.ts', 'cold-baseline.mjs'),
+      };
+  const agentConfig = path.join(bundles.folder, BUNDLED_AGENT_CONFIG);
   writeFileSync(agentConfig, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [addServer] } } }, null, 2));
   const defaults = parseConfig('{}', { source: 'defaults', environment: {} });
   const table = await startLocalTable();
@@ -82,7 +91,7 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
     for (let run = 0; run < options.runs; run += 1) {
       const order = run % 2 === 0 ? (['project', 'baseline'] as const) : (['baseline', 'project'] as const);
       for (const program of order) {
-        const { report, wallMs, treeCpuMs } = await runChild<ColdReport>(programs[program], {}, { environment: environments[program] });
+        const { report, wallMs, treeCpuMs } = await runChild<ColdReport>(programs[program], {}, { environment: environments[program], nodeArguments: options.nodeArguments ?? [] });
         runs[program].push({ program, wallMs, loadedMs: report.loadedMs, cpuMs: report.cpuMs, treeCpuMs, peakRssMb: report.peakRssMb });
       }
     }
