@@ -6,11 +6,10 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createHttpHandler } from '../lib/http/handle.ts';
 import { answer, fromApiGatewayEvent, toApiGatewayResult } from './api-gateway.ts';
-import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, tracer } from './runtime.ts';
+import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools } from './runtime.ts';
 
 export { agent };
 const handle = createHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, openaiApi: config.openaiApi });
@@ -18,7 +17,6 @@ const handle = createHttpHandler({ agent, logger, maxBodyBytes: config.http.maxB
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(injectLambdaContext(powertools, { resetKeys: true }))
   .use(logMetrics(metrics))
-  .use(captureLambdaHandler(tracer))
   .handler(async (event, context) =>
     toApiGatewayResult(await answer(event, () => handle(fromApiGatewayEvent(event, context, callerIdentity)), { logger, allowedOrigins })),
   );

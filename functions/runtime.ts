@@ -1,7 +1,7 @@
 /**
  * What every Lambda entry shares, built once per container (cold start): the configuration, the
- * model API key from Secrets Manager or SSM, Powertools logger, metrics and tracer, the SDK clients
- * (traced), and the agent. A configuration or secret error fails the cold start, loudly.
+ * model API key from Secrets Manager or SSM, Powertools logger and metrics, the SDK clients, and the
+ * agent. A configuration or secret error fails the cold start, loudly.
  *
  * Environment (set by the CDK stack; loadConfig reads the model and table overrides):
  *   AGENT_CONFIG                      the bundled agent.yml
@@ -24,7 +24,6 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import { readHmacKey } from '../lib/adapters/aws/hmac-key.ts';
 import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
 import { usesOAuth } from '../lib/adapters/mcp/oauth/attach.ts';
@@ -39,7 +38,6 @@ import { mcpOAuthTokenStore } from './mcp-oauth-store.ts';
 
 export const settings = readDeploymentSettings(process.env);
 
-export const tracer = new Tracer({ serviceName: settings.serviceName });
 export const metrics = new Metrics({
   namespace: settings.metricsNamespace,
   serviceName: settings.serviceName,
@@ -47,14 +45,14 @@ export const metrics = new Metrics({
   logger: { ...console, warn: (...parts: unknown[]) => String(parts[0]).startsWith('No application metrics to publish') || console.warn(...parts) },
 });
 
-const secretsManager = () => tracer.captureAWSv3Client(new SecretsManagerClient({}));
+const secretsManager = () => new SecretsManagerClient({});
 // Both secrets at once: each read is a round trip of the cold start.
 const [apiKey, hmacKey] = await Promise.all([
   readModelApiKey({
     ...(settings.modelApiKeySecretArn ? { secretId: settings.modelApiKeySecretArn } : {}),
     ...(settings.modelApiKeyParameterName ? { parameterName: settings.modelApiKeyParameterName } : {}),
     secretsManager,
-    ssm: () => tracer.captureAWSv3Client(new SSMClient({})),
+    ssm: () => new SSMClient({}),
   }),
   settings.hmacKeyFile && !settings.hmacKeySecretArn
     ? loadLocalHmacKey(settings.hmacKeyFile)
@@ -73,10 +71,10 @@ export const agent = buildAgent(config, {
   logger,
   ...(hmacKey ? { hmacKey } : {}),
   ...(usesOAuth(config.mcpServers)
-    ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, () => tracer.captureAWSv3Client(new SecretsManagerClient({}))) }
+    ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, secretsManager) }
     : {}),
   metrics: powertoolsTurnMetrics(metrics),
-  documentClient: createDynamoDocumentClient(config.conversation, { instrument: (client) => tracer.captureAWSv3Client(client) }),
+  documentClient: createDynamoDocumentClient(config.conversation),
 });
 
 /** How callers are told apart (auth mode, and for iam whether a role's session name counts); conversations are scoped to it. */

@@ -13,13 +13,12 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, StreamifyHandler } from 'aws-lambda';
 import { createStreamingHttpHandler, withIdleLimit, type StreamingHttpResponse } from '../lib/http/handle-stream.ts';
 import { EventStreamBody } from '../lib/http/stream-turn.ts';
 import { ms } from '../lib/core/time.ts';
 import { answer, fromApiGatewayEvent } from './api-gateway.ts';
-import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, tracer } from './runtime.ts';
+import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools } from './runtime.ts';
 
 export { agent };
 /** API Gateway closes a Regional stream after 5 idle minutes; a JSON turn ends (and is stored) before that. */
@@ -34,8 +33,8 @@ const turnSettled = (request: Request): Promise<void> | undefined => {
 
 /**
  * middy runs `after` when the handler returns, which for an event stream is when the turn has only
- * begun. Powertools' `after` publishes the metrics, closes the handler's trace segment and resets
- * the log keys: deferred here to the turn's end, they cover the whole turn, as in functions/http.ts.
+ * begun. Powertools' `after` publishes the metrics and resets the log keys: deferred here to the
+ * turn's end, they cover the whole turn, as in functions/http.ts.
  */
 function afterTurnSettles(middleware: MiddlewareObj): MiddlewareObj {
   const { after } = middleware;
@@ -60,8 +59,6 @@ const streaming = middy<APIGatewayProxyEvent, StreamingHttpResponse>({
 })
   .use(afterTurnSettles(injectLambdaContext(powertools, { resetKeys: true })))
   .use(afterTurnSettles(logMetrics(metrics)))
-  // The response is a stream (and a turn's text), not metadata worth storing in the trace.
-  .use(afterTurnSettles(captureLambdaHandler(tracer, { captureResponse: false })))
   .handler((event, context) =>
     answer(event, () => handle(withIdleLimit(fromApiGatewayEvent(event, context, callerIdentity), Date.now(), JSON_RESPONSE_LIMIT_MS)), { logger, allowedOrigins }),
   );

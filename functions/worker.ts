@@ -8,7 +8,6 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
@@ -17,17 +16,17 @@ import { createEventBridgeTurnAnnouncer } from '../lib/adapters/aws/turn-events.
 import { createSkippingAnnouncer } from '../lib/queue/announcer.ts';
 import { redeliveryByQueue, type RedeliveryScheduler } from '../lib/queue/redelivery.ts';
 import { createQueueWorker, type WorkerOutput } from '../lib/queue/worker.ts';
-import { agent, config, logger, metrics, powertools, settings, tracer } from './runtime.ts';
+import { agent, config, logger, metrics, powertools, settings } from './runtime.ts';
 
 export { agent };
 
 const eventBusName = settings.eventBusName;
 const announcer = eventBusName
-  ? createEventBridgeTurnAnnouncer({ client: tracer.captureAWSv3Client(new EventBridgeClient({})), eventBusName })
+  ? createEventBridgeTurnAnnouncer({ client: new EventBridgeClient({}), eventBusName })
   : createSkippingAnnouncer(logger);
 
 // The stack passes the queues' URLs so failed records come back after a short backoff.
-const sqs = tracer.captureAWSv3Client(new SQSClient({}));
+const sqs = new SQSClient({});
 const schedulerFor = (queueUrl: string) => createSqsRedeliveryScheduler({ client: sqs, queueUrl, logger });
 const { queueUrl, eventQueueUrl, eventQueueArn } = settings;
 let redelivery: RedeliveryScheduler | undefined = queueUrl ? schedulerFor(queueUrl) : undefined;
@@ -46,6 +45,4 @@ const work = createQueueWorker({
 export const handler = middy<unknown, WorkerOutput, Error, Context>()
   .use(injectLambdaContext(powertools, { resetKeys: true }))
   .use(logMetrics(metrics))
-  // A turn's result (its reply, tool arguments) is conversation data, not trace metadata.
-  .use(captureLambdaHandler(tracer, { captureResponse: false }))
   .handler((event, context) => work(event, context));

@@ -44,10 +44,7 @@ export class AgentFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       bundling: props.bundling,
-      environment: {
-        NODE_OPTIONS: '--enable-source-maps',
-        ...props.environment,
-      },
+      environment: props.environment,
     });
   }
 }

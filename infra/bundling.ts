@@ -15,7 +15,7 @@ export const FUNCTION_ENTRIES = {
 
 export const DEMO_SERVER_ENTRY = 'lib/demo/server.ts';
 /** File names inside each function's bundle (Lambda runs the bundle from /var/task). */
-export const BUNDLED_AGENT_CONFIG = 'agent.yml';
+export const BUNDLED_AGENT_CONFIG = 'agent.json';
 export const BUNDLED_DEMO_SERVER = 'demo-server.mjs';
 export const LAMBDA_TASK_ROOT = '/var/task';
 
@@ -32,10 +32,11 @@ export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const
  * - node22: the Lambda runtime; nothing is down-levelled.
  * - mainFields module first: packages that ship both builds bundle their ESM build, which tree-shakes
  *   better (the function bundles come out about 15% smaller than with the CommonJS builds).
- * - minify and source maps: smaller code to load on a cold start; NODE_OPTIONS=--enable-source-maps
- *   maps stack traces in the logs back to the TypeScript sources. The maps leave out the sources'
- *   text (file and line is all a stack trace needs), which makes them a quarter of the size and
- *   cheaper for Node to parse at start.
+ * - minified, without source maps: less code to load on a cold start. A function's map is larger
+ *   than its code (1.3 MB for an 830 KB bundle) and `--enable-source-maps` costs every cold start
+ *   about 10% more CPU, for stack traces that the logs rarely need: errors carry stable codes and
+ *   messages. The code is the same with or without a map, so `npm run bundle-size -- --write DIR`
+ *   gives the map of exactly what a commit deploys, to read a stack trace against.
  */
 export const ESBUILD_SETTINGS = {
   platform: 'node',
@@ -43,8 +44,6 @@ export const ESBUILD_SETTINGS = {
   target: 'node22',
   mainFields: ['module', 'main'],
   minify: true,
-  sourcemap: true,
-  sourcesContent: false,
   banner: ESM_REQUIRE_BANNER,
 } as const;
 
@@ -55,10 +54,42 @@ export const ESBUILD_SETTINGS = {
  */
 export const DEMO_SERVER_DEFINE = { 'import.meta.main': 'true' };
 
-/** The settings for esbuild's JavaScript API (bundle-size.ts). */
-export function esbuildBuildOptions(entry: string, outfile: string, define: Record<string, string> = {}): BuildOptions {
+/** What a deployment uses, and so what its functions must bundle. */
+export interface FunctionBundleOptions {
+  /** The model key is read from SSM Parameter Store (context modelApiKeyParameterName). */
+  ssmClient: boolean;
+}
+
+/** The stack's defaults: the model key in Secrets Manager. */
+export const DEFAULT_FUNCTION_BUNDLE: FunctionBundleOptions = { ssmClient: false };
+
+/**
+ * Packages the Lambda functions get in a smaller form (esbuild aliases, package → file). Each is
+ * imported by code that also runs from the sources (npm start, tests, embedding), where the full
+ * package is right; in a function it would be dead weight on every cold start:
+ * - yaml (115 KB): the build writes agent.yml as agent.json, so the functions only parse JSON;
+ * - @aws-sdk/credential-provider-node (about 90 KB with the STS and SSO clients): Lambda gives
+ *   credentials in the environment, the rest of the default chain never runs there;
+ * - @aws-sdk/client-ssm (80 KB): only where the model key lives in SSM Parameter Store.
+ */
+export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
+  const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
+  return {
+    yaml: substitute('json-only-yaml.ts'),
+    '@aws-sdk/credential-provider-node': substitute('environment-credentials.ts'),
+    ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
+  };
+}
+
+/** The settings for esbuild's JavaScript API (bundle-size.ts, the benchmarks). */
+export function esbuildBuildOptions(entry: string, outfile: string, define: Record<string, string> = {}, alias: Record<string, string> = {}): BuildOptions {
   const { banner, mainFields, ...settings } = ESBUILD_SETTINGS;
-  return { ...settings, entryPoints: [entry], outfile, bundle: true, mainFields: [...mainFields], banner: { js: banner }, define, logLevel: 'warning' };
+  return { ...settings, entryPoints: [entry], outfile, bundle: true, mainFields: [...mainFields], banner: { js: banner }, define, alias, logLevel: 'warning' };
+}
+
+/** A Lambda function's bundle for esbuild's JavaScript API: the settings and the substitutes. */
+export function functionBuildOptions(entry: string, outfile: string, options: FunctionBundleOptions = DEFAULT_FUNCTION_BUNDLE): BuildOptions {
+  return esbuildBuildOptions(entry, outfile, {}, functionSubstitutes(options));
 }
 
 /** The same settings as esbuild command-line arguments (the demo server, built in a command hook). */
@@ -69,8 +100,6 @@ export function esbuildArguments(entry: string, outfile: string, define: Record<
     `--platform=${settings.platform}`, `--format=${settings.format}`, `--target=${settings.target}`,
     `--main-fields=${settings.mainFields.join(',')}`,
     ...(settings.minify ? ['--minify'] : []),
-    ...(settings.sourcemap ? ['--sourcemap'] : []),
-    `--sources-content=${settings.sourcesContent}`,
     `--banner:js=${settings.banner}`,
     ...Object.entries(define).map(([name, value]) => `--define:${name}=${value}`),
     '--log-level=warning',
@@ -90,10 +119,11 @@ export function agentConfigPath(agentConfig: string): string {
  * runtime's copy changes under us with runtime updates), and a minified, tree-shaken SDK inside the
  * bundle loads faster at cold start than the runtime's full packages.
  *
- * After esbuild, each bundle receives agent.yml and the demo MCP server compiled to one ESM file,
- * which agent.yml starts with `node` (DEMO_MCP_SERVER, relative to agent.yml's folder).
+ * After esbuild, each bundle receives agent.yml as agent.json (infra/bundled-config.ts) and the demo
+ * MCP server compiled to one ESM file, which agent.yml starts with `node` (DEMO_MCP_SERVER,
+ * relative to the configuration's folder).
  */
-export function functionBundling(agentConfigFile: string): BundlingOptions {
+export function functionBundling(agentConfigFile: string, options: FunctionBundleOptions = DEFAULT_FUNCTION_BUNDLE): BundlingOptions {
   const settings = ESBUILD_SETTINGS;
   return {
     forceDockerBundling: false,
@@ -101,10 +131,10 @@ export function functionBundling(agentConfigFile: string): BundlingOptions {
     target: settings.target,
     mainFields: [...settings.mainFields],
     minify: settings.minify,
-    sourceMap: settings.sourcemap,
-    sourcesContent: settings.sourcesContent,
+    sourceMap: false,
     banner: settings.banner,
     bundleAwsSDK: true,
+    esbuildArgs: { '--alias': Object.entries(functionSubstitutes(options)).map(([name, file]) => `${name}=${file}`) },
     commandHooks: {
       beforeBundling: () => [],
       beforeInstall: () => [],
@@ -112,8 +142,9 @@ export function functionBundling(agentConfigFile: string): BundlingOptions {
         const relativeConfig = path.relative(PROJECT_ROOT, agentConfigFile);
         const esbuild = path.join(inputDir, 'node_modules', '.bin', 'esbuild');
         const demoServer = esbuildArguments(path.join(inputDir, DEMO_SERVER_ENTRY), path.join(outputDir, BUNDLED_DEMO_SERVER), DEMO_SERVER_DEFINE);
+        const writeConfig = [process.execPath, path.join(inputDir, 'infra', 'bundled-config.ts'), path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG)];
         return [
-          ['cp', path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG)].map(shellQuote).join(' '),
+          writeConfig.map(shellQuote).join(' '),
           [esbuild, ...demoServer].map(shellQuote).join(' '),
         ];
       },

@@ -51,7 +51,8 @@ export class McpAgentStack extends Stack {
       },
       tableName: conversations.table.tableName,
       corsAllowOrigins: settings.corsAllowOrigins,
-      bundling: functionBundling(agentConfig),
+      // The SSM client is bundled only where the model key lives in SSM.
+      bundling: functionBundling(agentConfig, { ssmClient: settings.modelApiKeyParameterName !== undefined }),
       removalPolicy,
     });
     const { stream, worker, http } = functions;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { RENAMED_KEYS } from './schema.ts';
 
 /** Turns zod issues into lines that name the key and say what is expected. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import { ENV, type Environment } from './environment.ts';
 import { interpolateEnvironment } from './interpolate.ts';

@@ -1,4 +1,6 @@
-import { z } from 'zod';
+// A namespace import, as everywhere in this project: zod's named export `z` is an object that
+// esbuild must keep whole, and with it every one of zod's locales (260 KB of each Lambda bundle).
+import * as z from 'zod';
 
 /**
  * The shape of agent.yml, and the one place its defaults live: the typed configuration is derived

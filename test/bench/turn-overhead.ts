@@ -1,80 +1,146 @@
 /**
- * `npm run bench`: what the service itself adds to a turn, with the model's time taken out (the
- * model answers instantly from a script). Two set-ups:
- *   in-memory  the loop, tool validation and turn bookkeeping alone (fake tools, memory store);
- *   local      the same plus the real demo MCP server over stdio and DynamoDB's protocol (dynalite).
- * Each turn is two rounds: a tool call, then a text answer. Prints latency percentiles, throughput
- * and heap growth. Timings vary with the machine; compare runs on the same one.
+ * `npm run bench` (node --expose-gc test/bench/turn-overhead.ts [options]): what the project costs
+ * beyond the model and the tools, measured against a hand-written loop doing the same work
+ * (overhead/baseline-loop.ts: only `openai` and the MCP SDK), on this machine, in one run.
+ *
+ *   warm        each loop in child processes of its own, alternating batch by batch, against a
+ *               zero-latency OpenAI-compatible server and a stdio MCP server with one `add` tool:
+ *               wall and CPU ms per round (a round is one model reply) and peak RSS, the median
+ *               of the batches, and the project's ratio to the baseline (overhead/warm.ts)
+ *   cold        the stream function bundled as the stack bundles it, started as Lambda starts it,
+ *               spawn → first turn answered, against the baseline bundled the same way (overhead/cold.ts)
+ *   bundles     each Lambda bundle's minified and gzipped size (infra/bundle-size.ts)
+ *   dynamodb    DynamoDB requests per turn on dynalite (overhead/dynamodb-requests.ts)
+ *   throughput  turns per second and latency percentiles in one process (overhead/throughput.ts)
+ *
+ * Options: --only warm,cold,... (default all); --shapes 5x2,1x1 (rounds of parallel calls, then the
+ * answer; the default); --batches N (warm, default 6); --conversations N
+ * (per warm process, default 100); --warmup N (conversations before measuring, default 50);
+ * --cold-runs N (default 6); --source (the children run the TypeScript sources rather than
+ * bundles: readable profiles); --cpu-prof DIR (the children write V8 CPU profiles there);
+ * --markdown (tables for the README). Timings vary with the machine and its load: compare runs
+ * on the same machine, and the ratios rather than the milliseconds.
  */
-import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
-import { createAgent, type Agent } from '../../lib/agent/agent.ts';
-import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
-import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
-import { parseConfig } from '../../lib/config/load.ts';
-import { silentLogger } from '../../lib/core/logger.ts';
-import type { ModelClient, ToolGateway } from '../../lib/core/ports.ts';
-import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
-import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
-import { startLocalTable } from '../support/dynalite.ts';
-import { DEMO_SERVER } from '../support/lambda-environment.ts';
-import { testGateway } from '../support/agent-fixture.ts';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { measureBundleSizes } from '../../infra/bundle-size.ts';
+import { createBundleFolder } from './overhead/bundles.ts';
+import { runCold } from './overhead/cold.ts';
+import { countDynamoRequests } from './overhead/dynamodb-requests.ts';
+import { startModelServer, type TurnShape } from './overhead/model-server.ts';
+import { bytes, fixed, megabytes, printTable, ratio } from './overhead/print.ts';
+import { measureThroughput } from './overhead/throughput.ts';
+import { runWarm } from './overhead/warm.ts';
 
-const config = parseConfig('history: { maxTokens: 4000 }', { source: 'bench.yml', environment: {} });
+const SECTIONS = ['warm', 'cold', 'bundles', 'dynamodb', 'throughput'] as const;
 
-/** Always a tool call first, then the answer: two rounds per turn, whatever the history. */
-const instantModel: ModelClient = {
-  async complete(request) {
-    const last = request.messages.at(-1);
-    return last?.role === 'tool' ? textReply('晴') : toolCallsReply([{ id: `call_${request.messages.length}`, name: 'getWeather', arguments: { city: '上海' } }]);
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string', default: SECTIONS.join(',') },
+    shapes: { type: 'string', default: '5x2,1x1' },
+    batches: { type: 'string', default: '6' },
+    conversations: { type: 'string', default: '100' },
+    warmup: { type: 'string', default: '50' },
+    'cold-runs': { type: 'string', default: '6' },
+    source: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+    markdown: { type: 'boolean', default: false },
   },
-};
+});
+const sections = new Set(values.only.split(',').map((section) => section.trim()));
+for (const section of sections) {
+  if (!(SECTIONS as readonly string[]).includes(section)) throw new Error(`--only: unknown section ${section} (${SECTIONS.join(', ')})`);
+}
+const markdown = values.markdown;
+/** `5x2`: 5 rounds of 2 parallel calls, then the answer. */
+const SHAPES: TurnShape[] = values.shapes.split(',').map((text) => {
+  const match = /^(\d+)x(\d+)$/.exec(text.trim());
+  if (!match) throw new Error(`--shapes: ${text} is not <rounds>x<calls>`);
+  return { toolRounds: Number(match[1]), callsPerRound: Number(match[2]) };
+});
 
-async function measure(name: string, agent: Agent, turns: number, conversations: number) {
-  for (let index = 0; index < 20; index++) await agent.ask({ conversationId: `warm-${index}`, message: 'warm up' });
-  global.gc?.();
-  const heapBefore = process.memoryUsage().heapUsed;
-  const latencies: number[] = [];
-  const started = performance.now();
-  // Conversations run side by side; turns within one conversation one after another, as the store requires.
-  await Promise.all(Array.from({ length: conversations }, async (_, conversation) => {
-    for (let turn = 0; turn < turns / conversations; turn++) {
-      const before = performance.now();
-      await agent.ask({ conversationId: `${name}-${conversation}`, message: '上海天气?' });
-      latencies.push(performance.now() - before);
-    }
-  }));
-  const elapsed = performance.now() - started;
-  global.gc?.();
-  const heapAfter = process.memoryUsage().heapUsed;
-  latencies.sort((a, b) => a - b);
-  const at = (fraction: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))]!.toFixed(2);
-  return {
-    setup: name,
-    turns: latencies.length,
-    'turns/s': Math.round((latencies.length / elapsed) * 1000),
-    'p50 ms': at(0.5),
-    'p95 ms': at(0.95),
-    'p99 ms': at(0.99),
-    'heap +MB': ((heapAfter - heapBefore) / 1024 / 1024).toFixed(1),
-  };
+console.log(`${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, ${os.platform()} ${os.arch()}, load average ${os.loadavg()[0]!.toFixed(1)}`);
+const model = await startModelServer();
+const bundles = createBundleFolder();
+try {
+  if (sections.has('warm')) {
+    const rows = await runWarm({
+      shapes: SHAPES,
+      batches: Number(values.batches),
+      conversations: Number(values.conversations),
+      warmup: Number(values.warmup),
+      model,
+      ...(values.source ? {} : { bundles }),
+      ...(values['cpu-prof'] ? { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] } : {}),
+    });
+    printTable(
+      `Warm: ${values.conversations} conversations per process after ${values.warmup} to warm up, median of ${values.batches} batches`,
+      rows.map((row) => ({
+        shape: row.shape,
+        loop: row.side,
+        'wall ms / round': fixed(row.wallMsPerRound),
+        'CPU ms / round': fixed(row.cpuMsPerRound),
+        'peak RSS': megabytes(row.peakRssMb),
+        'CPU vs baseline': ratio(row.cpuRatio),
+        'wall vs baseline': ratio(row.wallRatio),
+        'RSS vs baseline': row.rssDifferenceMb === undefined ? '' : `+${megabytes(row.rssDifferenceMb)}`,
+      })),
+      markdown,
+    );
+  }
+  if (sections.has('cold')) {
+    const rows = await runCold({
+      runs: Number(values['cold-runs']),
+      model,
+      bundles,
+      source: values.source,
+      ...(values['cpu-prof'] ? { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] } : {}),
+    });
+    printTable(
+      `Cold start: spawn → first turn answered (1 round of 1 call), median of ${values['cold-runs']} runs each`,
+      rows.map((row) => ({
+        program: row.program,
+        'wall ms': fixed(row.wallMs, 0),
+        'loaded ms': fixed(row.loadedMs, 0),
+        'CPU ms': fixed(row.cpuMs, 0),
+        'CPU ms with MCP server': fixed(row.treeCpuMs, 0),
+        'peak RSS': megabytes(row.peakRssMb),
+        'CPU vs baseline': ratio(row.cpuRatio),
+        'wall vs baseline': ratio(row.wallRatio),
+      })),
+      markdown,
+    );
+  }
+  if (sections.has('bundles')) {
+    const sizes = await measureBundleSizes();
+    printTable(
+      'Bundles (minified ESM as deployed, source maps not counted)',
+      sizes.map((size) => ({ bundle: size.name, minified: bytes(size.minifiedBytes), gzip: bytes(size.gzipBytes) })),
+      markdown,
+    );
+  }
+  if (sections.has('dynamodb')) {
+    const rows = await countDynamoRequests(SHAPES, model);
+    printTable('DynamoDB requests per turn (dynalite, counted by a client middleware)', rows.map((row) => ({ ...row })), markdown);
+  }
+  if (sections.has('throughput')) {
+    const rows = await measureThroughput();
+    printTable(
+      'Throughput in one process (instant scripted model; conversations side by side)',
+      rows.map((row) => ({
+        setup: row.setup,
+        turns: row.turns,
+        'concurrent conversations': row.conversations,
+        'turns/s': fixed(row.turnsPerSecond, 0),
+        'p50 ms': fixed(row.p50Ms),
+        'p95 ms': fixed(row.p95Ms),
+        'p99 ms': fixed(row.p99Ms),
+        'heap growth': `${fixed(row.heapGrowthMb, 1)} MB`,
+      })),
+      markdown,
+    );
+  }
+} finally {
+  bundles.remove();
+  await model.close();
 }
-
-const rows = [];
-{
-  const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model: instantModel, gateway: testGateway(), store: createMemoryConversationStore(), logger: silentLogger });
-  rows.push(await measure('in-memory', agent, 4000, 20));
-}
-{
-  const table = await startLocalTable();
-  const gateway: ToolGateway = createMcpGateway({
-    servers: [{ name: 'demo', type: 'stdio', command: 'node', args: [DEMO_SERVER], env: {} }],
-    settings: { connectTimeoutSeconds: 15, catalogTtlSeconds: 300, reconnectMaxDelaySeconds: 30, maxResultBytes: 1024 * 1024 },
-    logger: silentLogger,
-  });
-  const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 1 });
-  const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model: instantModel, gateway, store, logger: silentLogger });
-  rows.push(await measure('local', agent, 600, 10));
-  await agent.close();
-  await table.close();
-}
-console.table(rows);

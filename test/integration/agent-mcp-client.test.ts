@@ -162,7 +162,9 @@ describe('sampling', () => {
 
     expect(result).toMatchObject({ stopReason: 'completed', reply: 'The server’s model said teal.', rounds: 3, toolCalls: [{ id: 'call_sample', ok: true }] });
     // Three model calls: the tool call, the sampling, the answer (the scripted usage of each).
-    expect(result.usage).toEqual({ promptTokens: 188 + 192 + 192, completionTokens: 16 + 171 + 171 });
+    const turnUsage = { promptTokens: 188 + 192 + 192, completionTokens: 16 + 171 + 171 };
+    // The first turn: the conversation's totals are the turn's, the sampling call's included.
+    expect(result.usage).toEqual({ ...turnUsage, conversation: turnUsage });
     const sampling = model.requests[1]!.body as { messages: WireMessage[]; tools?: unknown; max_tokens?: number };
     expect(sampling.messages).toEqual([
       { role: 'system', content: 'You are a helpful test server.' },

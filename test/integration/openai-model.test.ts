@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { APIError } from 'openai';
+import { APIError } from 'openai/core/error';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOpenAIClient } from '../../lib/adapters/openai/client.ts';
 import { createOpenAIModel, type OpenAIModelOptions } from '../../lib/adapters/openai/model.ts';

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { DEMO_TOOLS } from '../../lib/demo/tools.ts';
 
 const run = promisify(execFile);
@@ -65,10 +66,11 @@ describe('npx cdk synth', () => {
     expect(new Set(functions.map((fn) => fn.assetDirectory)).size).toBe(3);
   });
 
-  it.each(['Http', 'Stream', 'Worker'])('puts the %s handler, its source map, agent.yml and the demo server in the bundle', (name) => {
+  it.each(['Http', 'Stream', 'Worker'])('puts the %s handler, agent.yml as JSON and the demo server in the bundle, and no source map', (name) => {
     const { assetDirectory } = functionNamed(name);
-    expect(readdirSync(assetDirectory).sort()).toEqual(['agent.yml', 'demo-server.mjs', 'demo-server.mjs.map', 'index.mjs', 'index.mjs.map']);
-    expect(readFileSync(path.join(assetDirectory, 'agent.yml'), 'utf8')).toBe(readFileSync(path.join(ROOT, 'agent.yml'), 'utf8'));
+    expect(readdirSync(assetDirectory).sort()).toEqual(['agent.json', 'demo-server.mjs', 'index.mjs']);
+    const bundled = readFileSync(path.join(assetDirectory, 'agent.json'), 'utf8');
+    expect(JSON.parse(bundled)).toEqual(parseYaml(readFileSync(path.join(ROOT, 'agent.yml'), 'utf8')));
   });
 
   it.each(['Http', 'Stream', 'Worker'])('emits %s code that Node parses as ESM with a require() for CommonJS packages', async (name) => {
@@ -100,6 +102,17 @@ describe('node infra/bundle-size.ts', () => {
       ['demo-server', sizeOf(path.join(http, 'demo-server.mjs'))],
     ]);
     for (const size of sizes) expect(size.gzipBytes).toBeLessThan(size.minifiedBytes / 2);
+  });
+
+  it('keeps every function bundle within 900 KB, without the packages the functions get in a smaller form', async () => {
+    const { stdout } = await run(process.execPath, [path.join(ROOT, 'infra/bundle-size.ts'), '--json', '--packages'], { cwd: ROOT, timeout: 120_000 });
+    const sizes = JSON.parse(stdout) as { name: string; minifiedBytes: number; packages: { source: string }[] }[];
+    for (const size of sizes.filter(({ name }) => name !== 'demo-server')) {
+      expect(size.minifiedBytes, size.name).toBeLessThanOrEqual(900_000);
+      const sources = size.packages.map(({ source }) => source);
+      for (const absent of ['yaml', '@aws-sdk/client-ssm', '@aws-sdk/credential-provider-node', '@aws-sdk/nested-clients', 'aws-xray-sdk-core']) expect(sources, size.name).not.toContain(absent);
+      expect(sources, size.name).toContain('functions/substitutes');
+    }
   });
 });
 

@@ -172,25 +172,6 @@ describe('the worker Lambda handler, invoked locally', () => {
     expect(announcedDetails()).toEqual([{ ...result, requestId: 'invoke-7d0f5a3e' }]);
   });
 
-  it('keeps the turn result (reply, tool arguments) out of the X-Ray trace', async () => {
-    const { tracer } = await import('../../functions/runtime.ts');
-    // Tracing as in Lambda, without an X-Ray daemon: the middleware runs, segments are not sent.
-    const spies = [
-      vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true),
-      vi.spyOn(tracer, 'getSegment').mockReturnValue(undefined),
-      vi.spyOn(tracer, 'annotateColdStart').mockReturnValue(undefined),
-      vi.spyOn(tracer, 'addServiceNameAnnotation').mockReturnValue(undefined),
-    ];
-    const recorded = vi.spyOn(tracer, 'addResponseAsMetadata').mockReturnValue(undefined);
-    try {
-      const result = await worker.handler({ ...directInvoke, conversationId: 'traced', requestId: 'traced-1' }, lambdaContext());
-      expect(result).toMatchObject({ reply: expect.stringContaining('私密') });
-      expect(recorded).not.toHaveBeenCalled();
-    } finally {
-      for (const spy of [...spies, recorded]) spy.mockRestore();
-    }
-  });
-
   it('throws for a direct invoke with an invalid payload, naming the field to fix', async () => {
     const requestsBefore = model.requests.length;
 

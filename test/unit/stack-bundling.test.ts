@@ -1,58 +1,89 @@
 /**
- * How the stack asks NodejsFunction to bundle, and the command hooks that add agent.yml and the demo
- * server. test/integration/synth.test.ts runs these commands for real.
+ * How the stack asks NodejsFunction to bundle: the settings, the packages the functions get in a
+ * smaller form, and the command hooks that add the configuration and the demo server.
+ * test/integration/synth.test.ts runs these commands for real.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ESM_REQUIRE_BANNER, PROJECT_ROOT, agentConfigPath, esbuildArguments, esbuildBuildOptions, functionBundling, shellQuote } from '../../infra/bundling.ts';
+import {
+  ESM_REQUIRE_BANNER,
+  PROJECT_ROOT,
+  agentConfigPath,
+  esbuildArguments,
+  esbuildBuildOptions,
+  functionBuildOptions,
+  functionBundling,
+  functionSubstitutes,
+  shellQuote,
+} from '../../infra/bundling.ts';
+
+const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
 
 describe('functionBundling', () => {
   const bundling = functionBundling(agentConfigPath('agent.yml'));
 
-  it('bundles ESM for Node 22 with the local esbuild, minified with source maps, the AWS SDK included', () => {
+  it('bundles minified ESM for Node 22 with the local esbuild, the AWS SDK included, no source map', () => {
     expect(bundling).toMatchObject({
       forceDockerBundling: false,
       format: 'esm',
       target: 'node22',
       mainFields: ['module', 'main'],
       minify: true,
-      sourceMap: true,
-      sourcesContent: false,
+      sourceMap: false,
       bundleAwsSDK: true,
       banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
     });
     expect(bundling).not.toHaveProperty('externalModules');
   });
 
-  it('copies agent.yml and builds the demo server into the output directory after bundling', () => {
-    const [copy, demoServer] = bundling.commandHooks!.afterBundling('/project', '/output');
-    expect(copy).toBe("'cp' '/project/agent.yml' '/output/agent.yml'");
+  it('gives the functions JSON for YAML, environment credentials, and no SSM client unless the model key is in SSM', () => {
+    expect(bundling.esbuildArgs).toEqual({
+      '--alias': [
+        `yaml=${substitute('json-only-yaml.ts')}`,
+        `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`,
+        `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`,
+      ],
+    });
+    const withSsm = functionBundling(agentConfigPath('agent.yml'), { ssmClient: true });
+    expect(withSsm.esbuildArgs!['--alias']).toEqual([`yaml=${substitute('json-only-yaml.ts')}`, `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`]);
+  });
+
+  it('writes agent.yml as agent.json and builds the demo server into the output directory after bundling', () => {
+    const [config, demoServer] = bundling.commandHooks!.afterBundling('/project', '/output');
+    expect(config).toBe(`${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`);
     expect(demoServer).toContain("'/project/node_modules/.bin/esbuild' '--bundle' '/project/lib/demo/server.ts' '--outfile=/output/demo-server.mjs'");
     expect(demoServer).toContain("'--define:import.meta.main=true'");
     expect(demoServer).toContain(shellQuote(`--banner:js=${ESM_REQUIRE_BANNER}`));
+    expect(demoServer).not.toContain('--sourcemap');
   });
 
-  it('copies another agent.yml, under the bundled name, when agentConfig names one', () => {
+  it('writes another agent.yml, under the bundled name, when agentConfig names one', () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'agent-config-'));
     const file = path.join(folder, 'production.yml');
     writeFileSync(file, 'maxRounds: 4\n');
     const custom = functionBundling(agentConfigPath(file));
     const source = path.join('/project', path.relative(PROJECT_ROOT, file));
-    expect(custom.commandHooks!.afterBundling('/project', '/output')[0]).toBe(`'cp' '${source}' '/output/agent.yml'`);
+    expect(custom.commandHooks!.afterBundling('/project', '/output')[0]).toBe(`${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '${source}' '/output/agent.json'`);
   });
 });
 
 describe('esbuild settings', () => {
   it('are the same for the command line and the JavaScript API', () => {
     const options = esbuildBuildOptions('entry.ts', 'out/index.mjs');
-    expect(options).toMatchObject({ bundle: true, platform: 'node', format: 'esm', target: 'node22', minify: true, sourcemap: true, sourcesContent: false, mainFields: ['module', 'main'], banner: { js: ESM_REQUIRE_BANNER } });
+    expect(options).toMatchObject({ bundle: true, platform: 'node', format: 'esm', target: 'node22', minify: true, mainFields: ['module', 'main'], banner: { js: ESM_REQUIRE_BANNER } });
+    expect(options).not.toHaveProperty('sourcemap');
     expect(esbuildArguments('entry.ts', 'out/index.mjs')).toEqual([
       '--bundle', 'entry.ts', '--outfile=out/index.mjs', '--platform=node', '--format=esm', '--target=node22',
-      '--main-fields=module,main', '--minify', '--sourcemap', '--sources-content=false', `--banner:js=${ESM_REQUIRE_BANNER}`, '--log-level=warning',
+      '--main-fields=module,main', '--minify', `--banner:js=${ESM_REQUIRE_BANNER}`, '--log-level=warning',
     ]);
+  });
+
+  it('give a function the same substitutes through the JavaScript API as through the stack', () => {
+    expect(functionBuildOptions('entry.ts', 'out/index.mjs').alias).toEqual(functionSubstitutes({ ssmClient: false }));
+    expect(Object.entries(functionSubstitutes({ ssmClient: false })).map(([name, file]) => `${name}=${file}`)).toEqual(functionBundling(agentConfigPath('agent.yml')).esbuildArgs!['--alias']);
   });
 });
 

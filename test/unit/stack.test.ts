@@ -72,11 +72,11 @@ describe('McpAgentStack functions', () => {
     expect(logGroup.DeletionPolicy).toBe('Delete');
   });
 
-  it.each(['Stream', 'Worker', 'Http'])('points %s at the bundled agent.yml and demo server, with source maps and Powertools names', (name) => {
+  it.each(['Stream', 'Worker', 'Http'])('points %s at the bundled configuration and demo server, with Powertools names', (name) => {
+    expect(environmentOf(templateFor(), name)).not.toHaveProperty('NODE_OPTIONS');
     expect(environmentOf(templateFor(), name)).toMatchObject({
-      AGENT_CONFIG: '/var/task/agent.yml',
+      AGENT_CONFIG: '/var/task/agent.json',
       DEMO_MCP_SERVER: 'demo-server.mjs',
-      NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: 'mcp-agent',
       POWERTOOLS_METRICS_NAMESPACE: 'McpAgent',
       AUTH_MODE: 'iam',

@@ -8,7 +8,7 @@ export type DynamoTimeouts = Pick<AgentConfig['conversation'], 'requestTimeoutSe
 /**
  * The DynamoDB client every entry point builds once: each request bounded by conversation.*
  * timeouts (the SDK's default waits for ever on a request that gets no answer), then retried by
- * the SDK with backoff. `instrument` wraps the raw client (X-Ray tracing on Lambda).
+ * the SDK with backoff. `instrument` wraps the raw client (embedding code may trace it, e.g. with X-Ray).
  */
 export function createDynamoDocumentClient(
   timeouts: DynamoTimeouts,

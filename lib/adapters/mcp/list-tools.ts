@@ -9,7 +9,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JsonObject } from '../../core/ports.ts';
 import { compileSchema } from './schema/compile.ts';
 import { fitSchemaForModel } from './schema/fit.ts';

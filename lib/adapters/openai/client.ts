@@ -1,11 +1,19 @@
 /**
- * The OpenAI SDK client for any OpenAI-compatible endpoint. Retries stay the SDK's own (429, 408,
- * 409, 5xx and network errors, exponential backoff, `retry-after` / `retry-after-ms` honoured) with
- * one change: a 429 that says the quota is exhausted is final, since waiting does not refill it and
- * each retry only delays the error the operator has to see.
+ * The Chat Completions client for any OpenAI-compatible endpoint: one POST to `/chat/completions`,
+ * plain or streamed, with the `openai` SDK's retry rules and its error classes and Server-Sent
+ * Events decoder (`openai/core/error`, `openai/core/streaming`), but not its client class: that
+ * class carries every OpenAI API (files, assistants, realtime, webhooks, workload identity ...),
+ * about 380 KB of each Lambda bundle that a Chat Completions call never runs.
+ *
+ * Retries are the SDK's (retry.ts): 408, 409, 429, 5xx and network errors, exponential backoff,
+ * `retry-after` / `retry-after-ms` honoured, with one change: a 429 that says the quota is
+ * exhausted is final, since waiting does not refill it and each retry only delays the error the
+ * operator has to see.
  */
-import OpenAI from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
+import { Stream } from 'openai/core/streaming';
 import { isJsonObject } from '../../core/json.ts';
+import { retryDelayMs, shouldRetry, waitForRetry } from './retry.ts';
 
 export interface OpenAIClientOptions {
   baseURL: string;
@@ -16,7 +24,27 @@ export interface OpenAIClientOptions {
   timeoutMs: number;
 }
 
-/** Local servers ignore the key, but the SDK refuses to start without one. */
+export interface RequestOptions {
+  /** Ends the call, retries and waits between them included. */
+  signal?: AbortSignal;
+  /** Per attempt, in place of the client's timeout. */
+  timeout?: number;
+}
+
+export interface ChatCompletionsClient {
+  readonly baseURL: string;
+  /** The key sent as the bearer token (a placeholder when none is configured). */
+  readonly apiKey: string;
+  /** Per attempt, milliseconds: up to the response's end, or for a stream up to its headers. */
+  readonly timeout: number;
+  readonly maxRetries: number;
+  /** An unstreamed completion: the response body, parsed. */
+  create(body: Record<string, unknown>, options?: RequestOptions): Promise<unknown>;
+  /** A streamed completion (`stream: true` in the body): its chunks, once the response has begun. */
+  stream(body: Record<string, unknown>, options?: RequestOptions): Promise<AsyncIterable<unknown>>;
+}
+
+/** Local servers ignore the key, but a request without one looks misconfigured to proxies. */
 const PLACEHOLDER_API_KEY = 'no-api-key';
 
 /** Error codes (or types) that mean "out of credit", as opposed to "too many requests right now". */
@@ -34,47 +62,121 @@ export function isQuotaExhausted(errorBody: unknown): boolean {
   );
 }
 
+export function createOpenAIClient(options: OpenAIClientOptions): ChatCompletionsClient {
+  const apiKey = options.apiKey.trim() === '' ? PLACEHOLDER_API_KEY : options.apiKey;
+  const url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
+  const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${apiKey}` };
 
-/** The SDK's hook deciding whether a failed response is retried. */
-interface RetryDecision {
-  shouldRetry(response: Response): Promise<boolean>;
+  /**
+   * One attempt after another until a response starts well, or the failure is final. The attempt's
+   * controller aborts on the caller's signal and on the per-attempt timeout. The caller ends the
+   * timer (`stopTimer`: a plain response is read under it, a stream only until its headers) and
+   * stops following the signal (`settle`) once the response is read.
+   */
+  async function post(body: Record<string, unknown>, request: RequestOptions): Promise<Attempt> {
+    const text = JSON.stringify(body);
+    const { signal } = request;
+    const timeout = request.timeout ?? options.timeoutMs;
+    for (let retriesRemaining = Math.max(0, options.maxRetries); ; retriesRemaining -= 1) {
+      if (signal?.aborted) throw new APIUserAbortError();
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      signal?.addEventListener('abort', abort, { once: true });
+      const timer = setTimeout(abort, timeout);
+      const stopTimer = () => clearTimeout(timer);
+      const settle = () => {
+        stopTimer();
+        signal?.removeEventListener('abort', abort);
+      };
+      let response: Response;
+      try {
+        response = await fetch(url, { method: 'POST', headers, body: text, signal: controller.signal });
+      } catch (error) {
+        settle();
+        if (signal?.aborted) throw new APIUserAbortError();
+        const timedOut = isTimeout(error);
+        if (retriesRemaining > 0) {
+          await waitForRetry(retryDelayMs(undefined, retriesRemaining, options.maxRetries), signal);
+          continue;
+        }
+        if (timedOut) throw Object.assign(new APIConnectionTimeoutError(), { cause: error });
+        throw new APIConnectionError({ message: 'Connection error.', cause: error as Error });
+      }
+      if (response.ok) return { response, controller, stopTimer, settle };
+      const errorText = await response.text().catch((error: unknown) => String(error));
+      settle();
+      const errorBody = parseJson(errorText);
+      const final = response.status === 429 && isQuotaExhausted(errorBody);
+      if (retriesRemaining > 0 && !final && shouldRetry(response)) {
+        await waitForRetry(retryDelayMs(response.headers, retriesRemaining, options.maxRetries), signal);
+        continue;
+      }
+      // As the SDK shapes it: `error` is the body's `error` (or the whole body, an array too, when it has none).
+      const hasNoError = typeof errorBody === 'object' && errorBody !== null && (errorBody as { error?: unknown }).error == null;
+      const envelope = hasNoError ? { error: errorBody } : errorBody;
+      throw APIError.generate(response.status, envelope as object | undefined, errorBody === undefined ? errorText : undefined, response.headers);
+    }
+  }
+
+  return {
+    baseURL: options.baseURL,
+    apiKey,
+    timeout: options.timeoutMs,
+    maxRetries: options.maxRetries,
+
+    async create(body, request = {}) {
+      const { response, settle } = await post(body, request);
+      try {
+        const text = await response.text();
+        // A JSON response that does not parse is a bad response (SyntaxError); any other body is passed on as text.
+        return (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : parseJson(text) ?? text;
+      } catch (error) {
+        if (request.signal?.aborted) throw new APIUserAbortError();
+        if (isTimeout(error)) throw Object.assign(new APIConnectionTimeoutError(), { cause: error });
+        throw error;
+      } finally {
+        settle();
+      }
+    },
+
+    async stream(body, request = {}) {
+      const { response, controller, stopTimer, settle } = await post(body, request);
+      // From here the reader bounds the wait for each chunk (stream.ts); the caller's signal still
+      // ends the stream, through the attempt's controller, until the stream is done. (The SDK's
+      // decoder ends a stream quietly when it is aborted: stream.ts checks the signal after it.)
+      stopTimer();
+      return settledAfter(Stream.fromSSEResponse<unknown>(response, controller), settle);
+    },
+  };
 }
 
-/**
- * The SDK client with quota exhaustion made final. `shouldRetry` is the SDK's retry hook; its
- * type declarations mark it private, which TypeScript forbids overriding in a subclass body, so
- * the override is installed on the prototype below (the integration test proves it is called).
- */
-export class QuotaAwareOpenAI extends OpenAI {}
-
-const sdkShouldRetry = (OpenAI.prototype as unknown as Partial<RetryDecision>).shouldRetry;
-if (typeof sdkShouldRetry !== 'function') {
-  // Fail at cold start rather than silently retrying exhausted quotas after an SDK upgrade.
-  throw new Error('The installed openai package no longer has OpenAI.prototype.shouldRetry; update lib/adapters/openai/client.ts.');
+interface Attempt {
+  response: Response;
+  controller: AbortController;
+  stopTimer: () => void;
+  settle: () => void;
 }
 
-(QuotaAwareOpenAI.prototype as unknown as RetryDecision).shouldRetry = async function shouldRetry(
-  this: OpenAI,
-  response: Response,
-): Promise<boolean> {
-  // Read a clone: the SDK reads the original body itself to build the error it throws.
-  if (response.status === 429 && isQuotaExhausted(await readJson(response.clone()))) return false;
-  return sdkShouldRetry.call(this, response);
-};
-
-async function readJson(response: Response): Promise<unknown> {
+async function* settledAfter(chunks: AsyncIterable<unknown>, settle: () => void): AsyncIterable<unknown> {
   try {
-    return JSON.parse(await response.text());
-  } catch {
-    return undefined;
+    yield* chunks;
+  } finally {
+    settle();
   }
 }
 
-export function createOpenAIClient(options: OpenAIClientOptions): OpenAI {
-  return new QuotaAwareOpenAI({
-    baseURL: options.baseURL,
-    apiKey: options.apiKey.trim() === '' ? PLACEHOLDER_API_KEY : options.apiKey,
-    maxRetries: options.maxRetries,
-    timeout: options.timeoutMs,
-  });
+/** An aborted fetch (our timer) or a transport timeout (undici's own, named in its message or cause). */
+function isTimeout(error: unknown): boolean {
+  if (isJsonObject(error) && error['name'] === 'AbortError') return true;
+  if (error instanceof Error && error.name === 'AbortError') return true;
+  const cause = error instanceof Error ? error.cause : undefined;
+  return /timed? ?out/i.test(`${String(error)}${cause === undefined ? '' : String(cause)}`);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

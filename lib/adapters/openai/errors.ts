@@ -4,13 +4,12 @@
  * (timeout). A streamed call fails the same ways, plus two of its own: an error event in the middle
  * of the stream (Groq's `tool_use_failed`), and a connection that breaks off.
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type OpenAI from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import { ModelError, errorMessage, type ModelErrorCode } from '../../core/errors.ts';
 import { isJsonObject } from '../../core/json.ts';
-import { isQuotaExhausted } from './client.ts';
+import { isQuotaExhausted, type ChatCompletionsClient } from './client.ts';
 
-export function toModelError(error: unknown, client: OpenAI, timedOut: boolean, timeoutMs: number | undefined): ModelError {
+export function toModelError(error: unknown, client: ChatCompletionsClient, timedOut: boolean, timeoutMs: number | undefined): ModelError {
   if (error instanceof ModelError) return error;
   const status = error instanceof APIError ? statusOf(error) : undefined;
   if (error instanceof APIError && status !== undefined) return statusError(error, status);
@@ -41,7 +40,7 @@ export function toModelError(error: unknown, client: OpenAI, timedOut: boolean, 
 }
 
 /** A stream that stopped mid-way for a reason other than an error event (the connection, bad JSON). */
-export function brokenStreamError(error: unknown, client: OpenAI): ModelError {
+export function brokenStreamError(error: unknown, client: ChatCompletionsClient): ModelError {
   if (error instanceof SyntaxError) {
     return new ModelError('model_bad_response', `The model endpoint streamed something unusable: ${error.message}`, { cause: error });
   }
@@ -107,7 +106,7 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function endpointHost(client: OpenAI): string {
+function endpointHost(client: ChatCompletionsClient): string {
   try {
     return new URL(client.baseURL).host;
   } catch {

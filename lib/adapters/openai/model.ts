@@ -1,16 +1,12 @@
 /**
- * `ModelClient` on the OpenAI SDK: one Chat Completions call per round, streamed when the request
+ * `ModelClient` on an OpenAI-compatible endpoint (client.ts): one Chat Completions call per round, streamed when the request
  * watches the reply (`onDelta`, stream.ts) and plain otherwise. Requests are built by wire.ts,
  * replies normalized by normalize.ts either way, and every failure is wrapped once into a
  * `ModelError` whose code says who must act (errors.ts).
  */
-import type OpenAI from 'openai';
-import type {
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionCreateParamsStreaming,
-} from 'openai/resources/chat/completions';
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import type { ModelClient, ModelReply, ModelRequest } from '../../core/ports.ts';
+import type { ChatCompletionsClient } from './client.ts';
 import { redactKey, toModelError } from './errors.ts';
 import { normalizeCompletion } from './normalize.ts';
 import { streamReply } from './stream.ts';
@@ -18,7 +14,7 @@ import { withTextToolCalls } from './text-tool-calls.ts';
 import { toWireMessages, toWireTools } from './wire.ts';
 
 export interface OpenAIModelOptions {
-  client: OpenAI;
+  client: ChatCompletionsClient;
   model: string;
   temperature: number;
   /** Sent as `max_tokens` only when set: some models (OpenAI reasoning models) reject it. */
@@ -33,12 +29,12 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
   return {
     async complete(request: ModelRequest): Promise<ModelReply> {
       const startedAt = Date.now();
-      // The SDK's `timeout` bounds one HTTP attempt; this signal bounds the call, retries included.
-      const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
-      const signals = [request.signal, deadline].filter((signal) => signal !== undefined);
-      const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
-      // The SDK hands back the parsed JSON untouched, so fields its types omit (reasoning_content,
-      // object arguments) still reach the normalizer.
+      // The client's `timeout` bounds one HTTP attempt; this signal bounds the call, retries included.
+      const deadline = request.timeoutMs === undefined ? undefined : callDeadline(request.timeoutMs);
+      const signals = [request.signal, deadline?.signal].filter((signal) => signal !== undefined);
+      const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+      // The client hands back the parsed JSON untouched, so fields the SDK's types omit
+      // (reasoning_content, object arguments) reach the normalizer.
       const toReply = (body: unknown): ModelReply => {
         const normalized = normalizeCompletion(body);
         return options.textToolCalls ? withTextToolCalls(normalized, request.tools) : normalized;
@@ -47,7 +43,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
         if (request.onDelta) {
           const streamed = await streamReply({
             client: options.client,
-            body: { ...requestBody(options, request), stream: true, stream_options: { include_usage: true } } satisfies ChatCompletionCreateParamsStreaming,
+            body: { ...requestBody(options, request), stream: true, stream_options: { include_usage: true } },
             signal,
             idleTimeoutMs: options.client.timeout,
             onDelta: request.onDelta,
@@ -68,8 +64,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
           });
           return reply;
         }
-        const body: unknown = await options.client.chat.completions.create(
-          { ...requestBody(options, request), stream: false } satisfies ChatCompletionCreateParamsNonStreaming,
+        const body: unknown = await options.client.create(
+          { ...requestBody(options, request), stream: false },
           {
             ...(signal ? { signal } : {}),
             ...(request.timeoutMs === undefined ? {} : { timeout: request.timeoutMs }),
@@ -84,10 +80,12 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
         });
         return reply;
       } catch (error) {
-        const timedOut = (deadline?.aborted ?? false) || isTimeoutAbort(request.signal);
+        const timedOut = (deadline?.signal.aborted ?? false) || isTimeoutAbort(request.signal);
         const modelError = redactKey(toModelError(error, options.client, timedOut, request.timeoutMs), options.client.apiKey);
         logger.warn('model-call-failed', { model: options.model, code: modelError.code, message: modelError.message });
         throw modelError;
+      } finally {
+        deadline?.end();
       }
     },
   };
@@ -111,6 +109,17 @@ function requestBody(options: OpenAIModelOptions, request: ModelRequest) {
 function maxTokensOf(configured: number | undefined, requested: number | undefined): { max_tokens?: number } {
   const caps = [configured, requested].filter((cap) => cap !== undefined);
   return caps.length === 0 ? {} : { max_tokens: Math.min(...caps) };
+}
+
+/**
+ * The call's own time limit. Not `AbortSignal.timeout`: its timer outlives the call until the limit
+ * passes (a minute by default), so every finished call would leave a timer and a signal behind.
+ * The reason is a TimeoutError, as `AbortSignal.timeout` gives.
+ */
+function callDeadline(timeoutMs: number): { signal: AbortSignal; end(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The model call timed out.', 'TimeoutError')), timeoutMs);
+  return { signal: controller.signal, end: () => clearTimeout(timer) };
 }
 
 /** A caller's signal from `AbortSignal.timeout` (reason TimeoutError) is a timeout, not a cancellation. */

@@ -15,20 +15,19 @@
  * The SDK ends a stream silently when its signal aborts, so the signals are checked after the
  * last chunk: a cut-off stream is never taken for a whole reply.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { APIUserAbortError } from 'openai';
-import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { APIUserAbortError } from 'openai/core/error';
 import { ModelError, errorMessage, type ModelErrorCode } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { ModelDelta, ModelReply } from '../../core/ports.ts';
+import type { ChatCompletionsClient } from './client.ts';
 import { brokenStreamError } from './errors.ts';
+import { retryDelayMs, waitForRetry } from './retry.ts';
 import { createCompletionAccumulator } from './stream-accumulator.ts';
 import { createDeltaSplitter } from './stream-deltas.ts';
 
 export interface StreamedCallOptions {
-  client: OpenAI;
-  body: ChatCompletionCreateParamsStreaming;
+  client: ChatCompletionsClient;
+  body: Record<string, unknown>;
   /** The caller's signal and the call's deadline, combined. */
   signal: AbortSignal | undefined;
   /** The longest wait for the next chunk (the client's per-attempt timeout). */
@@ -89,7 +88,7 @@ export async function streamReply(options: StreamedCallOptions): Promise<Streame
       const retry = delivered === 0 && attempt <= options.client.maxRetries && RETRYABLE.has(failure.code);
       if (!retry) throw failure;
       options.logger.warn('model-stream-retried', { attempt, code: failure.code, message: failure.message });
-      await backOff(attempt, options.signal);
+      await waitForRetry(retryDelayMs(undefined, options.client.maxRetries - attempt + 1, options.client.maxRetries), options.signal);
     }
   }
 }
@@ -98,7 +97,7 @@ async function streamOnce(options: StreamedCallOptions, deliver: (delta: ModelDe
   const stalled = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stalled.signal]) : stalled.signal;
   // Failures here (statuses, connections, the SDK's timeout up to the headers) come after the SDK's retries.
-  const stream = await options.client.chat.completions.create(options.body, { signal });
+  const stream = await options.client.stream(options.body, { signal });
 
   const accumulator = createCompletionAccumulator();
   const splitter = createDeltaSplitter({ holdTextToolCalls: options.holdTextToolCalls });
@@ -130,14 +129,4 @@ async function streamOnce(options: StreamedCallOptions, deliver: (delta: ModelDe
   const reply = options.toReply(accumulator.completion());
   for (const delta of splitter.finish(reply.content)) deliver(delta);
   return { reply, chunks };
-}
-
-/** The SDK's backoff: 0.5 s doubling up to 8 s, less up to a quarter of jitter; ends with the signal. */
-async function backOff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
-  const delayMs = Math.min(500 * 2 ** (attempt - 1), 8_000) * (1 - Math.random() * 0.25);
-  try {
-    await sleep(delayMs, undefined, signal ? { signal } : {});
-  } catch {
-    throw new APIUserAbortError();
-  }
 }

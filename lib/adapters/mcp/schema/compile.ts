@@ -14,9 +14,12 @@ import { errorMessage } from '../../../core/errors.ts';
 import type { JsonObject } from '../../../core/ports.ts';
 
 // validateSchema (the default) checks each schema against its meta-schema: that is what catches
-// `"type": "strin"`. Formats are not validated: servers use formats Ajv does not know.
-const draft07 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+// `"type": "strin"`. Formats are not validated: servers use formats Ajv does not know. Each
+// compiler is built on first use: few servers send draft-07 schemas, and a cold start that builds
+// neither until a server lists its tools starts sooner.
+const OPTIONS = { strict: false, allErrors: true, validateFormats: false };
+let draft07: Ajv | undefined;
+let draft2020: Ajv2020 | undefined;
 const compiled = new WeakMap<object, Compiled>();
 
 export type Compiled = { validate: ValidateFunction } | { error: string };
@@ -25,7 +28,7 @@ export function compileSchema(schema: JsonObject): Compiled {
   const known = compiled.get(schema);
   if (known) return known;
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const ajv = /draft-0[3-7]/.test(dialect) ? draft07 : draft2020;
+  const ajv = /draft-0[3-7]/.test(dialect) ? (draft07 ??= new Ajv(OPTIONS)) : (draft2020 ??= new Ajv2020(OPTIONS));
   let result: Compiled;
   try {
     // Compiling registers `$id`s: without removing it a second tool reusing an id would fail.

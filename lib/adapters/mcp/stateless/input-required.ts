@@ -6,7 +6,7 @@
  * stateful era gives to the server's requests (server-requests.ts).
  */
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JsonObject } from '../../../core/ports.ts';
 import type { ServerConnection } from '../connect.ts';
 import type { ServerRequestAnswers } from '../server-requests.ts';

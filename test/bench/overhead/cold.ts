@@ -1,0 +1,118 @@
+/**
+ * The cold start: the stream function bundled with the stack's esbuild settings and started the way
+ * Lambda starts it (a new process loads the bundle with the stack's environment, then handles one
+ * `POST /conversations`), against the hand-written baseline bundled the same way. Each run is a new
+ * process that starts its MCP server (the bundled `add` server) and answers one conversation of
+ * one round of one call; the project's function also stores it in DynamoDB (dynalite, in the
+ * parent). Runs alternate between the two.
+ *
+ *   wall            spawn → the first turn answered (the parent's clock)
+ *   loaded          process start → the code loaded (the function module, its top-level awaits included)
+ *   CPU             the process's own CPU when the turn was answered
+ *   CPU with server the process and its MCP server, until both exited (10 ms ticks)
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { BUNDLED_AGENT_CONFIG, PROJECT_ROOT } from '../../../infra/bundling.ts';
+import { ENV } from '../../../lib/config/environment.ts';
+import { parseConfig } from '../../../lib/config/load.ts';
+import { connectionEnvironment } from '../../../lib/local/dynamo-connection.ts';
+import { startLocalTable } from '../../support/dynalite.ts';
+import type { BundleFolder } from './bundles.ts';
+import { runChild } from './child.ts';
+import type { ColdReport } from './cold-report.ts';
+import { shapeModelName, type ModelServer } from './model-server.ts';
+import { median } from './warm.ts';
+
+export interface ColdRow {
+  program: string;
+  wallMs: number;
+  loadedMs: number;
+  cpuMs: number;
+  treeCpuMs: number;
+  peakRssMb: number;
+  cpuRatio?: number;
+  wallRatio?: number;
+}
+
+export interface ColdOptions {
+  runs: number;
+  model: ModelServer;
+  bundles: BundleFolder;
+  /** Run the TypeScript sources rather than the bundles (for readable profiles; not a cold start Lambda would see). */
+  source?: boolean;
+  /** Extra node arguments for the children, e.g. --cpu-prof. */
+  nodeArguments?: string[];
+}
+
+export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
+  const { bundles } = options;
+  const here = (file: string) => path.join(import.meta.dirname, file);
+  const functionBundle = options.source
+    ? path.join(PROJECT_ROOT, 'functions', 'stream.ts')
+    : await bundles.bundle('functions/stream.ts', 'stream/index.mjs', { lambdaFunction: true });
+  const addServer = await bundles.bundle('test/bench/overhead/add-server.ts', 'add-server.mjs');
+  const programs = options.source
+    ? { project: here('cold-project.ts'), baseline: here('cold-baseline.ts') }
+    : {
+        project: await bundles.bundle('test/bench/overhead/cold-project.ts', 'cold-project.mjs'),
+        baseline: await bundles.bundle('test/bench/overhead/cold-baseline.ts', 'cold-baseline.mjs'),
+      };
+  const agentConfig = path.join(bundles.folder, BUNDLED_AGENT_CONFIG);
+  writeFileSync(agentConfig, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [addServer] } } }, null, 2));
+  const defaults = parseConfig('{}', { source: 'defaults', environment: {} });
+  const table = await startLocalTable();
+  const shared = {
+    PATH: process.env.PATH ?? '',
+    [ENV.modelBaseUrl]: options.model.baseURL,
+    [ENV.modelApiKey]: 'bench',
+    [ENV.modelName]: shapeModelName({ toolRounds: 1, callsPerRound: 1 }),
+  };
+  const environments = {
+    project: {
+      ...shared,
+      ...connectionEnvironment(table.connection),
+      BENCH_FUNCTION_BUNDLE: functionBundle,
+      [ENV.agentConfig]: agentConfig,
+      [ENV.conversationsTable]: table.tableName,
+      // As npm start runs the function: Powertools' metric lines are for CloudWatch.
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    },
+    baseline: {
+      ...shared,
+      BENCH_ADD_SERVER: addServer,
+      BENCH_SYSTEM_PROMPT: defaults.systemPrompt,
+      BENCH_TEMPERATURE: String(defaults.model.temperature),
+      BENCH_MAX_ROUNDS: String(defaults.maxRounds),
+    },
+  };
+  const runs = { project: [] as ColdRow[], baseline: [] as ColdRow[] };
+  try {
+    for (let run = 0; run < options.runs; run += 1) {
+      const order = run % 2 === 0 ? (['project', 'baseline'] as const) : (['baseline', 'project'] as const);
+      for (const program of order) {
+        const { report, wallMs, treeCpuMs } = await runChild<ColdReport>(programs[program], {}, { environment: environments[program], nodeArguments: options.nodeArguments ?? [] });
+        runs[program].push({ program, wallMs, loadedMs: report.loadedMs, cpuMs: report.cpuMs, treeCpuMs, peakRssMb: report.peakRssMb });
+      }
+    }
+  } finally {
+    await table.close();
+  }
+  const summary = (program: keyof typeof runs): ColdRow => {
+    const rows = runs[program];
+    const middle = (pick: (row: ColdRow) => number) => median(rows.map(pick));
+    return {
+      program: program === 'project' ? 'project: stream function' : 'baseline: openai + MCP SDK',
+      wallMs: middle((row) => row.wallMs),
+      loadedMs: middle((row) => row.loadedMs),
+      cpuMs: middle((row) => row.cpuMs),
+      treeCpuMs: middle((row) => row.treeCpuMs),
+      peakRssMb: middle((row) => row.peakRssMb),
+    };
+  };
+  const project = summary('project');
+  const baseline = summary('baseline');
+  project.cpuRatio = project.cpuMs / baseline.cpuMs;
+  project.wallRatio = project.wallMs / baseline.wallMs;
+  return [project, baseline];
+}

@@ -1,0 +1,62 @@
+/**
+ * What a warm child process measures, for either loop: after a few conversations to warm the JIT,
+ * the connections and the MCP session, it runs `conversations` conversations one after another
+ * (one turn each) and reports wall and CPU time per round, and the process's peak RSS. The report
+ * goes to the parent over the IPC channel; stdout is left to the loop's own logging.
+ */
+export interface WarmSettings {
+  side: 'project' | 'baseline';
+  baseURL: string;
+  model: string;
+  /** Model replies per turn: the tool rounds and the answer. */
+  roundsPerTurn: number;
+  conversations: number;
+  warmup: number;
+  systemPrompt: string;
+  temperature: number;
+  maxRounds: number;
+  /** The MCP server's command line. */
+  server: { command: string; args: string[] };
+}
+
+export interface WarmReport {
+  side: WarmSettings['side'];
+  model: string;
+  rounds: number;
+  wallMsPerRound: number;
+  cpuMsPerRound: number;
+  peakRssMb: number;
+}
+
+/** Settings arrive as one JSON argument, so the child needs no argument parser of its own. */
+export function readSettings(): WarmSettings {
+  const text = process.argv[2];
+  if (!text) throw new Error('usage: node warm-<side>.ts <settings JSON>');
+  return JSON.parse(text) as WarmSettings;
+}
+
+export async function measureWarm(settings: WarmSettings, ask: (conversationId: string) => Promise<void>): Promise<WarmReport> {
+  for (let index = 0; index < settings.warmup; index += 1) await ask(`warm-${index}`);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  for (let index = 0; index < settings.conversations; index += 1) await ask(`measured-${index}`);
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const rounds = settings.conversations * settings.roundsPerTurn;
+  return {
+    side: settings.side,
+    model: settings.model,
+    rounds,
+    wallMsPerRound: wallMs / rounds,
+    cpuMsPerRound: (cpu.user + cpu.system) / 1000 / rounds,
+    // resourceUsage reports kilobytes.
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  };
+}
+
+export function report(result: WarmReport): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (!process.send) return reject(new Error('run as a child process with an IPC channel'));
+    process.send(result, (error: Error | null) => (error ? reject(error) : resolve()));
+  });
+}

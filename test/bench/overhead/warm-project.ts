@@ -1,0 +1,28 @@
+/**
+ * A warm child process running the project's loop as code embedding it would: buildAgent with the
+ * in-memory conversation store, the real OpenAI-compatible model adapter and the real MCP gateway,
+ * configured from agent.yml text. Logging stays on (the default JSON logger, to stdout), as deployed.
+ */
+import { buildAgent, createMemoryConversationStore, parseConfig } from '../../../lib/index.ts';
+import { measureWarm, readSettings, report } from './warm-measure.ts';
+
+const settings = readSettings();
+const config = parseConfig(
+  JSON.stringify({
+    maxRounds: settings.maxRounds,
+    model: { name: settings.model, baseURL: settings.baseURL, apiKey: 'bench', temperature: settings.temperature },
+    mcpServers: { bench: { command: settings.server.command, args: settings.server.args } },
+  }),
+  { source: 'bench.yml', environment: {} },
+);
+const agent = buildAgent(config, { store: createMemoryConversationStore() });
+const result = await measureWarm(settings, async (conversationId) => {
+  const turn = await agent.ask({ conversationId, message: 'Add up a few numbers.' });
+  const failed = turn.toolCalls.filter((call) => !call.ok).length;
+  if (turn.stopReason !== 'completed' || turn.rounds !== settings.roundsPerTurn || failed > 0) {
+    throw new Error(`the project's turn ended ${turn.stopReason} after ${turn.rounds} rounds with ${failed} failed calls: ${turn.reply}`);
+  }
+});
+await report(result);
+await agent.close();
+process.exit(0);

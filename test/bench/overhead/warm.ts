@@ -1,0 +1,103 @@
+/**
+ * The warm comparison: the project's loop and the hand-written baseline, each in child processes
+ * of its own, in alternating order batch after batch (so a noisy moment of the machine hits both),
+ * on each turn shape. Reports the median of the batches for each side, and the project's ratio to
+ * the baseline.
+ */
+import path from 'node:path';
+import { parseConfig } from '../../../lib/config/load.ts';
+import { runChild } from './child.ts';
+import type { BundleFolder } from './bundles.ts';
+import { shapeModelName, type ModelServer, type TurnShape } from './model-server.ts';
+import type { WarmReport, WarmSettings } from './warm-measure.ts';
+
+export interface WarmOptions {
+  shapes: TurnShape[];
+  batches: number;
+  conversations: number;
+  warmup: number;
+  model: ModelServer;
+  /** Bundles to run (as deployed); without, the TypeScript sources run directly (for profiles). */
+  bundles?: BundleFolder;
+  /** Extra node arguments for the children, e.g. --cpu-prof. */
+  nodeArguments?: string[];
+}
+
+export interface WarmRow {
+  shape: string;
+  side: WarmSettings['side'];
+  wallMsPerRound: number;
+  cpuMsPerRound: number;
+  peakRssMb: number;
+  cpuRatio?: number;
+  wallRatio?: number;
+  rssDifferenceMb?: number;
+}
+
+const SIDES = ['project', 'baseline'] as const;
+const here = (file: string) => path.join(import.meta.dirname, file);
+
+export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
+  const programs = options.bundles
+    ? {
+        project: await options.bundles.bundle('test/bench/overhead/warm-project.ts', 'warm-project.mjs'),
+        baseline: await options.bundles.bundle('test/bench/overhead/warm-baseline.ts', 'warm-baseline.mjs'),
+        server: await options.bundles.bundle('test/bench/overhead/add-server.ts', 'add-server.mjs'),
+      }
+    : { project: here('warm-project.ts'), baseline: here('warm-baseline.ts'), server: here('add-server.ts') };
+  // Both loops get the project's defaults for what they share (system prompt, temperature, rounds).
+  const defaults = parseConfig('{}', { source: 'defaults', environment: {} });
+  const reports = new Map<string, WarmReport[]>();
+  for (let batch = 0; batch < options.batches; batch += 1) {
+    const order = batch % 2 === 0 ? SIDES : [...SIDES].reverse();
+    for (const shape of options.shapes) {
+      for (const side of order) {
+        const settings: WarmSettings = {
+          side,
+          baseURL: options.model.baseURL,
+          model: shapeModelName(shape),
+          roundsPerTurn: shape.toolRounds + 1,
+          conversations: options.conversations,
+          warmup: options.warmup,
+          systemPrompt: defaults.systemPrompt,
+          temperature: defaults.model.temperature,
+          maxRounds: defaults.maxRounds,
+          server: { command: process.execPath, args: [programs.server] },
+        };
+        const requestsBefore = options.model.requests();
+        const { report } = await runChild<WarmReport>(programs[side], settings, { nodeArguments: options.nodeArguments ?? [] });
+        const expected = (options.conversations + options.warmup) * settings.roundsPerTurn;
+        const made = options.model.requests() - requestsBefore;
+        if (made !== expected) throw new Error(`${side} made ${made} model requests on ${settings.model}, expected ${expected}`);
+        const key = `${settings.model} ${side}`;
+        reports.set(key, [...(reports.get(key) ?? []), report]);
+      }
+    }
+  }
+  return options.shapes.flatMap((shape) => {
+    const rows = SIDES.map((side): WarmRow => {
+      const runs = reports.get(`${shapeModelName(shape)} ${side}`) ?? [];
+      return {
+        shape: describeShape(shape),
+        side,
+        wallMsPerRound: median(runs.map((run) => run.wallMsPerRound)),
+        cpuMsPerRound: median(runs.map((run) => run.cpuMsPerRound)),
+        peakRssMb: median(runs.map((run) => run.peakRssMb)),
+      };
+    });
+    const [project, baseline] = rows as [WarmRow, WarmRow];
+    project.cpuRatio = project.cpuMsPerRound / baseline.cpuMsPerRound;
+    project.wallRatio = project.wallMsPerRound / baseline.wallMsPerRound;
+    project.rssDifferenceMb = project.peakRssMb - baseline.peakRssMb;
+    return rows;
+  });
+}
+
+export const describeShape = (shape: TurnShape) =>
+  `${shape.toolRounds} round${shape.toolRounds === 1 ? '' : 's'} of ${shape.callsPerRound} call${shape.callsPerRound === 1 ? '' : 's'}`;
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
