@@ -95,6 +95,19 @@ describe('strategy: plan-execute', () => {
     expect(names[0]).toBe('plan');
     // Only the answer's text streams: the phases' own answers do not.
     expect(events.filter((event) => event.type === 'text-delta').map((event) => (event as { text: string }).text).join('')).toBe(result.reply);
+
+    // Every model call of the turn has its own round number, in the order the calls start, tasks
+    // side by side included; each event of a round carries its number (the page keys text by it).
+    const starts = events.filter((event) => event.type === 'round-start').map((event) => (event as { round: number }).round);
+    expect(starts).toEqual(Array.from({ length: result.rounds }, (_, index) => index + 1));
+    const started = new Set<number>();
+    for (const event of events) {
+      if (event.type === 'round-start') started.add(event.round);
+      else if ('round' in event) expect(started.has(event.round)).toBe(true);
+    }
+    const calls = events.filter((event) => event.type === 'tool-call').map((event) => (event as { round: number }).round);
+    expect(new Set(calls).size).toBe(calls.length);
+    expect(new Set(events.filter((event) => event.type === 'text-delta').map((event) => (event as { round: number }).round))).toEqual(new Set([result.rounds]));
   });
 
   it('stays within its bounds: a planner that never stops planning, an executor that never stops calling', async () => {

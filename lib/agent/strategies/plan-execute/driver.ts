@@ -8,6 +8,7 @@ import { runLoop, type LoopInput, type LoopOutcome } from '../../run-loop.ts';
 import { newDraft, type TurnDraft } from '../../turn-draft.ts';
 import type { StrategyTurn, TurnStrategy } from '../../turn-strategy.ts';
 import { applyPlanning, nextTasks, PLANNING_TOOL, planningTool, renderPlan, renderResults, type Plan, type PlanTask } from './plan.ts';
+import { roundNumbers, type RoundNumbers } from './round-numbers.ts';
 
 /**
  * plan-execute (agent.yml `strategy: plan-execute`), after JoyAgent-JDGenie's planner, executor and
@@ -53,6 +54,7 @@ class PlanExecuteRun {
   private readonly loop: LoopInput;
   private readonly turn: StrategyTurn;
   private readonly settings: PlanSettings;
+  private readonly numbers: RoundNumbers;
 
   constructor(loop: LoopInput, turn: StrategyTurn, settings: PlanSettings) {
     this.loop = loop;
@@ -62,6 +64,7 @@ class PlanExecuteRun {
     // The question is the turn's last user message (a stateless caller's history may come before it).
     this.question = ([...loop.draft.messages].reverse().find((message) => message.role === 'user') as UserMessage).content;
     this.state = turn.state as PlanState;
+    this.numbers = roundNumbers(loop.draft.rounds);
     // A new turn plans anew; a resumed one goes on with the plan it paused in.
     if (!turn.resumed) for (const key of Object.keys(this.state)) delete this.state[key];
   }
@@ -257,10 +260,10 @@ class PlanExecuteRun {
     return `Task ${task.id}: ${task.title}${task.details ? `\n${task.details}` : ''}\n\n(Part of the user's request: ${this.question})`;
   }
 
-  /** The turn's loop input for a phase: no round record (phases that need one add it), these events. */
+  /** The turn's loop input for a phase: no round record (phases that need one add it), these events, numbered for the turn. */
   private phase(onEvent: ((event: LoopEvent) => void) | undefined): LoopInput {
     const { journal: _record, onEvent: _events, ...base } = this.loop;
-    return onEvent ? { ...base, onEvent } : base;
+    return onEvent ? { ...base, onEvent: this.numbers.phase(onEvent) } : base;
   }
 
   /**
