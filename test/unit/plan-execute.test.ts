@@ -148,8 +148,13 @@ describe('strategy: plan-execute', () => {
     expect(model!.requests.some((request) => question(request).startsWith('Task 2'))).toBe(false);
     expect(paused.plan!.tasks.map((task) => task.status)).toEqual(['in_progress', 'not_started']);
 
+    const requestsBeforeDecision = model!.requests.length;
     const done = await agent.decide({ conversationId: 'approve-plan', decisions: [{ toolCallId: 'c_7', approved: true }] });
     expect(done).toMatchObject({ stopReason: 'completed', reply: 'ORD7 已取消，上海晴。' });
+    // After the decision: task 1 ends, the planner may revise the plan as after any task, then task 2.
+    const afterDecision = model!.requests.slice(requestsBeforeDecision);
+    expect(afterDecision.map((request) => (phase(request) === 'executor' ? question(request).split(':')[0] : phase(request)))).toEqual(['Task 1', 'planner', 'Task 2', 'Task 2', 'summary']);
+    expect(question(afterDecision[1]!)).toMatch(/Progress of the plan:\n1\. \[completed\] 取消订单 ORD7 \[independent\]\n2\. \[not_started\] 查上海天气[\s\S]*Results so far:\nTask 1 \(取消订单 ORD7\) \[completed\]:\nORD7 已取消/);
     expect(done.plan!.tasks.map((task) => [task.status, task.result])).toEqual([['completed', 'ORD7 已取消'], ['completed', '上海：晴']]);
     expect(gateway.calls.map((call) => call.name)).toEqual(['batchCancelOrdersByOrderNo', 'getWeather']);
     const stored = (await agent.getConversation({ conversationId: 'approve-plan' })).turns[0]!.messages;

@@ -73,6 +73,9 @@ class PlanExecuteRun {
     if (this.state.current) {
       const resumed = await this.resumeExecutor(this.state.current);
       if (resumed) return resumed;
+      // The task a decision resumed has ended: the planner may revise the plan, as after any task.
+      const revised = await this.revise();
+      if (revised) return revised;
     }
     if (!this.state.plan) {
       const planned = await this.plan(this.question, this.settings.planner.maxRounds);
@@ -86,13 +89,18 @@ class PlanExecuteRun {
       if (batch.length === 0 || this.roundsLeft() < batch.length) break;
       const stopped = await this.execute(batch);
       if (stopped) return stopped;
-      const remaining = nextTasks(this.state.plan!, 1).length > 0;
-      if (remaining && this.roundsLeft() > 1) {
-        const revised = await this.plan(`${this.question}\n\nProgress of the plan:\n${renderPlan(this.state.plan!)}\n\nResults so far:\n${renderResults(this.state.plan!)}`, Math.min(2, this.settings.planner.maxRounds));
-        if (revised.kind === 'failed' || (revised.kind === 'stopped' && revised.reason === 'deadline')) return revised;
-      }
+      const revised = await this.revise();
+      if (revised) return revised;
     }
     return this.summarize();
+  }
+
+  /** After a step, while tasks remain and rounds allow: a planning step that may revise the plan. An outcome only when the turn must stop. */
+  private async revise(): Promise<LoopOutcome | undefined> {
+    const plan = this.state.plan;
+    if (!plan || nextTasks(plan, 1).length === 0 || this.roundsLeft() <= 1) return undefined;
+    const revised = await this.plan(`${this.question}\n\nProgress of the plan:\n${renderPlan(plan)}\n\nResults so far:\n${renderResults(plan)}`, Math.min(2, this.settings.planner.maxRounds));
+    return revised.kind === 'failed' || (revised.kind === 'stopped' && revised.reason === 'deadline') ? revised : undefined;
   }
 
   /** Rounds the planner and the executors may still use. */
