@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
+import { windowOfMessages } from '../core/history.ts';
 import { withLogContext } from '../core/log-context.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage, TokenUsage } from '../core/messages.ts';
@@ -46,7 +47,8 @@ export interface AskInput {
   onEvent?: (event: LoopEvent) => void;
   /**
    * A stateless caller's own history (OpenAI-compatible clients send the whole conversation each
-   * time): only for a new conversation, which stores them as the beginning of its first turn.
+   * time): only for a new conversation, which stores them as the beginning of its first turn, cut
+   * to history.maxTokens as a stored history is (the newest whole exchanges).
    */
   earlierMessages?: HistoryMessage[];
   /** The caller's instructions for this turn, after the configured system prompt. */
@@ -197,7 +199,8 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     if (input.earlierMessages !== undefined) checkEarlierMessages(input.earlierMessages, input.conversationId);
     const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner, hmacKey);
     return start({ ...input, conversationId }, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, leaseExpiresAt: scope.leaseExpiresAt, refuseWhenSpent: true }, async (admission) => {
-      const draft = newDraft(input.message, input.earlierMessages);
+      // A long chat sent whole would reach the model's context limit: it gets what a stored one would.
+      const draft = newDraft(input.message, input.earlierMessages && windowOfMessages(input.earlierMessages, config.history.maxTokens));
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),

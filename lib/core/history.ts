@@ -176,3 +176,19 @@ export function historyMessages(completeNewestFirst: readonly BudgetedTurn[], bu
   const condensed = condenseTurn(overflow.messages());
   return estimateTokens(condensed) <= budgetTokens - used ? [...condensed, ...whole] : whole;
 }
+
+/**
+ * A caller's own earlier messages (the chat a stateless Chat Completions client sends with each
+ * question) cut as a stored conversation's history is: split into exchanges at each user message,
+ * then historyMessages over them. An exchange keeps each tool call with its results, so the cut
+ * keeps the invariant whenever the whole kept it.
+ */
+export function windowOfMessages(messages: readonly HistoryMessage[], budgetTokens: number): HistoryMessage[] {
+  const exchanges: HistoryMessage[][] = [];
+  for (const message of messages) {
+    if (message.role === 'user' || exchanges.length === 0) exchanges.push([message]);
+    else exchanges.at(-1)!.push(message);
+  }
+  const newestFirst = exchanges.reverse().map((exchange) => ({ tokens: estimateTokens(exchange), messages: () => exchange }));
+  return historyMessages(newestFirst, budgetTokens);
+}

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
+import { estimateTokens } from '../../lib/core/history.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { createHttpHandler } from '../../lib/http/handle.ts';
 import { createStreamingHttpHandler, isEventStreamResponse, withIdleLimit, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
@@ -106,6 +107,39 @@ describe('POST /v1/chat/completions, not streamed', () => {
     // And the turn is stored as a new conversation that starts with that history.
     const stored = await agent.getConversation({ conversationId });
     expect(stored.turns[0]!.messages.slice(0, 3)).toEqual(sent.slice(1));
+  });
+
+  it('sends a long stateless chat within history.maxTokens, as a stored history would be, and stores what it sent', async () => {
+    // Prepare: a chat of 30 exchanges of about 260 estimated tokens each, and a budget of 1,000.
+    const { send, model, agent } = frontDoor([textReply('Noted.')], 'history: { maxTokens: 1000 }');
+    const chat = Array.from({ length: 30 }, (_, index) => [
+      { role: 'user', content: `Question ${index}: ${'q'.repeat(500)}` },
+      { role: 'assistant', content: `Answer ${index}: ${'a'.repeat(500)}` },
+    ]).flat();
+
+    // Act
+    const response = await send({ model: 'mcp-agent', messages: [...chat, { role: 'user', content: 'And now?' }] });
+
+    // Assess: the newest whole exchanges (and the one before them, condensed, when it fits), the question.
+    expect(response.status).toBe(200);
+    const sent = model!.requests[0]!.messages.slice(1);
+    expect(sent.at(-1)).toEqual({ role: 'user', content: 'And now?' });
+    expect(estimateTokens(sent.slice(0, -1))).toBeLessThanOrEqual(1000);
+    expect(sent.slice(0, -1).map((message) => message.content!.split(':')[0])).toEqual(['Question 27', 'Answer 27', 'Question 28', 'Answer 28', 'Question 29', 'Answer 29']);
+    const stored = await agent.getConversation({ conversationId: response.body.mcp_agent.conversationId });
+    expect(stored.turns[0]!.messages.slice(0, -1)).toEqual(sent);
+  });
+
+  it('keeps each owner’s conversations apart: the same id named by another owner is that owner’s own', async () => {
+    const { handle, request, model } = frontDoor([textReply('for ada'), textReply('for bob')]);
+    const as = (owner: string, content: string) => handle({ ...request(ask(content), { 'x-conversation-id': 'shared-name' }), owner }).then(read);
+
+    const ada = await as('ada', 'ada’s secret question');
+    const bob = await as('bob', 'bob’s question');
+
+    expect(ada.body.mcp_agent).toMatchObject({ conversationId: 'shared-name', turn: 1 });
+    expect(bob.body.mcp_agent).toMatchObject({ conversationId: 'shared-name', turn: 1 });
+    expect(model!.requests[1]!.messages.slice(1)).toEqual([{ role: 'user', content: 'bob’s question' }]);
   });
 
   it('shows the text of a round that also called tools before the answer, as a stream would', async () => {
