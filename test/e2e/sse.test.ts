@@ -5,11 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalServer, type LocalServer } from '../support/local-server.ts';
 import { eventNames, postForEvents } from '../support/sse-client.ts';
-import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { completionChunks, startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { historyViolations } from '../../lib/core/history.ts';
 
 const DEMO_SERVER = fileURLToPath(new URL('../../lib/demo/server.ts', import.meta.url));
 /** Long enough for the test to look at the conversation while the model is still "thinking". */
 const SLOW_REPLY_MS = 2_500;
+const BROKEN_ANSWER = '广州今天有雷阵雨，最高 31°C。';
 
 describe('Server-Sent Events from the local server (npm start)', () => {
   let model: ScriptedOpenAIServer;
@@ -20,7 +22,8 @@ describe('Server-Sent Events from the local server (npm start)', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'agent-e2e-sse-'));
     const agentConfig = join(dataDir, 'agent.yml');
     writeFileSync(agentConfig, [
-      'model: { maxRetries: 0 }',
+      // Retries on, to show that a stream is retried only before its first delta reached the client.
+      'model: { maxRetries: 2 }',
       'http: { heartbeatSeconds: 0.2 }',
       'mcpServers:',
       `  demo: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(DEMO_SERVER)}] }`,
@@ -32,6 +35,12 @@ describe('Server-Sent Events from the local server (npm start)', () => {
       // The turn whose client hangs up.
       toolCallsReply([{ id: 'call_weather2', name: 'getWeather', arguments: { city: '北京' } }]),
       { status: 200, body: textReply('北京今天多云。'), delayMs: 1_000 },
+      // The turn whose model breaks off after its first deltas reached the client.
+      toolCallsReply([{ id: 'call_weather3', name: 'getWeather', arguments: { city: '广州' } }]),
+      { sse: completionChunks(textReply(BROKEN_ANSWER)).slice(0, 3), ending: 'reset' },
+      // The turn whose model breaks off before any delta, then answers when retried.
+      { sse: completionChunks(textReply('never seen')).slice(0, 1), ending: 'reset' },
+      textReply('深圳今天晴。'),
     ]);
     server = await startLocalServer({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-test', LOCAL_DATA_DIR: join(dataDir, 'db'), AGENT_CONFIG: agentConfig });
   });
@@ -102,6 +111,40 @@ describe('Server-Sent Events from the local server (npm start)', () => {
     const stored = await waitForStoredTurn(`${server.url}/conversations/sse-gone`);
     expect(stored).toMatchObject({ turns: [{ turn: 1, stopReason: 'completed' }] });
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
+  it('ends with an error event when the model breaks off after its first deltas, never retried, the history intact', async () => {
+    const requestsBefore = model.requests.length;
+
+    const exchange = await postForEvents(`${server.url}/conversations/sse-broken/messages`, { body: { message: '广州天气怎么样？' } });
+
+    // The client saw the text begin, then the failure: the answer it saw is not the stored one.
+    const names = eventNames(exchange);
+    expect(names.filter((name) => name !== 'text-delta')).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'error']);
+    const seen = exchange.events.filter((event) => event.event === 'text-delta').map((event) => (event.data as { text: string }).text).join('');
+    expect(seen.length).toBeGreaterThan(0);
+    expect(BROKEN_ANSWER.startsWith(seen) && seen !== BROKEN_ANSWER).toBe(true);
+    const error = exchange.events.at(-1)!.data as { error: { code: string }; status: number; turn: { stopReason: string } };
+    expect(error).toMatchObject({ error: { code: 'model_unavailable' }, status: 502, turn: { stopReason: 'error', toolCalls: [{ id: 'call_weather3', ok: true }] } });
+    // Once a delta was handed over, the call was not retried: one request per round.
+    expect(model.requests.length - requestsBefore).toBe(2);
+    // The stored turn keeps the tool round and no half answer; the history stays valid.
+    const stored = (await (await fetch(`${server.url}/conversations/sse-broken`)).json()) as { turns: Array<{ stopReason: string; messages: Array<{ role: string; content?: string | null }> }> };
+    expect(stored.turns).toHaveLength(1);
+    expect(stored.turns[0]!.stopReason).toBe('error');
+    expect(stored.turns[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(historyViolations(stored.turns[0]!.messages as never)).toEqual([]);
+  });
+
+  it('retries a stream that broke off before any delta, and the client sees only the answer', async () => {
+    const requestsBefore = model.requests.length;
+
+    const exchange = await postForEvents(`${server.url}/conversations/sse-retried/messages`, { body: { message: '深圳天气怎么样？' } });
+
+    expect(eventNames(exchange).filter((name) => name !== 'text-delta')).toEqual(['round-start', 'turn-end']);
+    expect(exchange.events.filter((event) => event.event === 'text-delta').map((event) => (event.data as { text: string }).text).join('')).toBe('深圳今天晴。');
+    expect(exchange.events.at(-1)!.data).toMatchObject({ reply: '深圳今天晴。', stopReason: 'completed', rounds: 1 });
+    expect(model.requests.length - requestsBefore).toBe(2);
   });
 });
 
