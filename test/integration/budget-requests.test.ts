@@ -66,6 +66,14 @@ describe('DynamoDB requests of a turn of three model calls', () => {
     expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'alice', message: 'weather' }))).toEqual({ Query: 1, PutItem: 2 });
   });
 
+  it('budgets off, todoList on: the same; the list is stored with the turn, in the same item', async () => {
+    const conversationId = `c-${randomUUID()}`;
+    const todos = [{ content: 'check the weather', status: 'in_progress' }];
+    const agent = agentWith('limits: { concurrentTurnsPerOwner: 0 }\ntodoList: true', [toolCallsReply([{ id: 't1', name: 'write_todos', arguments: { todos } }]), weather('w1'), textReply('done')]);
+    expect(await requestsOf(() => agent.ask({ conversationId, owner: 'alice', message: 'weather' }))).toEqual({ Query: 1, PutItem: 2 });
+    expect((await agent.getConversation({ conversationId, owner: 'alice' })).todos).toEqual(todos);
+  });
+
   it('no owner (authentication off), default limits: the same, turn slots are per owner', async () => {
     const agent = agentWith('', threeCalls());
     expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, message: 'weather' }))).toEqual({ Query: 1, PutItem: 2 });
