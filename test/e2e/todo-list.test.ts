@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TODO_PROMPT } from '../../lib/agent/strategies/todo-list.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { historyViolations } from '../../lib/core/history.ts';
-import { weatherFor } from '../../lib/demo/tools.ts';
+import { cancelOrders, weatherFor } from '../../lib/demo/tools.ts';
 import { demoServerYml, getJson, postJson, startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
 import { postForEvents } from '../support/sse-client.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
@@ -88,5 +88,45 @@ describe('todoList: true through npm start', () => {
     expect(wireMessages(nextBody).at(-1)).toEqual({ role: 'user', content: '好的' });
     expect(wireMessages(nextBody)).toHaveLength(1 + stored.length + 1);
     expect(wireViolations(nextBody)).toEqual([]);
+  });
+
+  it('keeps the list through a pause for approval, and feeds it back when the decided turn goes on', async () => {
+    // Prepare: the first reply writes the list and asks to cancel an order, which needs approval.
+    const ORDER = 'ORD20250514118567';
+    const CANCEL = [todo(`取消订单 ${ORDER}`, 'in_progress'), todo('查上海天气', 'pending')];
+    const WEATHER = [todo(`取消订单 ${ORDER}`, 'completed'), todo('查上海天气', 'in_progress')];
+    const FINISHED = [todo(`取消订单 ${ORDER}`, 'completed'), todo('查上海天气', 'completed')];
+    model = await startScriptedOpenAIServer([
+      toolCallsReply([{ id: 'todo_a', name: 'write_todos', arguments: { todos: CANCEL } }, { id: 'cancel_1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: [ORDER] } }]),
+      toolCallsReply([{ id: 'todo_b', name: 'write_todos', arguments: { todos: WEATHER } }, { id: 'weather_1', name: 'getWeather', arguments: { city: '上海' } }]),
+      toolCallsReply([{ id: 'todo_c', name: 'write_todos', arguments: { todos: FINISHED } }]),
+      textReply('订单已取消，上海天气已查。'),
+    ]);
+    local = await startConfiguredLocalServer(`todoList: true\nmodel: { maxRetries: 0 }\n${demoServerYml(', requireApproval: [batchCancelOrdersByOrderNo]')}`, model);
+    const url = local.server.url;
+
+    // Act: the turn pauses with the list written.
+    const paused = await postJson(`${url}/conversations/todo-approval/messages`, { message: `取消订单 ${ORDER}，再查上海天气` });
+
+    // Assess
+    expect(paused).toMatchObject({ status: 200, body: { stopReason: 'approval_required', pendingApprovals: [{ toolCallId: 'cancel_1' }], todos: CANCEL } });
+    expect((await getJson(`${url}/conversations/todo-approval`)).body.todos).toEqual(CANCEL);
+
+    // Act: approve, watching the rest of the turn.
+    const resumed = await postForEvents(`${url}/conversations/todo-approval/approvals`, { body: { decisions: [{ toolCallId: 'cancel_1', approved: true }] } });
+
+    // Assess: the next request carries the list as it stood at the pause, and the approved call's result.
+    const bodies = completionBodies(model);
+    expect(bodies).toHaveLength(4);
+    for (const body of bodies) expect(wireViolations(body)).toEqual([]);
+    expect(bodies.map(systemPromptOf)).toEqual([prompt('Your todo list is empty.'), prompt(listed(CANCEL)), prompt(listed(WEATHER)), prompt(listed(FINISHED))]);
+    expect(toolAnswers(bodies[1]!).map((message) => [message.tool_call_id, message.name])).toEqual([['todo_a', 'write_todos'], ['cancel_1', 'batchCancelOrdersByOrderNo']]);
+    expect(JSON.parse(toolAnswers(bodies[1]!)[1]!.content!)).toEqual(cancelOrders([ORDER]));
+    expect(resumed.events.filter((event) => event.event === 'todos').map((event) => event.data)).toEqual([{ todos: WEATHER }, { todos: FINISHED }]);
+    const turnEnd = resumed.events.find((event) => event.event === 'turn-end')!.data as any;
+    expect(turnEnd).toMatchObject({ turn: 1, stopReason: 'completed', todos: FINISHED });
+    const view = (await getJson(`${url}/conversations/todo-approval`)).body;
+    expect(view.todos).toEqual(FINISHED);
+    expect(historyViolations(view.turns[0].messages)).toEqual([]);
   });
 });
