@@ -1,8 +1,8 @@
 /**
  * The chat page in a real headless browser (Debian's Chromium through playwright-core), served by
  * `npm start` as a separate process, with a model that streams its replies over real HTTP: a
- * question whose answer is watched as it is written, its tool call and result, a call approved in
- * the page, the turn inspector, and a conversation reopened from the list and after a reload.
+ * question whose answer is watched as it is written, its tool call and result, a call approved and
+ * one declined in the page, the turn inspector, and a conversation reopened from the list and after a reload.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +32,7 @@ const IN_PAGE = {
   },
   secondTurnCompleted: () => document.querySelectorAll('article.turn')[1]?.querySelector('.turn-footer .summary')?.textContent?.includes('completed'),
   twoTurns: () => document.querySelectorAll('article.turn').length === 2,
+  firstTurnCompleted: () => document.querySelector('article.turn .turn-footer .summary')?.textContent?.includes('completed'),
 };
 
 const missing = chromiumMissing();
@@ -67,6 +68,9 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
       // A todo list.
       toolCallsReply([{ id: 'call_todos', name: 'write_todos', arguments: { todos: [{ content: '查上海天气', status: 'completed' }, { content: '取消订单 ORD1', status: 'in_progress' }] } }]),
       textReply('天气查好了，正在取消订单。'),
+      // A call declined in the page.
+      toolCallsReply([{ id: 'call_declined', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118569'] } }]),
+      textReply('好的，订单 ORD20250514118569 没有取消。'),
     ]);
     server = await startLocalServer({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-test', LOCAL_DATA_DIR: join(dataDir, 'db'), AGENT_CONFIG: agentConfig });
     await waitForOutput(server, /MCP server "demo" \(stdio\): connected/);
@@ -187,5 +191,21 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
 
     expect(await page.locator('#progress .todos li').allTextContents()).toEqual(['● 查上海天气', '◐ 取消订单 ORD1']);
     expect(await page.locator('#progress .todos li').evaluateAll((items) => items.map((item) => item.className))).toEqual(['completed', 'in_progress']);
+  });
+
+  it('declines a call in the page: the model is told, and the turn goes on without running it', async () => {
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await ask('取消订单 ORD20250514118569');
+    await page.waitForSelector('article.turn .approvals:not([hidden]) button.decline', WAIT);
+
+    await turn(1).getByRole('button', { name: 'Decline' }).click();
+    await page.waitForFunction(IN_PAGE.firstTurnCompleted, undefined, WAIT);
+
+    expect(await turn(1).locator('.approvals').isHidden()).toBe(true);
+    expect(await turn(1).locator('.blocks > .message.assistant').last().textContent()).toBe('好的，订单 ORD20250514118569 没有取消。');
+    const last = model.requests.filter((request) => request.path === '/v1/chat/completions').at(-1)!.body as { messages: Array<{ role: string; tool_call_id?: string; content?: string }> };
+    const answer = last.messages.find((message) => message.role === 'tool' && message.tool_call_id === 'call_declined')!;
+    expect(answer.content).toMatch(/declined/);
+    expect(answer.content).toContain('declined in the chat page');
   });
 });
