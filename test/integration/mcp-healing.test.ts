@@ -1,6 +1,6 @@
 /**
- * Sessions and connections heal: an HTTP server restarted mid-conversation (its sessions forgotten)
- * costs no call, a dead server shows as failed in the status and a recovered one as connected, both
+ * Sessions and connections heal: an HTTP server restarted mid-conversation (its sessions forgotten,
+ * or, over legacy SSE, its stream closed) costs no call, a dead server shows as failed in the status and a recovered one as connected, both
  * against server-everything (which answers 400 "No valid session ID" for a forgotten session) and a
  * small server of ours that answers 404, as the spec says.
  */
@@ -28,7 +28,7 @@ async function startSessionServer(port: number): Promise<ChildProcess> {
   return child;
 }
 
-describe('the MCP gateway when a Streamable HTTP server restarts', () => {
+describe('the MCP gateway when an HTTP server restarts', () => {
   it('starts a new session at once when our own server answers 404 for the old one, and the call succeeds', async () => {
     const port = await freePort();
     const logger = recordingLogger();
@@ -70,6 +70,28 @@ describe('the MCP gateway when a Streamable HTTP server restarts', () => {
     await vi.waitFor(async () => expect((await gateway.status())[0]).toMatchObject({ status: 'connected' }), { timeout: 20_000, interval: 500 });
 
     expect(await call(gateway, 'echo', { message: 'after' })).toEqual({ ok: true, text: 'Echo: after' });
+    expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(names);
+  }, 90_000);
+
+  it('goes on with server-everything over legacy SSE restarted mid-conversation: its stream closes, the gateway reconnects', async () => {
+    const logger = recordingLogger();
+    const started = await startEverythingOverHttp('sse');
+    children.push(started.process);
+    const gateway = createMcpGateway(
+      gatewayOptions([{ name: 'everything', type: 'sse', url: `http://127.0.0.1:${started.port}/sse`, headers: {} }], { reconnectMaxDelaySeconds: 2 }, logger),
+    );
+    gateways.push(gateway);
+    const names = (await gateway.listTools()).map((tool) => tool.name);
+    expect(await call(gateway, 'echo', { message: 'before' })).toEqual({ ok: true, text: 'Echo: before' });
+
+    await stopProcess(started.process);
+    await vi.waitFor(async () => expect((await gateway.status())[0]).toMatchObject({ status: 'failed' }), { timeout: 20_000, interval: 500 });
+    const restarted = await startEverythingOverHttp('sse', started.port);
+    children.push(restarted.process);
+
+    // The call waits briefly for the reconnection, or the status finds it back first.
+    await vi.waitFor(async () => expect(await call(gateway, 'echo', { message: 'after' })).toEqual({ ok: true, text: 'Echo: after' }), { timeout: 30_000, interval: 1_000 });
+    expect((await gateway.status())[0]).toMatchObject({ status: 'connected' });
     expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(names);
   }, 90_000);
 
