@@ -176,6 +176,22 @@ describe('sampling', () => {
     expect(events).toContainEqual({ type: 'extension', name: 'sampling', data: { toolCallId: 'call_sample', server: 'everything', usage: { promptTokens: 192, completionTokens: 171 } } });
   }, 120_000);
 
+  it('counts the sampling call’s tokens against the turn’s budget (limits.tokensPerTurn)', async () => {
+    // The tool call costs 204 tokens, the sampling 363: together over 400, so the answer is never asked for.
+    const { agent, model } = await start([
+      toolCallsReply([{ id: 'call_sample', name: 'trigger-sampling-request', arguments: { prompt: 'Name a colour', maxTokens: 50 } }]),
+      textReply('Teal.'),
+      textReply('Never sent.'),
+    ], 'sampling: true', 'limits: { tokensPerTurn: 400 }');
+
+    const result = await agent.ask({ conversationId: 'sample-budget', message: 'Ask the server to sample' });
+
+    expect(result).toMatchObject({ stopReason: 'budget_exhausted', budget: { limit: 'tokensPerTurn', allowedTokens: 400, usedTokens: 567 } });
+    expect(model.requests).toHaveLength(2);
+    expect(result.toolCalls).toMatchObject([{ id: 'call_sample', ok: true }]);
+    expect(historyViolations((await agent.getConversation({ conversationId: 'sample-budget' })).turns[0]!.messages)).toEqual([]);
+  }, 120_000);
+
   it('refuses a request when the turn has no round left for it', async () => {
     const { agent, model } = await start([
       toolCallsReply([

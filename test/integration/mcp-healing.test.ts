@@ -1,14 +1,15 @@
 /**
- * Sessions and connections heal: an HTTP server restarted mid-conversation (its sessions forgotten)
- * costs no call, a dead server shows as failed in the status and a recovered one as connected, both
- * against server-everything (which answers 400 "No valid session ID" for a forgotten session) and a
- * small server of ours that answers 404, as the spec says.
+ * Sessions and connections heal: server-everything restarted mid-conversation over each transport
+ * (stdio: killed, and started again by the gateway; Streamable HTTP: its sessions forgotten; legacy
+ * SSE: its stream closed) costs no call and no tool name, a dead server shows as failed in the
+ * status and a recovered one as connected; and a small server of ours answers 404 for a forgotten
+ * session, as the spec says (server-everything answers 400 "No valid session ID").
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { ToolGateway } from '../../lib/core/ports.ts';
-import { freePort, gatewayOptions, PROJECT_ROOT, recordingLogger, startEverythingOverHttp, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
+import { EVERYTHING_ENTRY, freePort, gatewayOptions, PROJECT_ROOT, recordingLogger, startEverythingOverHttp, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
 
 const SESSION_SERVER = `${PROJECT_ROOT}test/fixtures/session-http-server.ts`;
 const call = (gateway: ToolGateway, name: string, args: Record<string, unknown> = {}) =>
@@ -22,13 +23,19 @@ afterEach(async () => {
   await Promise.all(children.splice(0).map((child) => stopProcess(child)));
 });
 
+/** The server-everything stdio processes this test process started (the gateway's children). */
+function everythingChildren(): number[] {
+  const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).split('\n');
+  return lines.filter((line) => line.includes(EVERYTHING_ENTRY) && line.trim().endsWith('stdio')).map((line) => Number.parseInt(line.trim(), 10));
+}
+
 async function startSessionServer(port: number): Promise<ChildProcess> {
   const { process: child } = await startFixtureOverHttp(SESSION_SERVER, {}, port);
   children.push(child);
   return child;
 }
 
-describe('the MCP gateway when a Streamable HTTP server restarts', () => {
+describe('the MCP gateway when a server restarts', () => {
   it('starts a new session at once when our own server answers 404 for the old one, and the call succeeds', async () => {
     const port = await freePort();
     const logger = recordingLogger();
@@ -71,6 +78,48 @@ describe('the MCP gateway when a Streamable HTTP server restarts', () => {
 
     expect(await call(gateway, 'echo', { message: 'after' })).toEqual({ ok: true, text: 'Echo: after' });
     expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(names);
+  }, 90_000);
+
+  it('goes on with server-everything over legacy SSE restarted mid-conversation: its stream closes, the gateway reconnects', async () => {
+    const logger = recordingLogger();
+    const started = await startEverythingOverHttp('sse');
+    children.push(started.process);
+    const gateway = createMcpGateway(
+      gatewayOptions([{ name: 'everything', type: 'sse', url: `http://127.0.0.1:${started.port}/sse`, headers: {} }], { reconnectMaxDelaySeconds: 2 }, logger),
+    );
+    gateways.push(gateway);
+    const names = (await gateway.listTools()).map((tool) => tool.name);
+    expect(await call(gateway, 'echo', { message: 'before' })).toEqual({ ok: true, text: 'Echo: before' });
+
+    await stopProcess(started.process);
+    await vi.waitFor(async () => expect((await gateway.status())[0]).toMatchObject({ status: 'failed' }), { timeout: 20_000, interval: 500 });
+    const restarted = await startEverythingOverHttp('sse', started.port);
+    children.push(restarted.process);
+
+    // The call waits briefly for the reconnection, or the status finds it back first.
+    await vi.waitFor(async () => expect(await call(gateway, 'echo', { message: 'after' })).toEqual({ ok: true, text: 'Echo: after' }), { timeout: 30_000, interval: 1_000 });
+    expect((await gateway.status())[0]).toMatchObject({ status: 'connected' });
+    expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(names);
+  }, 90_000);
+
+  it('goes on with server-everything over stdio killed mid-conversation: a new process, the same names', async () => {
+    const logger = recordingLogger();
+    const gateway = createMcpGateway(
+      gatewayOptions([{ name: 'everything', type: 'stdio', command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], env: {} }], { reconnectMaxDelaySeconds: 2 }, logger),
+    );
+    gateways.push(gateway);
+    const names = (await gateway.listTools()).map((tool) => tool.name);
+    expect(await call(gateway, 'echo', { message: 'before' })).toEqual({ ok: true, text: 'Echo: before' });
+    const [first] = everythingChildren();
+    expect(first).toBeDefined();
+
+    process.kill(first!, 'SIGKILL');
+
+    await vi.waitFor(() => expect(everythingChildren().filter((pid) => pid !== first)).toHaveLength(1), { timeout: 20_000, interval: 250 });
+    expect(await call(gateway, 'echo', { message: 'after' })).toEqual({ ok: true, text: 'Echo: after' });
+    expect((await gateway.status())[0]).toMatchObject({ status: 'connected' });
+    expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(names);
+    expect(logger.entries).toContainEqual(expect.objectContaining({ message: 'mcp server connection failed' }));
   }, 90_000);
 
   it('renews the session when server-everything restarted between two calls (400 "No valid session ID")', async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { judgeTools } from '../../lib/adapters/mcp/list-tools.ts';
+import { healthReport } from '../../lib/agent/health.ts';
 import { fitSchemaForModel } from '../../lib/adapters/mcp/schema/fit.ts';
 import type { ToolDefinition, ToolGateway } from '../../lib/core/ports.ts';
 import { gatewayOptions, PROJECT_ROOT, recordingLogger } from '../support/mcp-servers.ts';
@@ -50,6 +51,13 @@ describe('a server whose listing mixes good and malformed tools', () => {
       message: 'mcp tool skipped',
       fields: { server: 'quirky', tool: 'dangling-ref', reason: expect.any(String) },
     });
+  });
+
+  it('names each skipped tool and why in /health too', async () => {
+    const report = await healthReport({ gateway, model: undefined, modelConfig: { name: 'gpt-4o-mini' }, offeredTools: async () => [], logger });
+
+    expect(report.mcpServers[0]?.skippedTools?.map((tool) => tool.name)).toEqual(['misspelt-type', 'dangling-ref', 'not-an-object', 'bad-output', 'no-schema', 'needs-task']);
+    expect(report.mcpServers[0]?.skippedTools?.[1]?.reason).toMatch(/^inputSchema is not valid JSON Schema/);
   });
 
   it('offers a schema with $defs inlined, recursion bounded, $schema removed and properties everywhere', () => {
