@@ -70,13 +70,21 @@ export const DEFAULT_FUNCTION_BUNDLE: FunctionBundleOptions = { ssmClient: false
  * - yaml (115 KB): the build writes agent.yml as agent.json, so the functions only parse JSON;
  * - @aws-sdk/credential-provider-node (about 90 KB with the STS and SSO clients): Lambda gives
  *   credentials in the environment, the rest of the default chain never runs there;
- * - @aws-sdk/client-ssm (80 KB): only where the model key lives in SSM Parameter Store.
+ * - @aws-sdk/client-ssm (80 KB): only where the model key lives in SSM Parameter Store;
+ * - @smithy/core/event-streams (15 KB): none of the functions' AWS clients has an event stream;
+ * - ajv-formats (10 KB): the MCP SDK's default validator needs it, and every Client gets ours;
+ * - cross-spawn (6 KB): on Linux it is child_process.spawn;
+ * - mnemonist/lru-cache (7 KB): the DynamoDB client's endpoint cache, kept as well by a Map.
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
   const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
   return {
     yaml: substitute('json-only-yaml.ts'),
     '@aws-sdk/credential-provider-node': substitute('environment-credentials.ts'),
+    '@smithy/core/event-streams': substitute('without-event-streams.ts'),
+    'ajv-formats': substitute('without-ajv-formats.ts'),
+    'cross-spawn': substitute('linux-spawn.ts'),
+    'mnemonist/lru-cache': substitute('map-lru-cache.ts'),
     ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
   };
 }

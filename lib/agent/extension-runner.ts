@@ -5,6 +5,7 @@ import type { TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './events.ts';
 import type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './extension.ts';
 import type { OfferedTool } from './tool-policy.ts';
+import { copyState } from '../core/state-copy.ts';
 
 export type { ConversationState } from '../core/ports.ts';
 
@@ -181,7 +182,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
       for (const extension of extensions) Object.assign(fields, await extension.turnEnd?.(result, context(extension)));
       return fields;
     },
-    state: () => structuredClone(state),
+    state: () => copyState(state),
   };
 }
 

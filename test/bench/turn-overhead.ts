@@ -18,7 +18,8 @@
  * (per warm process, default 100); --warmup N (conversations before measuring, default 50);
  * --cold-runs N (default 6); --source (the children run the TypeScript sources rather than
  * bundles: readable profiles); --cpu-prof DIR (the children write V8 CPU profiles there);
- * --markdown (tables for the README). Timings vary with the machine and its load: compare runs
+ * --markdown (tables for the README); --untraced (warm: also the project with trace.enabled false,
+ * to see what the turn trace costs). Timings vary with the machine and its load: compare runs
  * on the same machine, and the ratios rather than the milliseconds.
  */
 import os from 'node:os';
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     source: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     markdown: { type: 'boolean', default: false },
+    untraced: { type: 'boolean', default: false },
   },
 });
 const sections = new Set(values.only.split(',').map((section) => section.trim()));
@@ -72,6 +74,7 @@ try {
       model,
       ...(values.source ? {} : { bundles }),
       ...(values['cpu-prof'] ? { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] } : {}),
+      untraced: values.untraced,
     });
     printTable(
       `Warm: ${values.conversations} conversations per process after ${values.warmup} to warm up, median of ${values.batches} batches`,
@@ -83,7 +86,7 @@ try {
         'peak RSS': megabytes(row.peakRssMb),
         'CPU vs baseline': ratio(row.cpuRatio),
         'wall vs baseline': ratio(row.wallRatio),
-        'RSS vs baseline': row.rssDifferenceMb === undefined ? '' : `+${megabytes(row.rssDifferenceMb)}`,
+        'RSS vs baseline': row.rssDifferenceMb === undefined ? '' : `${row.rssDifferenceMb >= 0 ? '+' : ''}${megabytes(row.rssDifferenceMb)}`,
       })),
       markdown,
     );

@@ -1,5 +1,10 @@
+import { spawn as childProcessSpawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultProvider } from '../../functions/substitutes/environment-credentials.ts';
+import { spawn } from '../../functions/substitutes/linux-spawn.ts';
+import LRUCache from '../../functions/substitutes/map-lru-cache.ts';
+import addFormats from '../../functions/substitutes/without-ajv-formats.ts';
+import { EventStreamSerde, eventStreamSerdeProvider } from '../../functions/substitutes/without-event-streams.ts';
 import { GetParameterCommand, SSMClient } from '../../functions/substitutes/without-ssm.ts';
 
 const saved = { ...process.env };
@@ -29,5 +34,34 @@ describe('a bundle built without the SSM client', () => {
   it('says how to deploy one that has it, if it is ever asked for SSM', () => {
     expect(() => new SSMClient()).toThrow(/modelApiKeyParameterName/);
     expect(() => new GetParameterCommand()).toThrow(/modelApiKeyParameterName/);
+  });
+});
+
+describe('the endpoint cache of the Lambda bundles (a Map in place of mnemonist)', () => {
+  it('keeps the most recently used entries up to its capacity, peek and has leaving recency alone', () => {
+    const cache = new LRUCache<string, number>(2);
+    cache.set('a', 1).set('b', 2);
+    expect(cache.get('a')).toBe(1); // a is now the most recent
+    cache.set('c', 3); // b goes
+    expect([cache.has('a'), cache.has('b'), cache.has('c')]).toEqual([true, false, true]);
+    expect(cache.peek('c')).toBe(3);
+    cache.set('d', 4); // a (used before c was set) is the oldest; peeking at c changed nothing
+    expect([cache.has('a'), cache.has('c'), cache.has('d')]).toEqual([false, true, true]);
+    cache.clear();
+    expect(cache.size).toBe(0);
+  });
+});
+
+describe('the stdio spawn of the Lambda bundles', () => {
+  it('is child_process.spawn, which cross-spawn calls unchanged outside Windows', () => {
+    expect(spawn).toBe(childProcessSpawn);
+  });
+});
+
+describe('stand-ins for code the functions never run', () => {
+  it('say why, if they are ever reached', () => {
+    expect(() => addFormats()).toThrow(/jsonSchemaValidator/);
+    expect(() => new EventStreamSerde()).toThrow(/event stream/);
+    expect(() => eventStreamSerdeProvider()).toThrow(/event stream/);
   });
 });

@@ -1,4 +1,5 @@
 import { decodeProtectedHeader, exportPKCS8, exportSPKI, generateKeyPair, importSPKI, jwtVerify } from 'jose';
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { chooseMethod, clientAuthentication } from '../../lib/adapters/mcp/oauth/client-auth.ts';
 import { oauthSchema, type OAuthSettings } from '../../lib/config/schema.ts';
@@ -67,5 +68,30 @@ describe('token endpoint authentication of a pre-registered client', () => {
     const attempt = authenticate({ clientId: 'agent', privateKey: 'not-a-key-material-xyz', privateKeyAlgorithm: 'RS256' });
     await expect(attempt).rejects.toThrow(/the OAuth private key is not a PKCS#8 PEM key for RS256/);
     await expect(attempt).rejects.not.toThrow(/not-a-key-material-xyz/);
+  });
+
+  it.each([
+    ['RS256', { algorithm: 'rsa', options: { modulusLength: 2048 } }],
+    ['PS384', { algorithm: 'rsa', options: { modulusLength: 2048 } }],
+    ['ES256', { algorithm: 'ec', options: { namedCurve: 'P-256' } }],
+    ['ES512', { algorithm: 'ec', options: { namedCurve: 'P-521' } }],
+    ['EdDSA', { algorithm: 'ed25519', options: {} }],
+  ] as const)('signs %s assertions that a JOSE library verifies', async (alg, { algorithm, options }) => {
+    const { privateKey, publicKey } = generateKeyPairSync(algorithm as 'rsa', { ...options, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } } as never) as unknown as { privateKey: string; publicKey: string };
+    const { params } = await authenticate({ clientId: 'agent', privateKey, privateKeyAlgorithm: alg });
+    const assertion = params.get('client_assertion')!;
+    const verified = await jwtVerify(assertion, await importSPKI(publicKey, alg), { audience: 'https://login.example.com', issuer: 'agent' });
+    expect(verified.protectedHeader).toEqual({ alg, typ: 'JWT' });
+  });
+
+  it.each([
+    ['an EC key for RS256', 'RS256', () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, /not a key for RS256/],
+    ['a P-384 key for ES256', 'ES256', () => generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey, /not a key for ES256/],
+    ['a 1024-bit RSA key', 'RS256', () => generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey, /2048 bits or larger/],
+  ] as const)('refuses %s', async (_case, alg, makeKey, reason) => {
+    const privateKey = makeKey().export({ type: 'pkcs8', format: 'pem' }) as string;
+    const attempt = authenticate({ clientId: 'agent', privateKey, privateKeyAlgorithm: alg });
+    await expect(attempt).rejects.toThrow(/the OAuth private key is not a PKCS#8 PEM key/);
+    await expect(attempt).rejects.toThrow(reason);
   });
 });

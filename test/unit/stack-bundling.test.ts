@@ -39,16 +39,18 @@ describe('functionBundling', () => {
     expect(bundling).not.toHaveProperty('externalModules');
   });
 
-  it('gives the functions JSON for YAML, environment credentials, and no SSM client unless the model key is in SSM', () => {
-    expect(bundling.esbuildArgs).toEqual({
-      '--alias': [
-        `yaml=${substitute('json-only-yaml.ts')}`,
-        `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`,
-        `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`,
-      ],
-    });
+  it('gives the functions JSON for YAML, environment credentials, the smaller stand-ins, and no SSM client unless the model key is in SSM', () => {
+    const always = [
+      `yaml=${substitute('json-only-yaml.ts')}`,
+      `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`,
+      `@smithy/core/event-streams=${substitute('without-event-streams.ts')}`,
+      `ajv-formats=${substitute('without-ajv-formats.ts')}`,
+      `cross-spawn=${substitute('linux-spawn.ts')}`,
+      `mnemonist/lru-cache=${substitute('map-lru-cache.ts')}`,
+    ];
+    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { ssmClient: true });
-    expect(withSsm.esbuildArgs!['--alias']).toEqual([`yaml=${substitute('json-only-yaml.ts')}`, `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`]);
+    expect(withSsm.esbuildArgs!['--alias']).toEqual(always);
   });
 
   it('writes agent.yml as agent.json and builds the demo server into the output directory after bundling', () => {

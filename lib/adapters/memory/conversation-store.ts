@@ -1,5 +1,6 @@
 import { TurnTakenError } from '../../core/errors.ts';
 import { estimateTokens } from '../../core/history.ts';
+import { copyState } from '../../core/state-copy.ts';
 import type { ConversationKey, ConversationStore, TurnExpectation, TurnRecord, TurnWrite } from '../../core/ports.ts';
 
 interface MemoryTurn extends TurnWrite {
@@ -24,7 +25,10 @@ export function createMemoryConversationStore(): ConversationStore {
     turn !== undefined && turn.claimId === expected.claimId && turn.status === expected.status;
   const current = (turn: MemoryTurn | undefined) =>
     turn && { requestIds: [...turn.requestIds], claimId: turn.claimId, status: turn.status, ...(turn.leaseExpiresAt === undefined ? {} : { leaseExpiresAt: turn.leaseExpiresAt }) };
-  const stored = (turn: number, write: TurnWrite): MemoryTurn => ({ ...structuredClone(write), turn, tokens: estimateTokens(write.messages) });
+  const stored = (turn: number, write: TurnWrite): MemoryTurn => {
+    const { state, ...rest } = write;
+    return { ...structuredClone(rest), ...(state === undefined ? {} : { state: copyState(state) }), turn, tokens: estimateTokens(write.messages) };
+  };
 
   // Each method body changes state before its first await, so concurrent calls are serialised
   // exactly as DynamoDB's conditional writes serialise them.

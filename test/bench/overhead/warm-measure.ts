@@ -5,7 +5,8 @@
  * goes to the parent over the IPC channel; stdout is left to the loop's own logging.
  */
 export interface WarmSettings {
-  side: 'project' | 'baseline';
+  /** `project untraced`: the project with agent.yml `trace.enabled: false`, to see what the turn trace costs. */
+  side: 'project' | 'project untraced' | 'baseline';
   baseURL: string;
   model: string;
   /** Model replies per turn: the tool rounds and the answer. */

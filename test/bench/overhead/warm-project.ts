@@ -12,6 +12,7 @@ const config = parseConfig(
     maxRounds: settings.maxRounds,
     model: { name: settings.model, baseURL: settings.baseURL, apiKey: 'bench', temperature: settings.temperature },
     mcpServers: { bench: { command: settings.server.command, args: settings.server.args } },
+    ...(settings.side === 'project untraced' ? { trace: { enabled: false } } : {}),
   }),
   { source: 'bench.yml', environment: {} },
 );

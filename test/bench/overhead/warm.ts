@@ -21,6 +21,8 @@ export interface WarmOptions {
   bundles?: BundleFolder;
   /** Extra node arguments for the children, e.g. --cpu-prof. */
   nodeArguments?: string[];
+  /** Also run the project with its turn trace off (a third side, compared to the baseline too). */
+  untraced?: boolean;
 }
 
 export interface WarmRow {
@@ -35,6 +37,7 @@ export interface WarmRow {
 }
 
 const SIDES = ['project', 'baseline'] as const;
+const WITH_UNTRACED = ['project', 'project untraced', 'baseline'] as const;
 const here = (file: string) => path.join(import.meta.dirname, file);
 
 export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
@@ -48,8 +51,9 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
   // Both loops get the project's defaults for what they share (system prompt, temperature, rounds).
   const defaults = parseConfig('{}', { source: 'defaults', environment: {} });
   const reports = new Map<string, WarmReport[]>();
+  const sides: readonly WarmSettings['side'][] = options.untraced ? WITH_UNTRACED : SIDES;
   for (let batch = 0; batch < options.batches; batch += 1) {
-    const order = batch % 2 === 0 ? SIDES : [...SIDES].reverse();
+    const order = batch % 2 === 0 ? sides : [...sides].reverse();
     for (const shape of options.shapes) {
       for (const side of order) {
         const settings: WarmSettings = {
@@ -65,7 +69,8 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
           server: { command: process.execPath, args: [programs.server] },
         };
         const requestsBefore = options.model.requests();
-        const { report } = await runChild<WarmReport>(programs[side], settings, { nodeArguments: options.nodeArguments ?? [] });
+        const program = side === 'baseline' ? programs.baseline : programs.project;
+        const { report } = await runChild<WarmReport>(program, settings, { nodeArguments: options.nodeArguments ?? [] });
         const expected = (options.conversations + options.warmup) * settings.roundsPerTurn;
         const made = options.model.requests() - requestsBefore;
         if (made !== expected) throw new Error(`${side} made ${made} model requests on ${settings.model}, expected ${expected}`);
@@ -75,7 +80,7 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
     }
   }
   return options.shapes.flatMap((shape) => {
-    const rows = SIDES.map((side): WarmRow => {
+    const rows = sides.map((side): WarmRow => {
       const runs = reports.get(`${shapeModelName(shape)} ${side}`) ?? [];
       return {
         shape: describeShape(shape),
@@ -85,10 +90,12 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
         peakRssMb: median(runs.map((run) => run.peakRssMb)),
       };
     });
-    const [project, baseline] = rows as [WarmRow, WarmRow];
-    project.cpuRatio = project.cpuMsPerRound / baseline.cpuMsPerRound;
-    project.wallRatio = project.wallMsPerRound / baseline.wallMsPerRound;
-    project.rssDifferenceMb = project.peakRssMb - baseline.peakRssMb;
+    const baseline = rows.at(-1)!;
+    for (const project of rows.slice(0, -1)) {
+      project.cpuRatio = project.cpuMsPerRound / baseline.cpuMsPerRound;
+      project.wallRatio = project.wallMsPerRound / baseline.wallMsPerRound;
+      project.rssDifferenceMb = project.peakRssMb - baseline.peakRssMb;
+    }
     return rows;
   });
 }

@@ -7,11 +7,11 @@
  * Dynamically registered and metadata-document clients are left to the SDK, which reads the
  * method the registration returned.
  */
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { AddClientAuthentication } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { importPKCS8, SignJWT, type CryptoKey } from 'jose';
 import type { OAuthSettings } from '../../../config/schema.ts';
+import { importPkcs8, signJwt } from './signed-jwt.ts';
 
 export type TokenEndpointAuthMethod = NonNullable<OAuthSettings['tokenEndpointAuthMethod']>;
 
@@ -31,15 +31,12 @@ export function clientAuthentication(settings: OAuthSettings): AddClientAuthenti
         // RFC 7523bis: the audience is the authorization server's issuer identifier.
         const audience = metadata?.issuer ?? String(tokenUrl);
         const now = Math.floor(Date.now() / 1000);
-        const assertion = await new SignJWT({})
-          .setProtectedHeader({ alg: settings.privateKeyAlgorithm, typ: 'JWT', ...(settings.keyId ? { kid: settings.keyId } : {}) })
-          .setIssuer(clientId)
-          .setSubject(clientId)
-          .setAudience(audience)
-          .setIssuedAt(now)
-          .setExpirationTime(now + ASSERTION_LIFETIME_SECONDS)
-          .setJti(randomUUID())
-          .sign(key);
+        const assertion = signJwt(
+          { alg: settings.privateKeyAlgorithm, typ: 'JWT', ...(settings.keyId ? { kid: settings.keyId } : {}) },
+          { iss: clientId, sub: clientId, aud: audience, iat: now, exp: now + ASSERTION_LIFETIME_SECONDS, jti: randomUUID() },
+          key,
+          settings.privateKeyAlgorithm,
+        );
         params.set('client_id', clientId);
         params.set('client_assertion_type', JWT_BEARER_ASSERTION);
         params.set('client_assertion', assertion);
@@ -76,14 +73,15 @@ function formEncode(value: string): string {
 }
 
 /** The key is parsed once, on first use: a bad key fails the token request with a clear message. */
-function lazyKey(pem: string, algorithm: OAuthSettings['privateKeyAlgorithm']): () => Promise<CryptoKey> {
-  let key: Promise<CryptoKey> | undefined;
-  return () => {
-    // Keys kept in one-line environment variables carry their line breaks as "\n".
-    key ??= importPKCS8(pem.replace(/\\n/g, '\n').trim(), algorithm).catch((error: unknown) => {
-      key = undefined;
+function lazyKey(pem: string, algorithm: OAuthSettings['privateKeyAlgorithm']): () => Promise<KeyObject> {
+  let key: KeyObject | undefined;
+  return async () => {
+    try {
+      // Keys kept in one-line environment variables carry their line breaks as "\n".
+      key ??= importPkcs8(pem.replace(/\\n/g, '\n').trim(), algorithm);
+    } catch (error) {
       throw new Error(`the OAuth private key is not a PKCS#8 PEM key for ${algorithm} (${(error as Error).message})`, { cause: error });
-    });
+    }
     return key;
   };
 }

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../../core/ports.ts';
+import { deepFreeze } from '../../../core/state-copy.ts';
 import type { TraceContents, TraceMessage, TraceRound, TraceTool, TraceToolRun } from './shape.ts';
 
 /**
@@ -62,8 +63,21 @@ export class TraceBook {
   /** Goes on from `base`: a paused turn's trace, taken up again with the turn. */
   constructor(base: StoredTrace) {
     this.trace = structuredClone(base);
+    // Frozen like everything added later, so that snapshots share only frozen parts.
+    for (const list of [this.trace.messages, this.trace.tools, this.trace.rounds, this.trace.toolCalls]) list.forEach((item) => deepFreeze(item));
     this.trace.messages.forEach((message, index) => this.messageIndex.set(JSON.stringify(message), index));
     this.trace.tools.forEach((tool, index) => this.toolIndex.set(JSON.stringify(tool), index));
+  }
+
+  /**
+   * The trace as it stands, frozen: the book only ever adds to its lists, and what it adds is frozen
+   * as it is added, so a copy of the lists is a snapshot that the state can share with every record
+   * of the turn instead of copying the whole trace each time (lib/core/state-copy.ts).
+   */
+  snapshot(): StoredTrace {
+    const { messages, tools, rounds, toolCalls, history } = this.trace;
+    deepFreeze(history);
+    return Object.freeze({ ...this.trace, messages: Object.freeze([...messages]), tools: Object.freeze([...tools]), rounds: Object.freeze([...rounds]), toolCalls: Object.freeze([...toolCalls]) }) as StoredTrace;
   }
 
   /** The number of a call that starts now: rounds are numbered in the order their calls start. */
@@ -85,13 +99,14 @@ export class TraceBook {
         }
       : rest;
     // Calls side by side (plan-execute's tasks) may end out of order: keep the rounds in order.
+    deepFreeze(stored);
     const at = this.trace.rounds.findIndex((existing) => existing.round > round.round);
     if (at === -1) this.trace.rounds.push(stored);
     else this.trace.rounds.splice(at, 0, stored);
   }
 
   addToolRun(run: TraceToolRun): void {
-    this.trace.toolCalls.push(run);
+    this.trace.toolCalls.push(deepFreeze(run));
   }
 }
 
@@ -99,7 +114,7 @@ function pooled<T>(item: T, pool: T[], index: Map<string, number>): number {
   const key = JSON.stringify(item);
   let position = index.get(key);
   if (position === undefined) {
-    position = pool.push(item) - 1;
+    position = pool.push(deepFreeze(item)) - 1;
     index.set(key, position);
   }
   return position;

@@ -35,7 +35,8 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
     };
   }
   const { contents, maxBytes } = settings;
-  const publish = (turn: TurnContext) => (turn.state = structuredClone(fitTrace(bookOf(turn).trace, maxBytes)));
+  // A frozen snapshot: records share it rather than copy it (the book's lists only ever grow).
+  const publish = (turn: TurnContext) => (turn.state = fitTrace(bookOf(turn).snapshot(), maxBytes));
 
   return {
     name: TRACE_STATE,

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { copyState, deepFreeze } from '../../lib/core/state-copy.ts';
+import { emptyTrace, TraceBook } from '../../lib/agent/strategies/trace/book.ts';
+
+describe('the copy of the conversation state a record stores', () => {
+  it('copies what an extension may still change, and shares a frozen snapshot', () => {
+    const live = { todo: { items: ['a'] }, trace: deepFreeze({ rounds: [{ round: 1 }] }) };
+    const copy = copyState(live);
+    live.todo.items.push('b');
+    expect(copy.todo).toEqual({ items: ['a'] });
+    expect(copy.trace).toBe(live.trace);
+  });
+});
+
+describe('a trace snapshot', () => {
+  const round = (number: number) => ({ round: number, startedAt: new Date(0).toISOString(), durationMs: 1, request: { messages: [{ role: 'user' as const, content: `question ${number}` }], tools: [] }, response: { role: 'assistant' as const, content: 'answer' } });
+
+  it('stays as it was taken while the book goes on, and cannot be changed', () => {
+    const book = new TraceBook({ ...emptyTrace(1, 'full'), rounds: [{ round: 0, startedAt: new Date(0).toISOString(), durationMs: 1 }] });
+    book.addRound(round(book.nextRound()));
+    const first = book.snapshot();
+    book.addRound(round(book.nextRound()));
+    book.addToolRun({ id: 'call_1', name: 'add', ok: true, durationMs: 1 });
+
+    expect(first.rounds).toHaveLength(2);
+    expect(first.messages).toHaveLength(1);
+    expect(first.toolCalls).toHaveLength(0);
+    expect(book.snapshot().rounds).toHaveLength(3);
+    for (const part of [first, first.rounds, first.rounds[0], first.rounds[1]!.request, first.messages[0]]) expect(Object.isFrozen(part)).toBe(true);
+    expect(structuredClone(first)).toEqual(first);
+  });
+});
