@@ -53,6 +53,13 @@ module.exports = {
       to: { path: ['^lib/(agent|adapters|http|local|queue|demo)/', '^functions/', '^infra/'] },
     },
     {
+      name: 'lib-without-lambda-runtime',
+      comment: 'middy and the aws-lambda types belong to functions/: lib/ declares the event fields it reads (lib/http/lambda, lib/queue).',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { path: '^node_modules/(@middy|@types/aws-lambda|aws-lambda)(/|$)' },
+    },
+    {
       name: 'lib-not-to-entry-points',
       comment: 'functions/ and infra/ are entry points and the stack: nothing in lib/ imports them.',
       severity: 'error',

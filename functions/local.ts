@@ -12,6 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ENV, readLocalSettings } from '../lib/config/environment.ts';
 import { loadConfig, type AgentConfig } from '../lib/config/load.ts';
 import { DEMO_MODEL_NAME } from '../lib/config/schema.ts';
@@ -20,7 +21,7 @@ import { ms } from '../lib/core/time.ts';
 import { connectionEnvironment, dynamoConnection } from '../lib/local/dynamo-connection.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
 import { readPageFile } from '../lib/local/page-files.ts';
-import { localContext, readRequest, responseStreamTo, toLocalEvent } from './local-events.ts';
+import { localContext, readRequest, responseStreamTo, toLocalEvent } from '../lib/local/lambda-bridge.ts';
 
 const configured = loadConfig();
 // A local run without a model answers with the offline stand-in rather than 503 (a deployed stack
@@ -53,7 +54,7 @@ const storeDescription = embedded
   : `DynamoDB at ${connection.endpoint} (${ENV.dynamodbEndpoint}), table "${tableName}"`;
 
 // Imported only now: the handler builds its DynamoDB client from the environment set above (and
-// finds no Lambda runtime, so functions/awslambda.ts stands in for its `awslambda` global).
+// finds no Lambda runtime, so lib/http/lambda/awslambda-global.ts stands in for its `awslambda` global).
 const { handler, agent } = await import('./stream.ts');
 const context = localContext(ms(config.turn.timeoutSeconds));
 
@@ -66,7 +67,8 @@ const server = createServer(async (incoming, outgoing) => {
       return;
     }
     const body = await readRequest(incoming);
-    await handler(toLocalEvent(incoming, body, local.callerHeader), responseStreamTo(outgoing), context);
+    // The bridge builds the whole REST proxy event, typed (in lib/, without aws-lambda) by what the contract reads.
+    await handler(toLocalEvent(incoming, body, local.callerHeader) as APIGatewayProxyEvent, responseStreamTo(outgoing), context);
   } catch (error) {
     // Once the status is out, all that is left is to close the connection (the client may be gone).
     if (outgoing.headersSent) {

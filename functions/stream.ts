@@ -8,7 +8,7 @@
  * `streamifyResponse: true`): the handler returns {statusCode, headers, body}; middy writes the
  * prelude through awslambda.HttpResponseStream and pipes the body, a string or a stream.
  */
-import './awslambda.ts';
+import '../lib/http/lambda/awslambda-global.ts';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -17,7 +17,7 @@ import type { APIGatewayProxyEvent, StreamifyHandler } from 'aws-lambda';
 import { createStreamingHttpHandler, withIdleLimit, type StreamingHttpResponse } from '../lib/http/handle-stream.ts';
 import { EventStreamBody } from '../lib/http/stream-turn.ts';
 import { ms } from '../lib/core/time.ts';
-import { answer, fromApiGatewayEvent } from './api-gateway.ts';
+import { answer, fromApiGatewayEvent } from '../lib/http/lambda/api-gateway.ts';
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools } from './runtime.ts';
 
 export { agent };
@@ -34,7 +34,7 @@ const turnSettled = (request: Request): Promise<void> | undefined => {
 /**
  * middy runs `after` when the handler returns, which for an event stream is when the turn has only
  * begun. Powertools' `after` publishes the metrics and resets the log keys: deferred here to the
- * turn's end, they cover the whole turn, as in functions/http.ts.
+ * turn's end, they cover the whole turn, as in functions/health-and-fallbacks.ts.
  */
 function afterTurnSettles(middleware: MiddlewareObj): MiddlewareObj {
   const { after } = middleware;

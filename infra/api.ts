@@ -23,8 +23,8 @@ export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X
 export interface AgentApiProps {
   /** Serves the conversation and memory routes, streaming. */
   stream: IFunction;
-  /** Serves GET /health, buffered. */
-  http: IFunction;
+  /** Serves GET /health and the 404/405 of every other route and method, buffered. */
+  healthAndFallbacks: IFunction;
   methodOptions: MethodOptions;
   corsAllowOrigins: string[];
   throttleRateLimit: number;
@@ -68,7 +68,7 @@ export class AgentApi extends Construct {
 
     const streaming = new LambdaIntegration(props.stream, { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_INTEGRATION_TIMEOUT });
     // Health is quick and small: buffered, within the default 29 s.
-    const buffered = new LambdaIntegration(props.http);
+    const buffered = new LambdaIntegration(props.healthAndFallbacks);
     const conversations = this.api.root.addResource('conversations');
     conversations.addMethod('POST', streaming);
     const conversation = conversations.addResource('{conversationId}');

@@ -8,7 +8,7 @@ export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
 
 /** The Lambda entries, relative to the repository root. */
 export const FUNCTION_ENTRIES = {
-  http: 'functions/http.ts',
+  healthAndFallbacks: 'functions/health-and-fallbacks.ts',
   stream: 'functions/stream.ts',
   worker: 'functions/worker.ts',
 } as const;

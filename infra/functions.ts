@@ -13,14 +13,14 @@ import { BUNDLED_AGENT_CONFIG, BUNDLED_DEMO_SERVER, FUNCTION_ENTRIES, LAMBDA_TAS
  *   gzips the stored turn and runs the stdio MCP servers as child Node processes beside the
  *   function; 1024 MB keeps cold starts (loading a ~2 MB bundle) near a second while costing
  *   little, as the time is mostly spent waiting on the model.
- * - http serves only GET /health: it lists the MCP servers' tools once per container, so 512 MB
+ * - healthAndFallbacks serves GET /health and the 404/405 answers of every other route: health lists the MCP servers' tools once per container, so 512 MB
  *   suffices. 29 s matches API Gateway's buffered integration timeout: the function never works
  *   on after the client got its 504.
  */
 export const FUNCTION_SIZING = {
   stream: { memorySize: 1024, timeout: Duration.minutes(15) },
   worker: { memorySize: 1024, timeout: Duration.minutes(15) },
-  http: { memorySize: 512, timeout: Duration.seconds(29) },
+  healthAndFallbacks: { memorySize: 512, timeout: Duration.seconds(29) },
 } as const;
 
 /** Powertools names every log line's service and the metrics' namespace. */
@@ -43,7 +43,8 @@ export interface AgentFunctionsProps {
 export class AgentFunctions extends Construct {
   readonly stream: AgentFunction;
   readonly worker: AgentFunction;
-  readonly http: AgentFunction;
+  /** GET /health, and the contract's 404/405 for every route and method no other function serves. */
+  readonly healthAndFallbacks: AgentFunction;
 
   constructor(scope: Construct, id: string, props: AgentFunctionsProps) {
     super(scope, id);
@@ -72,10 +73,10 @@ export class AgentFunctions extends Construct {
       description: 'MCP agent: asynchronous turns from SQS, EventBridge and direct invokes',
       environment: { ...environment, [ENV.conversationsTable]: props.tableName },
     });
-    this.http = new AgentFunction(this, 'Http', {
+    this.healthAndFallbacks = new AgentFunction(this, 'HealthAndFallbacks', {
       ...shared,
-      ...FUNCTION_SIZING.http,
-      entry: FUNCTION_ENTRIES.http,
+      ...FUNCTION_SIZING.healthAndFallbacks,
+      entry: FUNCTION_ENTRIES.healthAndFallbacks,
       description: 'MCP agent: GET /health, and 404/405 for every other route and method',
       environment: { ...environment, [ENV.corsAllowOrigins]: props.corsAllowOrigins.join(',') },
     });

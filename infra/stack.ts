@@ -55,7 +55,7 @@ export class McpAgentStack extends Stack {
       bundling: functionBundling(agentConfig, { ssmClient: settings.modelApiKeyParameterName !== undefined }),
       removalPolicy,
     });
-    const { stream, worker, http } = functions;
+    const { stream, worker, healthAndFallbacks } = functions;
     const asyncTurns = new AsyncTurns(this, 'AsyncTurns', {
       worker: worker.function,
       workerRole: worker.function.role!,
@@ -73,12 +73,12 @@ export class McpAgentStack extends Stack {
     worker.function.addEnvironment(ENV.ownerSources, settings.ownerSources.join(','));
 
     // Every function loads the runtime, which reads the model API key and the HMAC key at cold start.
-    for (const agentFunction of [stream, worker, http]) {
+    for (const agentFunction of [stream, worker, healthAndFallbacks]) {
       agentFunction.function.addToRolePolicy(modelApiKey.readStatement);
       agentFunction.function.addToRolePolicy(hmacKey.readStatement);
     }
     // Every function connects to the MCP servers (health too), so each may renew and store a token.
-    if (oauthTokens) for (const agentFunction of [stream, worker, http]) agentFunction.function.addToRolePolicy(oauthTokens.readWriteStatement);
+    if (oauthTokens) for (const agentFunction of [stream, worker, healthAndFallbacks]) agentFunction.function.addToRolePolicy(oauthTokens.readWriteStatement);
     // The conversation routes run turns and delete conversations; the worker only runs turns and
     // announces them (its SQS actions come from the event source). Health touches no data.
     stream.function.addToRolePolicy(conversations.allow(CONVERSATION_TABLE_ACTIONS));
@@ -92,7 +92,7 @@ export class McpAgentStack extends Stack {
     });
     const api = new AgentApi(this, 'Api', {
       stream: stream.function,
-      http: http.function,
+      healthAndFallbacks: healthAndFallbacks.function,
       methodOptions: authorization.methodOptions,
       corsAllowOrigins: settings.corsAllowOrigins,
       throttleRateLimit: settings.throttleRateLimit,

@@ -1,5 +1,5 @@
 /**
- * The real Lambda entry functions/http.ts, invoked locally with API Gateway REST proxy events, on
+ * The real Lambda entry functions/health-and-fallbacks.ts, invoked locally with API Gateway REST proxy events, on
  * dynalite, the demo MCP server and the scripted model server, under IAM auth.
  */
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ function get(path: string, userArn: string): APIGatewayProxyEvent {
   return { ...post(path, {}, userArn), httpMethod: 'GET', body: null };
 }
 
-describe('functions/http.ts under IAM auth', () => {
+describe('functions/health-and-fallbacks.ts under IAM auth', () => {
   let table: LocalTable;
   let model: ScriptedOpenAIServer;
   let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -44,7 +44,7 @@ describe('functions/http.ts under IAM auth', () => {
       textReply('你的订单已发货'),
     ]);
     environment = stubLambdaEnvironment({ agentYml: ['turn: { reserveSeconds: 1 }'], modelBaseURL: model.baseURL, table, variables: { AUTH_MODE: 'iam' } });
-    const entry = await import('../../functions/http.ts');
+    const entry = await import('../../functions/health-and-fallbacks.ts');
     handler = entry.handler as unknown as typeof handler;
     close = () => entry.agent.close();
   });

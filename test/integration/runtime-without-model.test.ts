@@ -1,6 +1,6 @@
 /**
  * A deployed stack without a model never falls back to the offline stand-in: the real Lambda entry
- * functions/http.ts, built by functions/runtime.ts from an environment that names no endpoint, no
+ * functions/health-and-fallbacks.ts, built by functions/runtime.ts from an environment that names no endpoint, no
  * key and no model, answers questions with 503 model_not_configured and says so in /health.
  */
 import { readFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ describe('functions/runtime.ts without a model configured', () => {
     table = await startLocalTable();
     // The stack sets neither OPENAI_BASE_URL nor LLM_MODEL, and the key secret is still empty.
     environment = stubLambdaEnvironment({ modelBaseURL: '', table, variables: { OPENAI_API_KEY: '', LLM_MODEL: '' } });
-    const entry = await import('../../functions/http.ts');
+    const entry = await import('../../functions/health-and-fallbacks.ts');
     handler = entry.handler as unknown as typeof handler;
     close = () => entry.agent.close();
   });

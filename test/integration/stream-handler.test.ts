@@ -100,7 +100,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     environment = stubLambdaEnvironment({ agentYml: ['model: { maxRetries: 0 }', 'http: { heartbeatSeconds: 0.05 }'], modelBaseURL: model.baseURL, table });
     const entry = await import('../../functions/stream.ts');
     handler = entry.handler;
-    bufferedHandler = (await import('../../functions/http.ts')).handler as unknown as typeof bufferedHandler;
+    bufferedHandler = (await import('../../functions/health-and-fallbacks.ts')).handler as unknown as typeof bufferedHandler;
     close = () => entry.agent.close();
     metrics = (await import('../../functions/runtime.ts')).metrics;
   });

@@ -62,18 +62,18 @@ const functionNamed = (name: string): LambdaFunction => functions.find((fn) => f
 
 describe('npx cdk synth', () => {
   it('synthesizes the three functions, each from its own bundle', () => {
-    expect(functions.map((fn) => fn.name).sort()).toEqual(['Http', 'Stream', 'Worker']);
+    expect(functions.map((fn) => fn.name).sort()).toEqual(['HealthAndFallbacks', 'Stream', 'Worker']);
     expect(new Set(functions.map((fn) => fn.assetDirectory)).size).toBe(3);
   });
 
-  it.each(['Http', 'Stream', 'Worker'])('puts the %s handler, agent.yml as JSON and the demo server in the bundle, and no source map', (name) => {
+  it.each(['HealthAndFallbacks', 'Stream', 'Worker'])('puts the %s handler, agent.yml as JSON and the demo server in the bundle, and no source map', (name) => {
     const { assetDirectory } = functionNamed(name);
     expect(readdirSync(assetDirectory).sort()).toEqual(['agent.json', 'demo-server.mjs', 'index.mjs']);
     const bundled = readFileSync(path.join(assetDirectory, 'agent.json'), 'utf8');
     expect(JSON.parse(bundled)).toEqual(parseYaml(readFileSync(path.join(ROOT, 'agent.yml'), 'utf8')));
   });
 
-  it.each(['Http', 'Stream', 'Worker'])('emits %s code that Node parses as ESM with a require() for CommonJS packages', async (name) => {
+  it.each(['HealthAndFallbacks', 'Stream', 'Worker'])('emits %s code that Node parses as ESM with a require() for CommonJS packages', async (name) => {
     const { assetDirectory } = functionNamed(name);
     for (const file of ['index.mjs', 'demo-server.mjs']) {
       const code = readFileSync(path.join(assetDirectory, file), 'utf8');
@@ -94,12 +94,12 @@ describe('node infra/bundle-size.ts', () => {
     const { stdout } = await run(process.execPath, [path.join(ROOT, 'infra/bundle-size.ts'), '--json'], { cwd: ROOT, timeout: 120_000 });
     const sizes = JSON.parse(stdout) as { name: string; minifiedBytes: number; gzipBytes: number }[];
     const sizeOf = (file: string) => statSync(file).size;
-    const http = functionNamed('Http').assetDirectory;
+    const healthAndFallbacks = functionNamed('HealthAndFallbacks').assetDirectory;
     expect(sizes.map(({ name, minifiedBytes }) => [name, minifiedBytes])).toEqual([
-      ['http', sizeOf(path.join(http, 'index.mjs'))],
+      ['healthAndFallbacks', sizeOf(path.join(healthAndFallbacks, 'index.mjs'))],
       ['stream', sizeOf(path.join(functionNamed('Stream').assetDirectory, 'index.mjs'))],
       ['worker', sizeOf(path.join(functionNamed('Worker').assetDirectory, 'index.mjs'))],
-      ['demo-server', sizeOf(path.join(http, 'demo-server.mjs'))],
+      ['demo-server', sizeOf(path.join(healthAndFallbacks, 'demo-server.mjs'))],
     ]);
     for (const size of sizes) expect(size.gzipBytes).toBeLessThan(size.minifiedBytes / 2);
   });
@@ -119,7 +119,7 @@ describe('node infra/bundle-size.ts', () => {
 describe('the bundled demo MCP server', () => {
   it('serves the four demo tools over stdio', async () => {
     const client = new Client({ name: 'synth-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(functionNamed('Http').assetDirectory, 'demo-server.mjs')], stderr: 'ignore' }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(functionNamed('HealthAndFallbacks').assetDirectory, 'demo-server.mjs')], stderr: 'ignore' }));
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(DEMO_TOOLS.map((tool) => tool.name));
@@ -170,14 +170,14 @@ async function loadBundle(fn: LambdaFunction, event?: unknown): Promise<{ handle
 }
 
 describe('the function bundles', () => {
-  it.each(['Http', 'Stream', 'Worker'])('%s loads with its template environment and exports handler', async (name) => {
+  it.each(['HealthAndFallbacks', 'Stream', 'Worker'])('%s loads with its template environment and exports handler', async (name) => {
     expect((await loadBundle(functionNamed(name))).handler).toBe('function');
   });
 
-  it('answers GET /health from the http bundle with the bundled demo server connected', async () => {
+  it('answers GET /health from the health-and-fallbacks bundle with the bundled demo server connected', async () => {
     const fixture = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/apigateway/rest-proxy-iam.json'), 'utf8'));
     const event = { ...fixture, resource: '/health', path: '/health', httpMethod: 'GET', body: null, pathParameters: null };
-    const { response } = await loadBundle(functionNamed('Http'), event);
+    const { response } = await loadBundle(functionNamed('HealthAndFallbacks'), event);
     expect(response?.statusCode).toBe(200);
     const health = JSON.parse(response!.body);
     expect(health.mcpServers).toEqual([expect.objectContaining({ name: 'demo', status: 'connected', toolCount: DEMO_TOOLS.length })]);

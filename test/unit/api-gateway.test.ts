@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { answer, fromApiGatewayEvent, ownerOf } from '../../functions/api-gateway.ts';
+import { answer, fromApiGatewayEvent, ownerOf } from '../../lib/http/lambda/api-gateway.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { InputError } from '../../lib/core/errors.ts';
 import { INPUT_STATUS } from '../../lib/http/status.ts';

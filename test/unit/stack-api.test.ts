@@ -29,7 +29,7 @@ function methods(template: Template): Map<string, Properties> {
 /** The OpenAI-compatible front door's routes, streamed from the stream function like the conversation routes. */
 const OPENAI_ROUTES = ['GET /v1/models', 'GET /v1/models/{model}', 'POST /v1/chat/completions'];
 const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'POST /conversations/{conversationId}/approvals', 'GET /conversations/{conversationId}/turns/{turn}/trace', 'GET /health', 'GET /memory', 'DELETE /memory', 'DELETE /memory/{noteId}', ...OPENAI_ROUTES];
-/** Every other method and path goes to the http function, so the contract answers 404/405 itself. */
+/** Every other method and path goes to the health-and-fallbacks function, so the contract answers 404/405 itself. */
 const FALLBACKS = [
   'ANY /', 'ANY /conversations', 'ANY /conversations/{conversationId}', 'ANY /conversations/{conversationId}/messages', 'ANY /conversations/{conversationId}/approvals', 'ANY /conversations/{conversationId}/turns', 'ANY /conversations/{conversationId}/turns/{turn}', 'ANY /conversations/{conversationId}/turns/{turn}/trace', 'ANY /health', 'ANY /{proxy+}',
   'ANY /v1', 'ANY /v1/models', 'ANY /v1/models/{model}', 'ANY /v1/chat/completions', 'ANY /memory', 'ANY /memory/{noteId}',
@@ -45,12 +45,12 @@ describe('McpAgentStack REST API', () => {
     expect([...routesOf(templateFor()).keys()].sort()).toEqual([...ROUTES, ...FALLBACKS].sort());
   });
 
-  it.each(FALLBACKS)('answers %s from the http function (the contract\'s 404 and 405), buffered', (route) => {
+  it.each(FALLBACKS)('answers %s from the health-and-fallbacks function (the contract\'s 404 and 405), buffered', (route) => {
     const template = templateFor();
-    const httpId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHttpFunction');
+    const healthAndFallbacksId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHealthAndFallbacksFunction');
     const integration = routesOf(template).get(route)!.Integration;
     expect(integration).not.toHaveProperty('ResponseTransferMode');
-    expect(JSON.stringify(integration.Uri)).toContain(JSON.stringify({ 'Fn::GetAtt': [httpId, 'Arn'] }));
+    expect(JSON.stringify(integration.Uri)).toContain(JSON.stringify({ 'Fn::GetAtt': [healthAndFallbacksId, 'Arn'] }));
   });
 
   it.each([
@@ -87,21 +87,21 @@ describe('McpAgentStack REST API', () => {
     expect(uri).toContain('/response-streaming-invocations');
   });
 
-  it('answers GET /health from the http function, buffered, within the default timeout', () => {
+  it('answers GET /health from the health-and-fallbacks function, buffered, within the default timeout', () => {
     const template = templateFor();
-    const httpId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHttpFunction');
+    const healthAndFallbacksId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHealthAndFallbacksFunction');
     const integration = routesOf(template).get('GET /health')!.Integration;
     expect(integration).toMatchObject({ Type: 'AWS_PROXY' });
     expect(integration).not.toHaveProperty('ResponseTransferMode');
     expect(integration).not.toHaveProperty('TimeoutInMillis');
-    expect(JSON.stringify(integration.Uri)).toContain(JSON.stringify({ 'Fn::GetAtt': [httpId, 'Arn'] }));
+    expect(JSON.stringify(integration.Uri)).toContain(JSON.stringify({ 'Fn::GetAtt': [healthAndFallbacksId, 'Arn'] }));
     expect(JSON.stringify(integration.Uri)).toContain('/invocations');
   });
 
   it('lets API Gateway invoke each function only for its own routes', () => {
     const template = templateFor();
     const streamId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsStreamFunction');
-    const httpId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHttpFunction');
+    const healthAndFallbacksId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHealthAndFallbacksFunction');
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).map((permission) => permission.Properties);
     for (const permission of permissions) expect(permission).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
     const routesFor = (id: string) => permissions.filter((permission) => permission.FunctionName['Fn::GetAtt'][0] === id).map((permission) => JSON.stringify(permission.SourceArn));
@@ -109,9 +109,9 @@ describe('McpAgentStack REST API', () => {
     expect(routesFor(streamId).length).toBeGreaterThan(0);
     expect(routesFor(streamId).every((arn) => /\/(POST|GET|DELETE)\/(conversations|v1|memory)/.test(arn))).toBe(true);
     expect(routesFor(streamId).some((arn) => arn.includes('/POST/v1/chat/completions'))).toBe(true);
-    expect(routesFor(httpId).some((arn) => arn.includes('/GET/health'))).toBe(true);
-    expect(routesFor(httpId).every((arn) => arn.includes('/GET/health') || arn.includes('/*/'))).toBe(true);
-    expect(routesFor(streamId).length + routesFor(httpId).length).toBe(permissions.length);
+    expect(routesFor(healthAndFallbacksId).some((arn) => arn.includes('/GET/health'))).toBe(true);
+    expect(routesFor(healthAndFallbacksId).every((arn) => arn.includes('/GET/health') || arn.includes('/*/'))).toBe(true);
+    expect(routesFor(streamId).length + routesFor(healthAndFallbacksId).length).toBe(permissions.length);
   });
 
   it('throttles the stage at 20 requests per second with bursts of 40 by default', () => {

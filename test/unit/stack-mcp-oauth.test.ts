@@ -66,7 +66,7 @@ describe('McpAgentStack with MCP servers behind OAuth', () => {
 
     expect(grants.map((grant) => grant.statement)).toEqual(Array(3).fill({ Action: READ_WRITE, Effect: 'Allow', Resource: { Ref: secretId } }));
     expect(grants.map((grant) => JSON.stringify(grant.roles)).sort()).toEqual(
-      ['Stream', 'Worker', 'Http'].map((name) => JSON.stringify([{ Ref: logicalId(template, 'AWS::IAM::Role', `Functions${name}FunctionServiceRole`) }])).sort(),
+      ['Stream', 'Worker', 'HealthAndFallbacks'].map((name) => JSON.stringify([{ Ref: logicalId(template, 'AWS::IAM::Role', `Functions${name}FunctionServiceRole`) }])).sort(),
     );
     // Writing is allowed on this secret only: the model key stays read-only.
     const writes = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>

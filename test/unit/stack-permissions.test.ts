@@ -82,7 +82,7 @@ describe.each(keySources)('McpAgentStack permissions with the model API key in %
 
   it('lets the health function read the keys and nothing else', () => {
     const template = templateFor(settings);
-    expect(statementsOf(template, 'Http')).toEqual([XRAY, readKeyStatement(template, settings), readHmacKeyStatement(template)]);
+    expect(statementsOf(template, 'HealthAndFallbacks')).toEqual([XRAY, readKeyStatement(template, settings), readHmacKeyStatement(template)]);
   });
 
   it('names the key source, never the key, in every function environment', () => {
@@ -100,7 +100,7 @@ describe.each(keySources)('McpAgentStack permissions with the model API key in %
 });
 
 describe('McpAgentStack roles', () => {
-  it.each(['Stream', 'Worker', 'Http'])('gives %s only the basic execution managed policy (writing its logs)', (name) => {
+  it.each(['Stream', 'Worker', 'HealthAndFallbacks'])('gives %s only the basic execution managed policy (writing its logs)', (name) => {
     const template = templateFor();
     const role = template.findResources('AWS::IAM::Role')[logicalId(template, 'AWS::IAM::Role', `Functions${name}FunctionServiceRole`)]!;
     expect(role.Properties.ManagedPolicyArns).toEqual([

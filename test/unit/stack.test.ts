@@ -46,7 +46,7 @@ describe('McpAgentStack functions', () => {
   it.each([
     ['Stream', 1024, 900],
     ['Worker', 1024, 900],
-    ['Http', 512, 29],
+    ['HealthAndFallbacks', 512, 29],
   ])('runs %s on Node.js 22, ARM64, traced, with %i MB and %i s', (name, memory, timeout) => {
     const [, fn] = resource(templateFor(), 'AWS::Lambda::Function', `Functions${name}Function`);
     expect(fn.Properties).toMatchObject({
@@ -59,7 +59,7 @@ describe('McpAgentStack functions', () => {
     });
   });
 
-  it.each(['Stream', 'Worker', 'Http'])('logs %s to its own log group, kept for one month', (name) => {
+  it.each(['Stream', 'Worker', 'HealthAndFallbacks'])('logs %s to its own log group, kept for one month', (name) => {
     const template = templateFor();
     const [logGroupId, logGroup] = resource(template, 'AWS::Logs::LogGroup', `Functions${name}Logs`);
     expect(logGroup).toMatchObject({ DeletionPolicy: 'Retain', Properties: { RetentionInDays: 30 } });
@@ -72,7 +72,7 @@ describe('McpAgentStack functions', () => {
     expect(logGroup.DeletionPolicy).toBe('Delete');
   });
 
-  it.each(['Stream', 'Worker', 'Http'])('points %s at the bundled configuration and demo server, with Powertools names', (name) => {
+  it.each(['Stream', 'Worker', 'HealthAndFallbacks'])('points %s at the bundled configuration and demo server, with Powertools names', (name) => {
     expect(environmentOf(templateFor(), name)).not.toHaveProperty('NODE_OPTIONS');
     expect(environmentOf(templateFor(), name)).toMatchObject({
       AGENT_CONFIG: '/var/task/agent.json',
@@ -92,8 +92,8 @@ describe('McpAgentStack functions', () => {
     expect(environmentOf(template, 'Stream').CONVERSATIONS_TABLE).toEqual({ Ref: tableId });
     expect(environmentOf(template, 'Worker').CONVERSATIONS_TABLE).toEqual({ Ref: tableId });
     expect(environmentOf(template, 'Worker').EVENT_BUS_NAME).toEqual({ Ref: busId });
-    expect(environmentOf(template, 'Http')).not.toHaveProperty('CONVERSATIONS_TABLE');
-    expect(environmentOf(template, 'Http')).not.toHaveProperty('EVENT_BUS_NAME');
+    expect(environmentOf(template, 'HealthAndFallbacks')).not.toHaveProperty('CONVERSATIONS_TABLE');
+    expect(environmentOf(template, 'HealthAndFallbacks')).not.toHaveProperty('EVENT_BUS_NAME');
     expect(environmentOf(template, 'Stream')).not.toHaveProperty('EVENT_BUS_NAME');
   });
 
@@ -102,12 +102,12 @@ describe('McpAgentStack functions', () => {
     const [queueId] = resource(template, 'AWS::SQS::Queue', 'AsyncTurnsQueue');
     expect(environmentOf(template, 'Worker').QUEUE_URL).toEqual({ Ref: queueId });
     expect(environmentOf(template, 'Stream')).not.toHaveProperty('QUEUE_URL');
-    expect(environmentOf(template, 'Http')).not.toHaveProperty('QUEUE_URL');
+    expect(environmentOf(template, 'HealthAndFallbacks')).not.toHaveProperty('QUEUE_URL');
   });
 
   it('passes the model endpoint and name when given, and leaves agent.yml in charge otherwise', () => {
     const configured = templateFor({ modelBaseUrl: 'https://api.deepseek.com/v1', modelName: 'deepseek-chat' });
-    for (const name of ['Stream', 'Worker', 'Http']) {
+    for (const name of ['Stream', 'Worker', 'HealthAndFallbacks']) {
       expect(environmentOf(configured, name)).toMatchObject({ OPENAI_BASE_URL: 'https://api.deepseek.com/v1', LLM_MODEL: 'deepseek-chat' });
       expect(environmentOf(templateFor(), name)).not.toHaveProperty('OPENAI_BASE_URL');
       expect(environmentOf(templateFor(), name)).not.toHaveProperty('LLM_MODEL');
@@ -262,7 +262,7 @@ describe('McpAgentStack asynchronous turns', () => {
     expect(environmentOf(template, 'Worker')).toMatchObject({ OWNER_SOURCES: '', EVENT_QUEUE_URL: { Ref: eventQueueId }, EVENT_QUEUE_ARN: { 'Fn::GetAtt': [eventQueueId, 'Arn'] } });
     const trusting = templateFor({ eventSources: ['com.example.orders'], ownerSources: ['com.example.orders', 'queue'] });
     expect(environmentOf(trusting, 'Worker').OWNER_SOURCES).toBe('com.example.orders,queue');
-    for (const name of ['Stream', 'Http']) {
+    for (const name of ['Stream', 'HealthAndFallbacks']) {
       expect(environmentOf(template, name)).not.toHaveProperty('OWNER_SOURCES');
       expect(environmentOf(template, name)).not.toHaveProperty('EVENT_QUEUE_ARN');
     }
@@ -276,7 +276,7 @@ describe('McpAgentStack HMAC key', () => {
     expect(secret.Properties).toMatchObject({ GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false } });
     expect(secret.Properties).not.toHaveProperty('SecretString');
     expect(secret.DeletionPolicy).toBe('Retain');
-    for (const name of ['Stream', 'Worker', 'Http']) expect(environmentOf(template, name).HMAC_KEY_SECRET_ARN).toEqual({ Ref: secretId });
+    for (const name of ['Stream', 'Worker', 'HealthAndFallbacks']) expect(environmentOf(template, name).HMAC_KEY_SECRET_ARN).toEqual({ Ref: secretId });
     expect(JSON.stringify(template.toJSON().Outputs)).not.toContain(secretId);
   });
 });

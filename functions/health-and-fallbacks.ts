@@ -1,14 +1,15 @@
 /**
- * Lambda entry for the buffered HTTP routes (API Gateway REST proxy events): GET /health in the
- * stack, and any route when streaming is not wanted. Every request goes through the same HTTP
- * contract as the streaming entry and the local server.
+ * Lambda entry for GET /health and the fallbacks: the contract's 404 (naming the routes) or 405
+ * (with Allow) for every route and method the streaming function does not serve, instead of API
+ * Gateway's bare 403. Buffered (API Gateway REST proxy events), through the same HTTP contract as
+ * the streaming entry and the local server, so it would answer any route.
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createHttpHandler } from '../lib/http/handle.ts';
-import { answer, fromApiGatewayEvent, toApiGatewayResult } from './api-gateway.ts';
+import { answer, fromApiGatewayEvent, toApiGatewayResult } from '../lib/http/lambda/api-gateway.ts';
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools } from './runtime.ts';
 
 export { agent };

@@ -9,7 +9,7 @@
  *   \0\0\0\0\0\0\0\0                     8 NUL bytes
  *   body bytes...                        as the handler writes them
  *
- * The local server decodes it back into a node:http response (functions/local-events.ts).
+ * The local server decodes it back into a node:http response (lib/local/lambda-bridge.ts).
  */
 import type { Writable } from 'node:stream';
 

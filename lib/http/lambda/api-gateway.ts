@@ -1,14 +1,51 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { InputError } from '../lib/core/errors.ts';
-import type { Logger } from '../lib/core/logger.ts';
-import { corsHeaders } from '../lib/http/cors.ts';
-import { errorResponse } from '../lib/http/errors.ts';
-import { openAIErrorResponse } from '../lib/http/openai/errors.ts';
-import { isOpenAIPath } from '../lib/http/openai/routes.ts';
-import type { HttpRequest, HttpResponse } from '../lib/http/types.ts';
+/**
+ * API Gateway REST proxy events in and out of the HTTP contract, for both API entries (buffered and
+ * streamed). The event is declared structurally, with only the fields read here, so lib/ needs no
+ * aws-lambda types; the entries pass the runtime's event as it is.
+ */
+import type { AuthMode, OwnerFrom } from '../../config/environment.ts';
+import { InputError } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import { corsHeaders } from '../cors.ts';
+import { errorResponse } from '../errors.ts';
+import { openAIErrorResponse } from '../openai/errors.ts';
+import { isOpenAIPath } from '../openai/routes.ts';
+import type { HttpRequest, HttpResponse } from '../types.ts';
 
-export type { AuthMode, OwnerFrom } from '../lib/config/environment.ts';
-import type { AuthMode, OwnerFrom } from '../lib/config/environment.ts';
+export type { AuthMode, OwnerFrom } from '../../config/environment.ts';
+
+/** What API Gateway verified about an IAM (SigV4) caller. */
+export interface ApiGatewayIdentity {
+  cognitoIdentityId?: string | null;
+  userArn?: string | null;
+  caller?: string | null;
+}
+
+/** The fields of a REST proxy event (aws-lambda's APIGatewayProxyEvent) that the contract reads. */
+export interface ApiGatewayProxyEvent {
+  httpMethod: string;
+  path: string;
+  headers: Record<string, string | undefined> | null;
+  queryStringParameters: Record<string, string | undefined> | null;
+  body: string | null;
+  isBase64Encoded: boolean;
+  requestContext: {
+    identity?: ApiGatewayIdentity;
+    /** Cognito user pool claims, or a custom authorizer's principalId. */
+    authorizer?: { claims?: unknown; principalId?: unknown } | null;
+  };
+}
+
+export interface ApiGatewayProxyResult {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The part of the Lambda context the contract needs: how long the invocation may still run. */
+export interface RemainingTime {
+  getRemainingTimeInMillis(): number;
+}
 
 /** How a deployment tells callers apart (AUTH_MODE and OWNER_FROM). */
 export interface CallerIdentity {
@@ -20,7 +57,7 @@ export interface CallerIdentity {
  * API Gateway REST proxy event → the HTTP contract's request. Under an auth mode, the caller's
  * identity becomes the conversation owner, so one caller can never reach another's conversations.
  */
-export function fromApiGatewayEvent(event: APIGatewayProxyEvent, context: Pick<Context, 'getRemainingTimeInMillis'>, identity: CallerIdentity): HttpRequest {
+export function fromApiGatewayEvent(event: ApiGatewayProxyEvent, context: RemainingTime, identity: CallerIdentity): HttpRequest {
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
@@ -56,7 +93,7 @@ const ASSUMED_ROLE = /^(arn:[^:]+:sts::\d{12}:assumed-role\/[^/]+)\/([^/]+)$/;
  * - an IAM user (or root, or a federated user): its ARN.
  * cognito: the user pool's `sub` claim (or a custom authorizer's principalId).
  */
-export function ownerOf(event: APIGatewayProxyEvent, identity: CallerIdentity): string | undefined {
+export function ownerOf(event: ApiGatewayProxyEvent, identity: CallerIdentity): string | undefined {
   if (identity.authMode === 'none') return undefined;
   const owner = identity.authMode === 'iam' ? iamOwner(event.requestContext.identity, identity.ownerFrom) : cognitoOwner(event);
   if (typeof owner !== 'string' || owner === '') {
@@ -65,7 +102,7 @@ export function ownerOf(event: APIGatewayProxyEvent, identity: CallerIdentity): 
   return owner;
 }
 
-function iamOwner(caller: Partial<APIGatewayProxyEvent['requestContext']['identity']> | undefined, ownerFrom: OwnerFrom): string | undefined {
+function iamOwner(caller: ApiGatewayIdentity | undefined, ownerFrom: OwnerFrom): string | undefined {
   if (caller?.cognitoIdentityId) return caller.cognitoIdentityId;
   const arn = caller?.userArn ?? caller?.caller ?? undefined;
   if (!arn) return undefined;
@@ -77,12 +114,12 @@ function iamOwner(caller: Partial<APIGatewayProxyEvent['requestContext']['identi
   return ownerFrom === 'principal' ? role : arn;
 }
 
-function cognitoOwner(event: APIGatewayProxyEvent): string | undefined {
+function cognitoOwner(event: ApiGatewayProxyEvent): string | undefined {
   const claims = event.requestContext.authorizer?.claims as Record<string, string> | undefined;
-  return claims?.sub ?? event.requestContext.authorizer?.principalId;
+  return claims?.sub ?? (event.requestContext.authorizer?.principalId as string | undefined);
 }
 
-export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyResult {
+export function toApiGatewayResult(response: HttpResponse): ApiGatewayProxyResult {
   return { statusCode: response.statusCode, headers: response.headers, body: response.body };
 }
 
@@ -91,7 +128,7 @@ export function toApiGatewayResult(response: HttpResponse): APIGatewayProxyResul
  * that escaped becomes its contract response, and the CORS header is added for allowed origins.
  */
 export async function answer<Response extends HttpResponse | { headers: Record<string, string> }>(
-  event: APIGatewayProxyEvent,
+  event: ApiGatewayProxyEvent,
   produce: () => Promise<Response>,
   options: { logger: Logger; allowedOrigins: readonly string[] },
 ): Promise<Response | HttpResponse> {

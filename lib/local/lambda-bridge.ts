@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { PRELUDE_CONTENT_TYPE, PRELUDE_DELIMITER } from './awslambda.ts';
+import type { ApiGatewayProxyEvent } from '../http/lambda/api-gateway.ts';
+import { PRELUDE_CONTENT_TYPE, PRELUDE_DELIMITER } from '../http/lambda/awslambda-global.ts';
+
+/**
+ * npm start's bridge between node:http and the streaming Lambda handler: a request becomes the API
+ * Gateway REST proxy event, the handler's response stream becomes the node:http response, as the
+ * Lambda service and API Gateway do in a deployment.
+ */
 
 /** API Gateway's own payload limit; the handler applies the configured, smaller one. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -22,7 +28,7 @@ export async function readRequest(incoming: IncomingMessage): Promise<string> {
  * `callerHeader` (LOCAL_CALLER_HEADER), that header's value stands for the caller an authorizer
  * verified (its principalId), as the handler reads it under AUTH_MODE=cognito.
  */
-export function toLocalEvent(incoming: IncomingMessage, body: string, callerHeader?: string): APIGatewayProxyEvent {
+export function toLocalEvent(incoming: IncomingMessage, body: string, callerHeader?: string): ApiGatewayProxyEvent {
   const url = new URL(incoming.url ?? '/', 'http://localhost');
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
@@ -35,7 +41,9 @@ export function toLocalEvent(incoming: IncomingMessage, body: string, callerHead
   const query = Object.fromEntries(url.searchParams);
   const method = incoming.method ?? 'GET';
   const caller = callerHeader === undefined ? undefined : headers[callerHeader];
-  return {
+  // The whole event, as API Gateway sends it (middleware may read any field), typed by the fields
+  // the contract reads (lib/ has no aws-lambda types).
+  const event = {
     resource: '/{proxy+}',
     path: url.pathname,
     httpMethod: method,
@@ -53,7 +61,7 @@ export function toLocalEvent(incoming: IncomingMessage, body: string, callerHead
       authorizer: caller ? { principalId: caller } : null,
       protocol: `HTTP/${incoming.httpVersion}`,
       httpMethod: method,
-      identity: { sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      identity: { sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null, cognitoIdentityId: null, userArn: null, caller: null },
       path: url.pathname,
       stage: 'local',
       requestId: crypto.randomUUID(),
@@ -62,10 +70,27 @@ export function toLocalEvent(incoming: IncomingMessage, body: string, callerHead
       resourcePath: '/{proxy+}',
     },
   };
+  return event;
+}
+
+/** The Lambda context (aws-lambda's Context) of a local invocation. */
+export interface LocalContext {
+  callbackWaitsForEmptyEventLoop: boolean;
+  functionName: string;
+  functionVersion: string;
+  invokedFunctionArn: string;
+  memoryLimitInMB: string;
+  awsRequestId: string;
+  logGroupName: string;
+  logStreamName: string;
+  getRemainingTimeInMillis(): number;
+  done(): void;
+  fail(): void;
+  succeed(): void;
 }
 
 /** Local runs have no Lambda deadline: every request gets the configured turn time. */
-export function localContext(turnTimeoutMs: number): Context {
+export function localContext(turnTimeoutMs: number): LocalContext {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'mcp-agent-local',
