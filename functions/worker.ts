@@ -12,7 +12,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { createSqsRedeliveryScheduler } from '../lib/adapters/aws/sqs-redelivery.ts';
-import { createEventBridgeTurnAnnouncer } from '../lib/adapters/aws/turn-events.ts';
+import { createEventBridgeTurnAnnouncer } from '../lib/adapters/aws/eventbridge-announcer.ts';
 import { createSkippingAnnouncer } from '../lib/queue/announcer.ts';
 import { redeliveryByQueue, type RedeliveryScheduler } from '../lib/queue/redelivery.ts';
 import { createQueueWorker, type WorkerOutput } from '../lib/queue/worker.ts';

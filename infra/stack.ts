@@ -5,7 +5,7 @@ import { AgentApi } from './api.ts';
 import { ApiAuthorization } from './auth.ts';
 import { agentConfigPath, functionBundling } from './bundling.ts';
 import { warnOfSharedMemory } from './memory.ts';
-import { AsyncTurns } from './events.ts';
+import { AsyncTurns } from './async-turns.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
 import { HmacKey } from './hmac-key.ts';
 import { McpOAuthTokens, oauthServerNames } from './mcp-oauth-tokens.ts';

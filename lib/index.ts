@@ -19,7 +19,7 @@ export { createMemoryConversationStore } from './adapters/memory/conversation-st
 export { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
 export { createMemoryNoteStore } from './adapters/memory/note-store.ts';
 export { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
-export type { LoopEvent } from './agent/events.ts';
+export type { LoopEvent } from './agent/loop-events.ts';
 export type { AgentExtension, BuiltinTool, EarlierTurn, EarlierTurns, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './agent/extension.ts';
 export type { ApprovalDecision } from './agent/validate-input.ts';
 export type { PendingApproval, PendingElicitation, StopReason, ToolCallRecord, TurnError, TurnResult, TurnUsage } from './core/turn.ts';

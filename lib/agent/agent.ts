@@ -18,7 +18,7 @@ import { readConversationPage, type ConversationPageRequest } from './conversati
 import type { ConversationView } from './conversation-view.ts';
 import { driveTurn, type DriveInput, type DriveServices } from './drive-turn.ts';
 import { deadlineOf } from './held-turn.ts';
-import type { LoopEvent } from './events.ts';
+import type { LoopEvent } from './loop-events.ts';
 import { healthReport, type HealthReport } from './health.ts';
 import { memoryApi, type MemoryApi } from './memory-api.ts';
 import { newConversationId } from './new-conversation.ts';

@@ -7,7 +7,7 @@ import type { ConversationStore, ModelClient } from '../core/ports.ts';
 import type { ExtensionRunner } from './extension-runner.ts';
 import type { EarlierTurns } from './extension.ts';
 import type { PendingApproval, PendingElicitation, StopReason, TurnError, TurnResult } from '../core/turn.ts';
-import type { LoopEvent } from './events.ts';
+import type { LoopEvent } from './loop-events.ts';
 import { fallbackReply } from './fallback-reply.ts';
 import { deadlineOf, heldTurnWrites, untilStored, type HeldTurn } from './held-turn.ts';
 import { pausedFor, type LoopLimits, type LoopOutcome } from './run-loop.ts';

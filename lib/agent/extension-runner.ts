@@ -2,7 +2,7 @@ import { historyViolations } from '../core/history.ts';
 import type { HistoryMessage, TokenUsage, ToolCall } from '../core/messages.ts';
 import type { ConversationState, JsonObject, ModelClient, ModelReply, ModelRequest, ToolGateway, ToolOutput } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
-import type { LoopEvent } from './events.ts';
+import type { LoopEvent } from './loop-events.ts';
 import type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './extension.ts';
 import type { OfferedTool } from './tool-policy.ts';
 import { copyState } from '../core/state-copy.ts';

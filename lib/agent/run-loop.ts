@@ -4,7 +4,7 @@ import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '..
 import type { ModelClient, ModelDelta, ModelReply } from '../core/ports.ts';
 import type { LoopHooks } from './extension-runner.ts';
 import type { PendingApproval, PendingElicitation } from '../core/turn.ts';
-import type { LoopEvent } from './events.ts';
+import type { LoopEvent } from './loop-events.ts';
 import { toolText } from './tool-messages.ts';
 import { planCalls, plannedName, type CallLimits } from './tool-plan.ts';
 import type { OfferedTool } from './tool-policy.ts';

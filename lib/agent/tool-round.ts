@@ -2,7 +2,7 @@ import type { ToolMessage } from '../core/messages.ts';
 import type { SamplingRequest } from '../core/ports.ts';
 import type { PendingApproval, PendingElicitation, ToolCallRecord } from '../core/turn.ts';
 import type { AwaitedInput } from './call-input.ts';
-import type { LoopEvent } from './events.ts';
+import type { LoopEvent } from './loop-events.ts';
 import { answered, executeToolCalls, type AnsweredCall, type ToolExecutionContext } from './execute-tools.ts';
 import { toolText } from './tool-messages.ts';
 import { plannedName, type PlannedCall } from './tool-plan.ts';

@@ -1,10 +1,10 @@
 import { PassThrough } from 'node:stream';
 import type { Logger } from '../core/logger.ts';
 import type { Agent } from '../agent/agent.ts';
-import type { LoopEvent } from '../agent/events.ts';
+import type { LoopEvent } from '../agent/loop-events.ts';
 import { errorResponse } from './errors.ts';
 import { EVENT_STREAM_HEADERS, encodeComment, encodeJsonEvent } from './sse.ts';
-import { finalEventData, loopEventData } from './turn-events.ts';
+import { finalEventData, loopEventData } from './sse-events.ts';
 import type { TurnCall } from './turn-call.ts';
 import type { HttpResponse } from './types.ts';
 

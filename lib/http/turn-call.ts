@@ -2,7 +2,7 @@ import { InputError } from '../core/errors.ts';
 import { unknownFieldsText } from '../core/json.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { Agent } from '../agent/agent.ts';
-import type { LoopEvent } from '../agent/events.ts';
+import type { LoopEvent } from '../agent/loop-events.ts';
 import { checkDecisions, checkMessage, checkRequestId } from '../agent/validate-input.ts';
 import { readJsonObject } from './body.ts';
 import type { RouteMatch } from './routes.ts';

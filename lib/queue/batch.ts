@@ -1,6 +1,6 @@
 import { AgentError, ConflictError, errorMessage, LimitError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
-import type { SqsBatchResponse, SqsRecord } from './events.ts';
+import type { SqsBatchResponse, SqsRecord } from './aws-event-shapes.ts';
 import { parseMessageBody, readTurnRequest, type TurnRequest } from './payload.ts';
 import type { RedeliveryScheduler } from './redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';

@@ -1,4 +1,4 @@
-import type { SqsRecord } from './events.ts';
+import type { SqsRecord } from './aws-event-shapes.ts';
 
 /**
  * When a failed record comes back. Without this, SQS waits out the queue's visibility timeout

@@ -1,5 +1,5 @@
 import { InputError } from '../core/errors.ts';
-import { isEventBridgeEvent } from './events.ts';
+import { isEventBridgeEvent } from './aws-event-shapes.ts';
 import type { TurnRequest } from './payload.ts';
 
 /**

@@ -5,7 +5,7 @@ import type { AgentConfig } from '../config/load.ts';
 import type { TurnAnnouncer } from './announcer.ts';
 import { processSqsBatch, type BatchOptions } from './batch.ts';
 import { TURN_REQUESTED } from './event-names.ts';
-import { hasRecords, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse } from './events.ts';
+import { hasRecords, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse } from './aws-event-shapes.ts';
 import { isJsonObject } from '../core/json.ts';
 import { ms } from '../core/time.ts';
 import { readTurnRequest, type TurnRequest } from './payload.ts';

@@ -13,7 +13,7 @@ import { parseConfig } from '../../lib/config/load.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import type { ConversationStore } from '../../lib/core/ports.ts';
 import type { Agent } from '../../lib/agent/agent.ts';
-import type { LoopEvent } from '../../lib/agent/events.ts';
+import type { LoopEvent } from '../../lib/agent/loop-events.ts';
 import { EVERYTHING_ENTRY, PROJECT_ROOT, recordingLogger, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer, type ScriptStep } from '../support/scripted-openai-server.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoopEvent } from '../../lib/agent/events.ts';
+import type { LoopEvent } from '../../lib/agent/loop-events.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import type { AssistantMessage, HistoryMessage, Message } from '../../lib/core/messages.ts';
 import type { ModelReply, ModelRequest } from '../../lib/core/ports.ts';

@@ -5,7 +5,7 @@ import type { LogFields, Logger } from '../../lib/core/logger.ts';
 import type { ModelRequest } from '../../lib/core/ports.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 import type { TurnAnnouncer } from '../../lib/queue/announcer.ts';
-import type { SqsRecord } from '../../lib/queue/events.ts';
+import type { SqsRecord } from '../../lib/queue/aws-event-shapes.ts';
 import { WORKER_START_MARGIN_MS } from '../../lib/queue/worker.ts';
 import { createQueueWorker, type QueueWorkerOptions } from '../../lib/queue/worker.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';

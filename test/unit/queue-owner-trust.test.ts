@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { TurnResult } from '../../lib/core/turn.ts';
 import type { TurnAnnouncer } from '../../lib/queue/announcer.ts';
 import { redeliveryByQueue, type RedeliveryScheduler } from '../../lib/queue/redelivery.ts';
-import type { SqsRecord } from '../../lib/queue/events.ts';
+import type { SqsRecord } from '../../lib/queue/aws-event-shapes.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';

@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqsRedeliveryScheduler } from '../../lib/adapters/aws/sqs-redelivery.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import type { SqsRecord } from '../../lib/queue/events.ts';
+import type { SqsRecord } from '../../lib/queue/aws-event-shapes.ts';
 import { redeliveryDelaySeconds, type RedeliveryScheduler } from '../../lib/queue/redelivery.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply } from '../../lib/testing/scripted-model.ts';

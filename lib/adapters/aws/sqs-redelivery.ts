@@ -1,7 +1,7 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { SqsRecord } from '../../queue/events.ts';
+import type { SqsRecord } from '../../queue/aws-event-shapes.ts';
 import { redeliveryDelaySeconds, type RedeliveryScheduler } from '../../queue/redelivery.ts';
 
 /** SQS takes at most 10 entries per ChangeMessageVisibilityBatch. */

@@ -1,7 +1,7 @@
 import { isJsonObject } from '../../core/json.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import type { Agent } from '../../agent/agent.ts';
-import type { LoopEvent } from '../../agent/events.ts';
+import type { LoopEvent } from '../../agent/loop-events.ts';
 import { checkConversationId, REQUEST_ID_PATTERN } from '../../agent/validate-input.ts';
 import { readJsonObject } from '../body.ts';
 import type { HttpRequest } from '../types.ts';

@@ -1,9 +1,9 @@
 import type { Logger } from '../../core/logger.ts';
 import type { Agent } from '../../agent/agent.ts';
-import type { LoopEvent } from '../../agent/events.ts';
+import type { LoopEvent } from '../../agent/loop-events.ts';
 import { EVENT_STREAM_HEADERS, encodeComment } from '../sse.ts';
 import { EventStreamBody, type EventStreamResponse } from '../stream-turn.ts';
-import { loopEventData } from '../turn-events.ts';
+import { loopEventData } from '../sse-events.ts';
 import type { HttpResponse } from '../types.ts';
 import type { ChatCompletionCall } from './chat-request.ts';
 import { CONVERSATION_HEADER } from './headers.ts';

@@ -1,7 +1,7 @@
 import type { HistoryMessage, UserMessage } from '../../../core/messages.ts';
 import type { JsonObject } from '../../../core/ports.ts';
 import type { AgentConfig } from '../../../config/load.ts';
-import type { LoopEvent } from '../../events.ts';
+import type { LoopEvent } from '../../loop-events.ts';
 import type { LoopHooks } from '../../extension-runner.ts';
 import type { Journal } from '../../tool-round.ts';
 import { runLoop, type LoopInput, type LoopOutcome } from '../../run-loop.ts';

@@ -1,7 +1,7 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createEventBridgeTurnAnnouncer } from '../../lib/adapters/aws/turn-events.ts';
+import { createEventBridgeTurnAnnouncer } from '../../lib/adapters/aws/eventbridge-announcer.ts';
 import { AgentError } from '../../lib/core/errors.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 
