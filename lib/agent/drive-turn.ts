@@ -85,7 +85,7 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
       const answered = await answerCalls(input.decided, {
         draft,
         round: draft.rounds,
-        execution: executionOf(input, services),
+        toolRun: toolRunOf(input, services),
         journal,
         ...(input.onEvent ? { onEvent: input.onEvent } : {}),
       });
@@ -148,7 +148,7 @@ function addUsage(draft: TurnDraft, usage: TokenUsage): void {
   draft.usage = { promptTokens: draft.usage.promptTokens + usage.promptTokens, completionTokens: draft.usage.completionTokens + usage.completionTokens };
 }
 
-function executionOf(input: DriveInput, services: DriveServices) {
+function toolRunOf(input: DriveInput, services: DriveServices) {
   const timeLeft = Math.max(1, input.deadlineAt - services.limits.reserveMs - services.now());
   return {
     runTool: input.runner.runTool,

@@ -126,7 +126,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     const answered = await answerCalls(planned, {
       draft,
       round,
-      execution: {
+      toolRun: {
         runTool: (call, tool) => input.hooks.runTool(call, tool),
         timeoutMs: Math.max(1, Math.min(limits.toolTimeoutMs, timeLeft())),
         maxOutputChars: limits.maxOutputChars,

@@ -3,7 +3,7 @@ import type { SamplingRequest } from '../core/ports.ts';
 import type { PendingApproval, PendingElicitation, ToolCallRecord } from '../core/turn.ts';
 import type { AwaitedInput } from './call-input.ts';
 import type { LoopEvent } from './loop-events.ts';
-import { answered, executeToolCalls, type AnsweredCall, type ToolExecutionContext } from './execute-tools.ts';
+import { answered, runToolCalls, type AnsweredCall, type ToolRunContext } from './run-tools.ts';
 import { toolText } from './tool-messages.ts';
 import { plannedName, type PlannedCall } from './tool-plan.ts';
 import type { TurnDraft } from './turn-draft.ts';
@@ -17,7 +17,7 @@ export interface Journal {
 export interface ToolRoundContext {
   draft: TurnDraft;
   round: number;
-  execution: ToolExecutionContext;
+  toolRun: ToolRunContext;
   journal?: Journal;
   onEvent?: (event: LoopEvent) => void;
 }
@@ -39,7 +39,7 @@ export type ToolRoundOutcome =
 export async function answerCalls(planned: readonly PlannedCall[], context: ToolRoundContext): Promise<ToolRoundOutcome> {
   const { draft, round } = context;
   const answers = new Map<string, AnsweredCall>();
-  const maxOutputChars = context.execution.maxOutputChars;
+  const maxOutputChars = context.toolRun.maxOutputChars;
   const answer = (id: string, call: AnsweredCall) => {
     answers.set(id, call);
     context.onEvent?.({ type: 'tool-result', round, result: call.record, content: call.message.content });
@@ -60,7 +60,7 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
   }
   if (failure === undefined) {
     draft.ran.push(...toRun.map((entry) => entry.call));
-    await executeToolCalls(toRun, context.execution, (index, result) => {
+    await runToolCalls(toRun, context.toolRun, (index, result) => {
       const id = toRun[index]!.call.id;
       // A call whose server asked what only a person can give stays unanswered, like one awaiting approval.
       if ('awaiting' in result) awaiting.set(id, result.awaiting);

@@ -7,7 +7,7 @@ import type { RunningCall } from './extension.ts';
 import { toolText, truncateOutput } from './tool-messages.ts';
 import type { OfferedTool } from './tool-policy.ts';
 
-export interface ToolExecutionContext {
+export interface ToolRunContext {
   /** Runs one call: its MCP server or built-in tool (through the extensions' aroundToolCall). */
   runTool: (call: RunningCall, tool: OfferedTool) => Promise<ToolOutput>;
   /** Per call. */
@@ -46,9 +46,9 @@ export interface WaitingCall {
  * (each is also handed to `onAnswered` as soon as it is there). Never throws: every failure becomes
  * the text of the call's tool message, so the model can act on it.
  */
-export async function executeToolCalls(
+export async function runToolCalls(
   calls: readonly CallToRun[],
-  context: ToolExecutionContext,
+  context: ToolRunContext,
   onAnswered?: (index: number, answer: AnsweredCall | WaitingCall) => void,
 ): Promise<Array<AnsweredCall | WaitingCall>> {
   const answers: Array<AnsweredCall | WaitingCall> = new Array(calls.length);
@@ -56,7 +56,7 @@ export async function executeToolCalls(
   const worker = async () => {
     while (next < calls.length) {
       const index = next++;
-      answers[index] = await executeToolCall(calls[index]!, context);
+      answers[index] = await runToolCall(calls[index]!, context);
       onAnswered?.(index, answers[index]);
     }
   };
@@ -64,7 +64,7 @@ export async function executeToolCalls(
   return answers;
 }
 
-async function executeToolCall({ call, tool, arguments: args, input }: CallToRun, context: ToolExecutionContext): Promise<AnsweredCall | WaitingCall> {
+async function runToolCall({ call, tool, arguments: args, input }: CallToRun, context: ToolRunContext): Promise<AnsweredCall | WaitingCall> {
   const started = context.now();
   const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, { durationMs: context.now() - started, name: tool.name });
   if (context.signal.aborted) return finish(false, toolText.outOfTime());
