@@ -14,7 +14,8 @@ import { historyViolations } from '../../lib/core/history.ts';
 import type { ConversationStore } from '../../lib/core/ports.ts';
 import type { Agent } from '../../lib/agent/agent.ts';
 import type { LoopEvent } from '../../lib/agent/loop-events.ts';
-import { EVERYTHING_ENTRY, PROJECT_ROOT, recordingLogger, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
+import { EVERYTHING_ENTRY, PROJECT_ROOT, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer, type ScriptStep } from '../support/scripted-openai-server.ts';
 
 type WireMessage = { role: string; tool_call_id?: string; content?: unknown };

@@ -12,7 +12,7 @@ import { createHttpHandler } from '../../lib/http/handle.ts';
 import { createScriptedModel, textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import type { Agent } from '../../lib/agent/agent.ts';
 import { startCallerEchoHttpServer, type CallerEchoHttpServer } from '../fixtures/caller-echo-server.ts';
-import { recordingLogger } from '../support/mcp-servers.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const SECRET = 'sk-live-7Hq2mZ9xR4vT1nB8';
 const REFUSAL = JSON.stringify({ error: 'invalid_token', error_description: `token ${SECRET} was revoked at 2026-05-16T16:10:34Z` });

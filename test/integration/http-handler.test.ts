@@ -8,14 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 
 const fixture = (name: string): APIGatewayProxyEvent => JSON.parse(readFileSync(new URL(`../fixtures/apigateway/${name}.json`, import.meta.url), 'utf8'));
 const baseEvent = fixture('rest-proxy-iam');
-
-function contextWith(remainingMs: number): Context {
-  const deadline = Date.now() + remainingMs;
-  return { awsRequestId: 'test-request', functionName: 'http', getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
-}
 
 function post(path: string, body: unknown, userArn = baseEvent.requestContext.identity.userArn): APIGatewayProxyEvent {
   return { ...baseEvent, path, body: JSON.stringify(body), requestContext: { ...baseEvent.requestContext, identity: { ...baseEvent.requestContext.identity, userArn } } };
@@ -57,32 +53,32 @@ describe('functions/health-and-fallbacks.ts under IAM auth', () => {
   });
 
   it('answers a question and keeps the conversation for its owner only', async () => {
-    const response = await handler(post('/conversations/shared-id/messages', { message: '上海天气', requestId: 'r-1' }), contextWith(60_000));
+    const response = await handler(post('/conversations/shared-id/messages', { message: '上海天气', requestId: 'r-1' }), lambdaContext({ functionName: 'health-and-fallbacks' }));
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toMatchObject({ conversationId: 'shared-id', turn: 1, reply: '上海多云', stopReason: 'completed' });
 
     expect(response.headers).toMatchObject({ 'access-control-allow-origin': '*' });
 
-    const owner = await handler(get('/conversations/shared-id', baseEvent.requestContext.identity.userArn!), contextWith(10_000));
+    const owner = await handler(get('/conversations/shared-id', baseEvent.requestContext.identity.userArn!), lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 10_000 }));
     expect(owner.statusCode).toBe(200);
-    const stranger = await handler(get('/conversations/shared-id', 'arn:aws:iam::123456789012:user/mallory'), contextWith(10_000));
+    const stranger = await handler(get('/conversations/shared-id', 'arn:aws:iam::123456789012:user/mallory'), lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 10_000 }));
     expect(stranger.statusCode).toBe(404);
   });
 
   it('answers 401 when an IAM-authenticated route arrives without an identity', async () => {
     const anonymous = get('/conversations/shared-id', '');
     anonymous.requestContext.identity = { ...anonymous.requestContext.identity, userArn: null, caller: null };
-    const response = await handler(anonymous, contextWith(10_000));
+    const response = await handler(anonymous, lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 10_000 }));
     expect(response.statusCode).toBe(401);
     expect(JSON.parse(response.body).error.code).toBe('unauthenticated');
   });
 
   it('stops with deadline before the invocation times out, and stores the turn with the invariant kept', async () => {
-    const response = await handler(post('/conversations/slow/messages', { message: '北京天气' }), contextWith(3_000));
+    const response = await handler(post('/conversations/slow/messages', { message: '北京天气' }), lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 3_000 }));
     expect(response.statusCode).toBe(200);
     const result = JSON.parse(response.body);
     expect(result).toMatchObject({ stopReason: 'deadline', rounds: 1, toolCalls: [{ id: 'call_2', ok: true }] });
-    const stored = JSON.parse((await handler(get('/conversations/slow', baseEvent.requestContext.identity.userArn!), contextWith(10_000))).body);
+    const stored = JSON.parse((await handler(get('/conversations/slow', baseEvent.requestContext.identity.userArn!), lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 10_000 }))).body);
     expect(stored.turns[0].messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool']);
   });
 
@@ -95,12 +91,12 @@ describe('functions/health-and-fallbacks.ts under IAM auth', () => {
     const question = { ...ada, path: '/conversations/pool-orders/messages', body: JSON.stringify({ message: '我的订单到哪了？' }) };
     const read = { ...ada, httpMethod: 'GET', path: '/conversations/pool-orders', body: null };
 
-    expect((await handler(question, contextWith(60_000))).statusCode).toBe(200);
+    expect((await handler(question, lambdaContext({ functionName: 'health-and-fallbacks' }))).statusCode).toBe(200);
 
-    expect((await handler(read, contextWith(10_000))).statusCode).toBe(200);
+    expect((await handler(read, lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 10_000 }))).statusCode).toBe(200);
     expect(asBob(read).requestContext.identity.userArn).toBe(read.requestContext.identity.userArn);
-    expect((await handler(asBob(read), contextWith(10_000))).statusCode).toBe(404);
+    expect((await handler(asBob(read), lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 10_000 }))).statusCode).toBe(404);
     const guest = { ...fixture('rest-proxy-identity-pool-unauthenticated'), httpMethod: 'GET', path: '/conversations/pool-orders', body: null };
-    expect((await handler(guest, contextWith(10_000))).statusCode).toBe(404);
+    expect((await handler(guest, lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 10_000 }))).statusCode).toBe(404);
   });
 });

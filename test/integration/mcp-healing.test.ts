@@ -9,7 +9,8 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { ToolGateway } from '../../lib/core/ports.ts';
-import { EVERYTHING_ENTRY, freePort, gatewayOptions, PROJECT_ROOT, recordingLogger, startEverythingOverHttp, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
+import { EVERYTHING_ENTRY, freePort, gatewayOptions, PROJECT_ROOT, startEverythingOverHttp, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const SESSION_SERVER = `${PROJECT_ROOT}test/fixtures/session-http-server.ts`;
 const call = (gateway: ToolGateway, name: string, args: Record<string, unknown> = {}) =>

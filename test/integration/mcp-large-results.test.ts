@@ -5,7 +5,8 @@ import type { ToolGateway } from '../../lib/core/ports.ts';
 import { BIG_RESULT_BYTES } from '../fixtures/large-result-mcp.ts';
 import { startLargeResultHttpServer, type LargeResultHttpServer } from '../fixtures/large-result-http-server.ts';
 import { startSdkLargeResultServer } from '../fixtures/sdk-large-result-server.ts';
-import { gatewayOptions, PROJECT_ROOT, recordingLogger } from '../support/mcp-servers.ts';
+import { gatewayOptions, PROJECT_ROOT } from '../support/mcp-servers.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const STDIO_ENTRY = `${PROJECT_ROOT}test/fixtures/large-result-stdio-server.ts`;
 const LIMIT = 1_048_576;

@@ -6,13 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import type { APIGatewayProxyEvent, Context, StreamifyHandler } from 'aws-lambda';
+import type { APIGatewayProxyEvent, StreamifyHandler } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import { splitLambdaStream } from '../support/sse-client.ts';
 import { answered, completionBodies, questionOf, systemPromptOf, toolAnswers } from '../support/wire-requests.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 
 const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
 
@@ -32,8 +33,6 @@ function event(method: string, path: string, session: string, body?: unknown): A
     requestContext: { ...baseEvent.requestContext, httpMethod: method, path: `/prod${path}`, identity: { ...baseEvent.requestContext.identity, userArn, caller: `AROAEXAMPLEROLEID:${session}` } },
   };
 }
-
-const context = () => ({ awsRequestId: crypto.randomUUID(), functionName: 'stream', getRemainingTimeInMillis: () => 60_000 }) as unknown as Context;
 
 const TELL = 'Remember: my favourite city is Hangzhou.';
 const ASK = 'Which city do I like?';
@@ -55,7 +54,7 @@ describe('memory per owner through the Lambda entry (AUTH_MODE=iam)', () => {
   async function send(method: string, path: string, session: string, body?: unknown): Promise<{ status: number; body: any }> {
     const chunks: Buffer[] = [];
     const stream = Object.assign(new Writable({ write: (chunk: Buffer, _encoding, callback) => void (chunks.push(chunk), callback()) }), { setContentType: () => {} });
-    await handler(event(method, path, session, body), stream, context());
+    await handler(event(method, path, session, body), stream, lambdaContext({ functionName: 'stream' }));
     const response = splitLambdaStream(Buffer.concat(chunks));
     return { status: response.prelude.statusCode, body: response.body ? JSON.parse(response.body) : undefined };
   }

@@ -8,9 +8,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 
 const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
-const context = { awsRequestId: 'test-request', functionName: 'http', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+const context = lambdaContext({ functionName: 'health-and-fallbacks' });
 
 describe('functions/runtime.ts without a model configured', () => {
   let table: LocalTable;

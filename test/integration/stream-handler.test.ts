@@ -12,6 +12,7 @@ import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import { eventNames, eventStreamReader, splitLambdaStream } from '../support/sse-client.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 
 const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
 const EVENT_STREAM = 'text/event-stream';
@@ -41,11 +42,6 @@ function restEvent(method: string, conversationId: string, options: { suffix?: '
 const ask = (conversationId: string, message: unknown, accept = EVENT_STREAM) =>
   restEvent('POST', conversationId, { suffix: '/messages', accept, body: typeof message === 'string' ? message : JSON.stringify(message) });
 
-function contextWith(remainingMs: number): Context {
-  const deadline = Date.now() + remainingMs;
-  return { awsRequestId: crypto.randomUUID(), functionName: 'stream', getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
-}
-
 /** A response stream like the runtime's: a Writable with setContentType. `onText` sees all bytes so far. */
 function responseStream(onText?: (text: string, stream: Writable) => void) {
   const chunks: Buffer[] = [];
@@ -71,7 +67,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
 
   /** Invokes the handler and reads back what it wrote. */
   async function invoke(event: APIGatewayProxyEvent, stream = responseStream()) {
-    await handler(event, stream, contextWith(60_000));
+    await handler(event, stream, lambdaContext({ functionName: 'stream' }));
     const { prelude, body } = splitLambdaStream(stream.captured.bytes());
     const reader = eventStreamReader();
     if (prelude.headers['content-type']?.startsWith(EVENT_STREAM)) reader.feed(body);
@@ -170,12 +166,12 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     expect(JSON.parse(streamed.body)).toMatchObject({ conversationId: 'json-client', turn: 1, reply: 'JSON 的回答', stopReason: 'completed' });
 
     // The buffered entry replays the same stored turn (same requestId): same status, headers and body.
-    const buffered = await bufferedHandler(ask('json-client', { message: '你好', requestId: 'req-json-1' }, 'application/json'), contextWith(60_000));
+    const buffered = await bufferedHandler(ask('json-client', { message: '你好', requestId: 'req-json-1' }, 'application/json'), lambdaContext({ functionName: 'stream' }));
     expect({ statusCode: buffered.statusCode, headers: buffered.headers }).toEqual(streamed.prelude);
     expect(JSON.parse(buffered.body)).toEqual(JSON.parse(streamed.body));
     // And a read is byte for byte the same from either entry.
     const readStreamed = await invoke(restEvent('GET', 'json-client', { accept: EVENT_STREAM }));
-    const readBuffered = await bufferedHandler(restEvent('GET', 'json-client', { accept: EVENT_STREAM }), contextWith(60_000));
+    const readBuffered = await bufferedHandler(restEvent('GET', 'json-client', { accept: EVENT_STREAM }), lambdaContext({ functionName: 'stream' }));
     expect(readStreamed.prelude).toEqual({ statusCode: readBuffered.statusCode, headers: readBuffered.headers });
     expect(readStreamed.body).toBe(readBuffered.body);
   });
@@ -239,7 +235,7 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     // Act: the client goes away as soon as the first event has been written.
     const stream = responseStream((text, self) => text.includes('event: round-start') && self.destroy());
     try {
-      await handler(ask('hung-up', { message: '广州天气' }), stream, contextWith(60_000));
+      await handler(ask('hung-up', { message: '广州天气' }), stream, lambdaContext({ functionName: 'stream' }));
     } catch {
       // The broken stream is the invocation's error to report (middy rethrows it); the turn is what must survive.
     }

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { McpGatewayOptions, McpServerSpec } from '../../lib/adapters/mcp/types.ts';
-import type { LogFields, Logger } from '../../lib/core/logger.ts';
+import { recordingLogger } from './recording-logger.ts';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const EVERYTHING_ENTRY = `${PROJECT_ROOT}node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
@@ -16,20 +16,6 @@ export type StdioServerSpec = Extract<McpServerSpec, { type: 'stdio' }>;
 /** The test fixture server (test/fixtures/paginating-server.ts) under a name, configured by env. */
 export function fixtureServer(name: string, env: Record<string, string> = {}): StdioServerSpec {
   return { name, type: 'stdio', command: 'node', args: [PAGINATING_ENTRY], env };
-}
-
-export interface LogEntry {
-  level: keyof Logger;
-  message: string;
-  fields?: LogFields;
-}
-
-export function recordingLogger(): Logger & { entries: LogEntry[] } {
-  const entries: LogEntry[] = [];
-  const record = (level: keyof Logger) => (message: string, fields?: LogFields) => {
-    entries.push(fields === undefined ? { level, message } : { level, message, fields });
-  };
-  return { entries, debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
 }
 
 /** Gateway options with generous limits: the machine is slow and noisy. */

@@ -5,6 +5,7 @@ import { ConflictError, InputError, ModelError, ModelNotConfiguredError, NotFoun
 import { historyViolations } from '../../lib/core/history.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const weatherCall = (id: string) => toolCallsReply([{ id, name: 'getWeather', arguments: { city: '上海' } }]);
 
@@ -133,13 +134,12 @@ describe('agent conversations', () => {
 
 describe('agent logging', () => {
   const run = async (yaml: string) => {
-    const lines: Array<Record<string, unknown>> = [];
-    const logger = { debug() {}, info: (message: string, fields?: Record<string, unknown>) => lines.push({ message, ...fields }), warn() {}, error() {} };
+    const logger = recordingLogger();
     const { createAgent } = await import('../../lib/agent/agent.ts');
     const fixture = agentFixture([weatherCall('c1'), textReply('晴天')], { yaml });
     const agent = createAgent(fixture.config, { ownerCounters: createMemoryOwnerCounters(), model: fixture.model, gateway: fixture.gateway, store: fixture.store, logger });
     await agent.ask({ conversationId: 'logged', message: 'secret question' });
-    return JSON.stringify(lines);
+    return JSON.stringify(logger.entries.filter((entry) => entry.level === 'info'));
   };
 
   it('keeps prompts, replies and tool payloads out of the log by default', async () => {

@@ -5,9 +5,10 @@ import { answer, fromApiGatewayEvent, ownerOf } from '../../lib/http/lambda/api-
 import { silentLogger } from '../../lib/core/logger.ts';
 import { InputError } from '../../lib/core/errors.ts';
 import { INPUT_STATUS } from '../../lib/http/status.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 
 const event = (name: string): APIGatewayProxyEvent => JSON.parse(readFileSync(new URL(`../fixtures/apigateway/${name}.json`, import.meta.url), 'utf8'));
-const context = { getRemainingTimeInMillis: () => 120_000 };
+const context = lambdaContext({ remainingMs: 120_000 });
 
 describe('fromApiGatewayEvent', () => {
   it('turns a REST proxy event into the contract request, with the deadline from the remaining time', () => {

@@ -6,11 +6,11 @@ import { SUMMARY_ACKNOWLEDGED, summaryNote } from '../../lib/agent/strategies/hi
 import { parseConfig } from '../../lib/config/load.ts';
 import { DEFAULT_HISTORY_SUMMARY_PROMPT } from '../../lib/config/schema.ts';
 import { estimateTokens, historyViolations } from '../../lib/core/history.ts';
-import type { Logger } from '../../lib/core/logger.ts';
 import type { HistoryMessage, Message } from '../../lib/core/messages.ts';
 import type { ConversationStore, ModelRequest } from '../../lib/core/ports.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { testGateway } from '../support/agent-fixture.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 /**
  * history.maxTokens 200 with summary.maxTokens 50: the kept turns get 150 tokens. A "turn of N"
@@ -27,11 +27,9 @@ function summarizing(script: ScriptedStep[], options: { yaml?: string; store?: C
   const config = parseConfig(options.yaml ?? YAML, { source: 'test.yml', environment: {} });
   const model = createScriptedModel(script);
   const store = options.store ?? createMemoryConversationStore();
-  const logs: Array<{ level: string; message: string; fields: Record<string, unknown> | undefined }> = [];
-  const log = (level: string) => (message: string, fields?: Record<string, unknown>) => void logs.push({ level, message, fields });
-  const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+  const logger = recordingLogger();
   const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model, gateway: testGateway(), store, logger, ...(options.now ? { now: options.now } : {}) });
-  return { agent, model, store, logs };
+  return { agent, model, store, logs: logger.entries };
 }
 
 const isSummaryRequest = (request: ModelRequest) => request.messages[0]?.content === DEFAULT_HISTORY_SUMMARY_PROMPT;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { boundEventStream } from '../../lib/adapters/mcp/bounded/event-stream.ts';
 import { boundJsonBody } from '../../lib/adapters/mcp/bounded/json-body.ts';
 import { PendingRequests } from '../../lib/adapters/mcp/bounded/pending.ts';
-import { recordingLogger } from '../support/mcp-servers.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const LIMIT = 1_000;
 const big = 'x'.repeat(5_000);

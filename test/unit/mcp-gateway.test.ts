@@ -6,7 +6,8 @@ import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
 import type { ToolGateway } from '../../lib/core/ports.ts';
 import { startHeaderRecordingServer, type HeaderRecordingServer } from '../fixtures/header-recording-server.ts';
-import { fixtureServer, gatewayOptions, recordingLogger } from '../support/mcp-servers.ts';
+import { fixtureServer, gatewayOptions } from '../support/mcp-servers.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const HOUR = 3_600_000;
 const noSignal = () => new AbortController().signal;

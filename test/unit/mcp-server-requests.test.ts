@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { acceptDefaults, clientCapabilities } from '../../lib/adapters/mcp/server-requests.ts';
 import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
-import { recordingLogger } from '../support/mcp-servers.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const spec = (features: Partial<McpServerSpec> = {}): McpServerSpec =>
   ({ name: 'server', type: 'stdio', command: 'node', args: [], env: {}, ...features }) as McpServerSpec;

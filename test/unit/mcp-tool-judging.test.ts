@@ -8,7 +8,8 @@ import { judgeTools } from '../../lib/adapters/mcp/list-tools.ts';
 import { healthReport } from '../../lib/agent/health.ts';
 import { fitSchemaForModel } from '../../lib/adapters/mcp/schema/fit.ts';
 import type { ToolDefinition, ToolGateway } from '../../lib/core/ports.ts';
-import { gatewayOptions, PROJECT_ROOT, recordingLogger } from '../support/mcp-servers.ts';
+import { gatewayOptions, PROJECT_ROOT } from '../support/mcp-servers.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const QUIRKY_ENTRY = `${PROJECT_ROOT}test/fixtures/quirky-tools-server.ts`;
 const SNAPSHOT_BASE64 = Buffer.alloc(9_000, 7).toString('base64');

@@ -7,11 +7,12 @@ import { MEMORY_PROMPT, promptNotes } from '../../lib/agent/strategies/memory.ts
 import { parseConfig } from '../../lib/config/load.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { historyViolations } from '../../lib/core/history.ts';
-import type { Logger } from '../../lib/core/logger.ts';
+import { silentLogger } from '../../lib/core/logger.ts';
 import type { ToolMessage } from '../../lib/core/messages.ts';
 import type { NoteStore } from '../../lib/core/ports.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { testGateway } from '../support/agent-fixture.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const NOW = Date.UTC(2025, 4, 14, 9, 30);
 
@@ -19,8 +20,8 @@ function remembering(script: ScriptedStep[], options: { yaml?: string; notes?: N
   const config = parseConfig(options.yaml ?? 'memory: true', { source: 'test.yml', environment: {} });
   const model = createScriptedModel(script);
   const notes = options.notes ?? createMemoryNoteStore();
-  const warnings: Array<Record<string, unknown> | undefined> = [];
-  const logger: Logger = { debug() {}, info() {}, warn: (_message, fields) => void warnings.push(fields), error() {} };
+  const logger = recordingLogger();
+  const warnings = () => logger.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.fields);
   const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model, gateway: testGateway(), store: createMemoryConversationStore(), notes, logger, now: () => NOW });
   return { agent, model, notes, warnings };
 }
@@ -139,7 +140,7 @@ describe('memory: true', () => {
     expect(lists).toBe(1);
     expect(unread.reply).toBe('two');
     expect(systemOf(broken.model.requests[0]!)).toBe(`${DEFAULT_SYSTEM_PROMPT}\n\n${MEMORY_PROMPT}`);
-    expect(broken.warnings).toContainEqual(expect.objectContaining({ conversationId: 'p1', error: 'table unavailable' }));
+    expect(broken.warnings()).toContainEqual(expect.objectContaining({ conversationId: 'p1', error: 'table unavailable' }));
   });
 
   it('lets the owner page through, delete and clear their notes; another owner’s are out of reach', async () => {
@@ -172,10 +173,10 @@ describe('memory: true', () => {
 
   it('has no memory routes to offer when memory is off, and needs a note store when it is on', async () => {
     const config = parseConfig('maxRounds: 2', { source: 'test.yml', environment: {} });
-    const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model: createScriptedModel([]), gateway: testGateway(), store: createMemoryConversationStore(), logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model: createScriptedModel([]), gateway: testGateway(), store: createMemoryConversationStore(), logger: silentLogger });
     await expect(agent.listNotes(undefined)).rejects.toMatchObject({ code: 'memory_not_enabled' });
 
     const on = parseConfig('memory: true', { source: 'test.yml', environment: {} });
-    expect(() => createAgent(on, { ownerCounters: createMemoryOwnerCounters(), model: undefined, gateway: testGateway(), store: createMemoryConversationStore(), logger: { debug() {}, info() {}, warn() {}, error() {} } })).toThrow(/memory is on in agent\.yml, but the agent has no note store/);
+    expect(() => createAgent(on, { ownerCounters: createMemoryOwnerCounters(), model: undefined, gateway: testGateway(), store: createMemoryConversationStore(), logger: silentLogger })).toThrow(/memory is on in agent\.yml, but the agent has no note store/);
   });
 });

@@ -1,26 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AskInput } from '../../lib/agent/agent.ts';
 import { ConflictError, ModelError, StoreError } from '../../lib/core/errors.ts';
-import type { LogFields, Logger } from '../../lib/core/logger.ts';
 import type { ModelRequest } from '../../lib/core/ports.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 import type { TurnAnnouncer } from '../../lib/queue/announcer.ts';
-import type { SqsRecord } from '../../lib/queue/aws-event-shapes.ts';
 import { WORKER_START_MARGIN_MS } from '../../lib/queue/worker.ts';
 import { createQueueWorker, type QueueWorkerOptions } from '../../lib/queue/worker.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
+import { sqsEvent, sqsRecord } from '../support/sqs-records.ts';
 
-// Prepare: SQS records, a context, an announcer and a logger that remember what they saw.
-
-const record = (messageId: string, payload: unknown): SqsRecord => ({
-  messageId,
-  body: typeof payload === 'string' ? payload : JSON.stringify(payload),
-  eventSource: 'aws:sqs',
-  attributes: { ApproximateReceiveCount: '1' },
-});
-const sqsEvent = (...records: SqsRecord[]) => ({ Records: records });
-const lambdaContext = (remainingMs = 60_000) => ({ getRemainingTimeInMillis: () => remainingMs });
+// Prepare: an announcer that remembers what it saw (SQS records, contexts and loggers: test/support).
 
 function recordingAnnouncer(fail: (call: number) => boolean = () => false) {
   const announced: Array<{ result: TurnResult; requestId: string }> = [];
@@ -36,13 +28,6 @@ function recordingAnnouncer(fail: (call: number) => boolean = () => false) {
   return { announcer, announced };
 }
 
-function recordingLogger() {
-  const entries: Array<{ level: string; message: string; fields: LogFields }> = [];
-  const log = (level: string) => (message: string, fields: LogFields = {}) => void entries.push({ level, message, fields });
-  const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
-  return { logger, entries };
-}
-
 const lastQuestion = (request: ModelRequest) => request.messages.findLast((message) => message.role === 'user')?.content;
 /** Answers every question by echoing it, whatever order concurrent turns reach the model in. */
 const echo = (request: ModelRequest) => textReply(`answer to ${lastQuestion(request)}`);
@@ -51,9 +36,9 @@ const echo = (request: ModelRequest) => textReply(`answer to ${lastQuestion(requ
 function realWorker(script: Parameters<typeof agentFixture>[0], options: { yaml?: string; failAnnouncement?: (call: number) => boolean } = {}) {
   const fixture = agentFixture(script, options.yaml === undefined ? {} : { yaml: options.yaml });
   const { announcer, announced } = recordingAnnouncer(options.failAnnouncement);
-  const { logger, entries } = recordingLogger();
+  const logger = recordingLogger();
   const work = createQueueWorker({ agent: fixture.agent, announcer, logger, config: fixture.config });
-  return { ...fixture, work, announced, logs: entries };
+  return { ...fixture, work, announced, logs: logger.entries };
 }
 
 const turnResult = (input: AskInput): TurnResult => ({
@@ -78,7 +63,7 @@ function gatedWorker(options: Partial<QueueWorkerOptions> = {}) {
     decide: () => Promise.reject(new Error('no decisions in this test')),
   };
   const { config } = agentFixture([]);
-  const work = createQueueWorker({ agent, announcer: recordingAnnouncer().announcer, logger: recordingLogger().logger, config, ...options });
+  const work = createQueueWorker({ agent, announcer: recordingAnnouncer().announcer, logger: recordingLogger(), config, ...options });
   return { work, started, finish: (requestId: string) => finish.get(requestId)!() };
 }
 
@@ -91,9 +76,9 @@ describe('the queue worker with an SQS batch', () => {
     const { work, store, announced } = realWorker([echo, echo, echo]);
 
     const response = await work(sqsEvent(
-      record('m1', { conversationId: 'weather', message: 'Shanghai?', requestId: 'r1' }),
-      record('m2', { conversationId: 'news', message: 'news?', requestId: 'r2' }),
-      record('m3', { conversationId: 'weather', message: 'tomorrow?', requestId: 'r3' }),
+      sqsRecord('m1', { conversationId: 'weather', message: 'Shanghai?', requestId: 'r1' }),
+      sqsRecord('m2', { conversationId: 'news', message: 'news?', requestId: 'r2' }),
+      sqsRecord('m3', { conversationId: 'weather', message: 'tomorrow?', requestId: 'r3' }),
     ), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [] });
@@ -107,9 +92,9 @@ describe('the queue worker with an SQS batch', () => {
     const { work, store, logs } = realWorker([echo, echo]);
 
     const response = await work(sqsEvent(
-      record('m1', { conversationId: 'c', message: 'first', requestId: 'r1' }),
-      record('m2', { conversationId: 'c', message: 'secret question', reqId: 'r2' }),
-      record('m3', { conversationId: 'c', message: 'third', requestId: 'r3' }),
+      sqsRecord('m1', { conversationId: 'c', message: 'first', requestId: 'r1' }),
+      sqsRecord('m2', { conversationId: 'c', message: 'secret question', reqId: 'r2' }),
+      sqsRecord('m3', { conversationId: 'c', message: 'third', requestId: 'r3' }),
     ), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
@@ -124,7 +109,7 @@ describe('the queue worker with an SQS batch', () => {
   it('logs the body of a poison record when logging.logPayloads is on', async () => {
     const { work, logs } = realWorker([], { yaml: 'logging: { logPayloads: true }' });
 
-    await work(sqsEvent(record('m1', 'not json at all')), lambdaContext());
+    await work(sqsEvent(sqsRecord('m1', 'not json at all')), lambdaContext());
 
     expect(logs.find((entry) => entry.level === 'error')?.fields).toMatchObject({ messageId: 'm1', code: 'malformed_json', body: 'not json at all' });
   });
@@ -133,8 +118,8 @@ describe('the queue worker with an SQS batch', () => {
     const { work, started, finish } = gatedWorker();
 
     const running = work(sqsEvent(
-      record('m1', { conversationId: 'c', message: 'first', requestId: 'r1' }),
-      record('m2', { conversationId: 'c', message: 'second', requestId: 'r2' }),
+      sqsRecord('m1', { conversationId: 'c', message: 'first', requestId: 'r1' }),
+      sqsRecord('m2', { conversationId: 'c', message: 'second', requestId: 'r2' }),
     ), lambdaContext());
     await settle();
     expect(started.map((input) => input.requestId)).toEqual(['r1']);
@@ -149,8 +134,8 @@ describe('the queue worker with an SQS batch', () => {
     const { work, started, finish } = gatedWorker();
 
     const running = work(sqsEvent(
-      record('m1', { conversationId: 'a', message: 'first', requestId: 'r1' }),
-      record('m2', { conversationId: 'b', message: 'second', requestId: 'r2' }),
+      sqsRecord('m1', { conversationId: 'a', message: 'first', requestId: 'r1' }),
+      sqsRecord('m2', { conversationId: 'b', message: 'second', requestId: 'r2' }),
     ), lambdaContext());
     // Both turns are under way before either finishes.
     await vi.waitFor(() => expect(started.map((input) => input.requestId)).toEqual(['r1', 'r2']));
@@ -164,8 +149,8 @@ describe('the queue worker with an SQS batch', () => {
     const { work, started, finish } = gatedWorker({ trustedSenders: ['queue'] });
 
     const running = work(sqsEvent(
-      record('m1', { conversationId: 'same', message: 'first', requestId: 'r1', owner: 'alice' }),
-      record('m2', { conversationId: 'same', message: 'second', requestId: 'r2', owner: 'bob' }),
+      sqsRecord('m1', { conversationId: 'same', message: 'first', requestId: 'r1', owner: 'alice' }),
+      sqsRecord('m2', { conversationId: 'same', message: 'second', requestId: 'r2', owner: 'bob' }),
     ), lambdaContext());
     await vi.waitFor(() => expect(started.map((input) => input.owner)).toEqual(['alice', 'bob']));
     finish('r1');
@@ -178,9 +163,9 @@ describe('the queue worker with an SQS batch', () => {
     const { work, model, store } = realWorker([new ModelError('model_unavailable', 'HTTP 503'), echo]);
 
     const response = await work(sqsEvent(
-      record('m1', { conversationId: 'c', message: 'first', requestId: 'r1' }),
-      record('m2', { conversationId: 'c', message: 'second', requestId: 'r2' }),
-      record('m3', { conversationId: 'other', message: 'unrelated', requestId: 'r3' }),
+      sqsRecord('m1', { conversationId: 'c', message: 'first', requestId: 'r1' }),
+      sqsRecord('m2', { conversationId: 'c', message: 'second', requestId: 'r2' }),
+      sqsRecord('m3', { conversationId: 'other', message: 'unrelated', requestId: 'r3' }),
     ), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }] });
@@ -196,20 +181,20 @@ describe('the queue worker with an SQS batch', () => {
     ['something unexpected broke', new TypeError('undefined is not a function')],
   ])('reports a record failed when %s', async (_case, error) => {
     const { config } = agentFixture([]);
-    const { logger, entries } = recordingLogger();
+    const logger = recordingLogger();
     const work = createQueueWorker({ agent: { ask: () => Promise.reject(error), decide: () => Promise.reject(error) }, announcer: recordingAnnouncer().announcer, logger, config });
 
-    const response = await work(sqsEvent(record('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext());
+    const response = await work(sqsEvent(sqsRecord('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
-    expect(entries.find((entry) => entry.fields.messageId === 'm1')?.fields).toMatchObject({ conversationId: 'c', requestId: 'r1', error: error.message });
+    expect(logger.entries.find((entry) => entry.fields?.messageId === 'm1')?.fields).toMatchObject({ conversationId: 'c', requestId: 'r1', error: error.message });
   });
 
   it('counts a turn that stopped with error as done: stored, announced and not retried', async () => {
     const weatherCall = toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]);
     const { work, store, announced } = realWorker([weatherCall, new ModelError('model_timeout', 'no answer', { timeout: true })]);
 
-    const response = await work(sqsEvent(record('m1', { conversationId: 'half', message: 'hi', requestId: 'r1' })), lambdaContext());
+    const response = await work(sqsEvent(sqsRecord('m1', { conversationId: 'half', message: 'hi', requestId: 'r1' })), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(((await store.readAll({ conversationId: 'half' }))[0]?.result() as TurnResult).stopReason).toBe('error');
@@ -218,7 +203,7 @@ describe('the queue worker with an SQS batch', () => {
 
   it('makes one turn for a redelivered record and announces it on each delivery', async () => {
     const { work, model, store, announced } = realWorker([echo, echo]);
-    const delivery = sqsEvent(record('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' }));
+    const delivery = sqsEvent(sqsRecord('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' }));
 
     const first = await work(delivery, lambdaContext());
     const second = await work(delivery, lambdaContext());
@@ -232,7 +217,7 @@ describe('the queue worker with an SQS batch', () => {
 
   it('reports a record failed when its announcement fails, and its redelivery replays the turn and announces it', async () => {
     const { work, model, announced } = realWorker([echo, echo], { failAnnouncement: (call) => call === 1 });
-    const delivery = sqsEvent(record('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' }));
+    const delivery = sqsEvent(sqsRecord('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' }));
 
     expect(await work(delivery, lambdaContext())).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
     expect(await work(delivery, lambdaContext())).toEqual({ batchItemFailures: [] });
@@ -244,15 +229,15 @@ describe('the queue worker with an SQS batch', () => {
 
 describe('the queue worker near the Lambda deadline', () => {
   const records = () => sqsEvent(
-    record('m1', { conversationId: 'c', message: 'first', requestId: 'r1' }),
-    record('m2', { conversationId: 'c', message: 'second', requestId: 'r2' }),
-    record('m3', { conversationId: 'd', message: 'third', requestId: 'r3' }),
+    sqsRecord('m1', { conversationId: 'c', message: 'first', requestId: 'r1' }),
+    sqsRecord('m2', { conversationId: 'c', message: 'second', requestId: 'r2' }),
+    sqsRecord('m3', { conversationId: 'd', message: 'third', requestId: 'r3' }),
   );
 
   it('passes deadlineAt = now + the remaining time to every turn', async () => {
     const { work, started, finish } = gatedWorker({ now: () => 1_000_000 });
 
-    const running = work(sqsEvent(record('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext(120_000));
+    const running = work(sqsEvent(sqsRecord('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext({ remainingMs: 120_000 }));
     await vi.waitFor(() => expect(started).toHaveLength(1));
     finish('r1');
     await running;
@@ -263,7 +248,7 @@ describe('the queue worker near the Lambda deadline', () => {
   it('starts no record when less than the default margin (10 s + turn.reserveSeconds) is left', async () => {
     const { work, model } = realWorker([echo, echo, echo]);
 
-    const response = await work(records(), lambdaContext(WORKER_START_MARGIN_MS + 3_000 - 1));
+    const response = await work(records(), lambdaContext({ remainingMs: WORKER_START_MARGIN_MS + 3_000 - 1 }));
 
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }, { itemIdentifier: 'm3' }] });
     expect(model!.requests).toHaveLength(0);
@@ -271,9 +256,9 @@ describe('the queue worker near the Lambda deadline', () => {
 
   it('honours a configured margin', async () => {
     const { config, agent, model } = agentFixture([echo]);
-    const work = createQueueWorker({ agent, announcer: recordingAnnouncer().announcer, logger: recordingLogger().logger, config, startMarginMs: 1_000 });
+    const work = createQueueWorker({ agent, announcer: recordingAnnouncer().announcer, logger: recordingLogger(), config, startMarginMs: 1_000 });
 
-    const response = await work(sqsEvent(record('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext(5_000));
+    const response = await work(sqsEvent(sqsRecord('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext({ remainingMs: 5_000 }));
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(model!.requests).toHaveLength(1);
@@ -293,10 +278,10 @@ describe('the queue worker near the Lambda deadline', () => {
       decide: () => Promise.reject(new Error('no decisions in this test')),
     };
     const { config } = agentFixture([]);
-    const work = createQueueWorker({ agent, announcer: recordingAnnouncer().announcer, logger: recordingLogger().logger, config, startMarginMs: 20_000, now: () => clock });
+    const work = createQueueWorker({ agent, announcer: recordingAnnouncer().announcer, logger: recordingLogger(), config, startMarginMs: 20_000, now: () => clock });
 
     // Act: 60 s left at the start, 10 s after the first turn.
-    const response = await work(records(), lambdaContext(60_000));
+    const response = await work(records(), lambdaContext({ remainingMs: 60_000 }));
 
     // Assess: r2 never ran; r3 (another conversation) had started at once.
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });

@@ -11,7 +11,9 @@ import { redeliveryByQueue, type RedeliveryScheduler } from '../../lib/queue/red
 import type { SqsRecord } from '../../lib/queue/aws-event-shapes.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply } from '../../lib/testing/scripted-model.ts';
+import { silentLogger } from '../../lib/core/logger.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 import directInvoke from '../fixtures/events/direct-invoke.json' with { type: 'json' };
 import eventBridgeEvent from '../fixtures/events/eventbridge-turn-requested.json' with { type: 'json' };
 import sqsBatch from '../fixtures/events/sqs-batch.json' with { type: 'json' };
@@ -19,7 +21,6 @@ import sqsEventBridgeRecord from '../fixtures/events/sqs-eventbridge-record.json
 
 const QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:mcp-agent-turns';
 const EVENT_QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:mcp-agent-event-turns';
-const lambdaContext = { getRemainingTimeInMillis: () => 60_000 };
 const ADA = 'eu-west-1:7c3e9a1b-2f4d-4e6a-8b0c-1d2e3f4a5b6c';
 
 function worker(trustedSenders: string[]) {
@@ -30,8 +31,7 @@ function worker(trustedSenders: string[]) {
       announced.push({ requestId, ...(owner === undefined ? {} : { owner }) });
     },
   };
-  const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const work = createQueueWorker({ agent: fixture.agent, announcer, logger: silent, config: fixture.config, trustedSenders, eventQueueArn: EVENT_QUEUE_ARN });
+  const work = createQueueWorker({ agent: fixture.agent, announcer, logger: silentLogger, config: fixture.config, trustedSenders, eventQueueArn: EVENT_QUEUE_ARN });
   return { ...fixture, work, announced };
 }
 
@@ -53,7 +53,7 @@ describe('an owner in an asynchronous request', () => {
   it('is taken from an event the rule delivered from a trusted source, and announced with the turn', async () => {
     const { work, store, announced } = worker(['com.example.orders']);
 
-    const response = await work({ Records: [eventQueueRecord('com.example.orders', { ...ask, owner: ADA })] }, lambdaContext);
+    const response = await work({ Records: [eventQueueRecord('com.example.orders', { ...ask, owner: ADA })] }, lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(await store.readAll({ conversationId: 'orders-42', owner: ADA })).toHaveLength(1);
@@ -65,7 +65,7 @@ describe('an owner in an asynchronous request', () => {
     const { work, model } = worker(['com.example.orders']);
     const record = eventQueueRecord('com.example.billing', { ...ask, owner: ADA });
 
-    expect(await work({ Records: [record] }, lambdaContext)).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+    expect(await work({ Records: [record] }, lambdaContext())).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
     expect(model!.requests).toHaveLength(0);
   });
 
@@ -73,14 +73,14 @@ describe('an owner in an asynchronous request', () => {
     const { work, model } = worker(['com.example.orders']);
     const forged = queueRecord({ ...JSON.parse(sqsEventBridgeRecord.Records[0]!.body), source: 'com.example.orders', detail: { ...ask, owner: ADA } });
 
-    expect(await work({ Records: [forged] }, lambdaContext)).toEqual({ batchItemFailures: [{ itemIdentifier: forged.messageId }] });
+    expect(await work({ Records: [forged] }, lambdaContext())).toEqual({ batchItemFailures: [{ itemIdentifier: forged.messageId }] });
     expect(model!.requests).toHaveLength(0);
   });
 
   it('is taken from a plain queue message when the operator trusts the queue', async () => {
     const { work, store } = worker(['queue']);
 
-    expect(await work({ Records: [queueRecord({ ...ask, owner: ADA })] }, lambdaContext)).toEqual({ batchItemFailures: [] });
+    expect(await work({ Records: [queueRecord({ ...ask, owner: ADA })] }, lambdaContext())).toEqual({ batchItemFailures: [] });
     expect(await store.readAll({ conversationId: 'orders-42', owner: ADA })).toHaveLength(1);
   });
 
@@ -88,20 +88,20 @@ describe('an owner in an asynchronous request', () => {
     ['a direct invoke', { ...directInvoke, owner: ADA }],
     ['an EventBridge event invoked directly, whatever source it claims', { ...eventBridgeEvent, source: 'com.example.orders', detail: { ...eventBridgeEvent.detail, owner: ADA } }],
   ])('is refused in %s unless the operator trusts invokes', async (_kind, payload) => {
-    await expect(worker(['com.example.orders', 'queue']).work(payload, lambdaContext)).rejects.toMatchObject({ code: 'owner_not_allowed' });
-    await expect(worker(['invoke']).work(payload, lambdaContext)).resolves.toMatchObject({ stopReason: 'completed' });
+    await expect(worker(['com.example.orders', 'queue']).work(payload, lambdaContext())).rejects.toMatchObject({ code: 'owner_not_allowed' });
+    await expect(worker(['invoke']).work(payload, lambdaContext())).resolves.toMatchObject({ stopReason: 'completed' });
   });
 
   it('is not needed: a request without one runs unscoped from any sender', async () => {
     const { work, store, announced } = worker([]);
 
-    expect(await work({ Records: [eventQueueRecord('com.example.billing', ask)] }, lambdaContext)).toEqual({ batchItemFailures: [] });
+    expect(await work({ Records: [eventQueueRecord('com.example.billing', ask)] }, lambdaContext())).toEqual({ batchItemFailures: [] });
     expect(await store.readAll({ conversationId: 'orders-42' })).toHaveLength(1);
     expect(announced).toEqual([{ requestId: 'evt-1' }]);
   });
 
   it('names the sender and the trusted ones in the refusal', async () => {
-    await expect(worker(['com.example.orders']).work({ ...directInvoke, owner: ADA }, lambdaContext))
+    await expect(worker(['com.example.orders']).work({ ...directInvoke, owner: ADA }, lambdaContext()))
       .rejects.toThrow(/"invoke" is not one of them \(trusted: com\.example\.orders; CDK context ownerSources\)/);
   });
 });
@@ -111,7 +111,7 @@ describe('a record of the event queue', () => {
     const { work, model } = worker([]);
     const record = { ...queueRecord(ask), eventSourceARN: EVENT_QUEUE_ARN };
 
-    expect(await work({ Records: [record] }, lambdaContext)).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+    expect(await work({ Records: [record] }, lambdaContext())).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
     expect(model!.requests).toHaveLength(0);
   });
 });

@@ -8,18 +8,12 @@ import { redeliveryDelaySeconds, type RedeliveryScheduler } from '../../lib/queu
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
+import { sqsEvent, sqsRecord } from '../support/sqs-records.ts';
 
 const sqs = mockClient(SQSClient);
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/mcp-agent-turns';
 afterEach(() => sqs.reset());
-
-const record = (messageId: string, payload: unknown, receiveCount = '1'): SqsRecord => ({
-  messageId,
-  receiptHandle: `handle-${messageId}`,
-  body: JSON.stringify(payload),
-  eventSource: 'aws:sqs',
-  attributes: { ApproximateReceiveCount: receiveCount },
-});
 
 describe('redeliveryDelaySeconds', () => {
   it.each([
@@ -36,8 +30,8 @@ describe('the queue worker with redelivery', () => {
     const fixture = agentFixture([textReply('one'), textReply('three')]);
     const work = createQueueWorker({ agent: fixture.agent, announcer: { announce: async () => {} }, logger: silentLogger, config: fixture.config, redelivery });
 
-    const poison = record('m2', { conversationId: 'c', message: 'no request id' }, '2');
-    const response = await work({ Records: [record('m1', { conversationId: 'c', message: 'one', requestId: 'r1' }), poison, record('m3', { conversationId: 'd', message: 'three', requestId: 'r3' })] }, { getRemainingTimeInMillis: () => 60_000 });
+    const poison = sqsRecord('m2', { conversationId: 'c', message: 'no request id' }, { receiveCount: 2 });
+    const response = await work(sqsEvent(sqsRecord('m1', { conversationId: 'c', message: 'one', requestId: 'r1' }), poison, sqsRecord('m3', { conversationId: 'd', message: 'three', requestId: 'r3' })), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
     expect(scheduled).toEqual([poison]);
@@ -48,7 +42,7 @@ describe('createSqsRedeliveryScheduler', () => {
   it('changes each failed record\'s visibility to its backoff, ten records per request', async () => {
     sqs.on(ChangeMessageVisibilityBatchCommand).resolves({ Successful: [], Failed: [] });
     const scheduler = createSqsRedeliveryScheduler({ client: new SQSClient({ region: 'eu-west-1' }), queueUrl: QUEUE_URL, logger: silentLogger });
-    const records = Array.from({ length: 12 }, (_, index) => record(`m${index}`, {}, String((index % 3) + 1)));
+    const records = Array.from({ length: 12 }, (_, index) => sqsRecord(`m${index}`, {}, { receiveCount: (index % 3) + 1 }));
 
     await scheduler.scheduleRetry(records);
 
@@ -65,7 +59,7 @@ describe('createSqsRedeliveryScheduler', () => {
   it('never throws: a failed change only means the record returns after the visibility timeout', async () => {
     sqs.on(ChangeMessageVisibilityBatchCommand).rejects(new Error('AccessDenied'));
     const scheduler = createSqsRedeliveryScheduler({ client: new SQSClient({ region: 'eu-west-1' }), queueUrl: QUEUE_URL, logger: silentLogger });
-    await expect(scheduler.scheduleRetry([record('m1', {})])).resolves.toBeUndefined();
+    await expect(scheduler.scheduleRetry([sqsRecord('m1', {})])).resolves.toBeUndefined();
   });
 
   it('sends nothing when no record failed', async () => {

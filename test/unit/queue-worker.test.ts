@@ -1,22 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { InputError, ModelError } from '../../lib/core/errors.ts';
-import type { LogFields, Logger } from '../../lib/core/logger.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 import { createSkippingAnnouncer, type TurnAnnouncer } from '../../lib/queue/announcer.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 import directInvoke from '../fixtures/events/direct-invoke.json' with { type: 'json' };
 import eventBridgeEvent from '../fixtures/events/eventbridge-turn-requested.json' with { type: 'json' };
-
-const lambdaContext = { getRemainingTimeInMillis: () => 60_000 };
-
-function recordingLogger() {
-  const entries: Array<{ level: string; message: string; fields: LogFields }> = [];
-  const log = (level: string) => (message: string, fields: LogFields = {}) => void entries.push({ level, message, fields });
-  const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
-  return { logger, entries };
-}
 
 function worker(script: Parameters<typeof agentFixture>[0], options: { failAnnouncement?: boolean; yaml?: string } = {}) {
   const fixture = agentFixture(script, options.yaml ? { yaml: options.yaml } : {});
@@ -27,8 +19,8 @@ function worker(script: Parameters<typeof agentFixture>[0], options: { failAnnou
       announced.push({ result, requestId });
     },
   };
-  const { logger, entries } = recordingLogger();
-  return { ...fixture, announced, logs: entries, work: createQueueWorker({ agent: fixture.agent, announcer, logger, config: fixture.config }) };
+  const logger = recordingLogger();
+  return { ...fixture, announced, logs: logger.entries, work: createQueueWorker({ agent: fixture.agent, announcer, logger, config: fixture.config }) };
 }
 
 describe('the queue worker with an EventBridge event', () => {
@@ -36,7 +28,7 @@ describe('the queue worker with an EventBridge event', () => {
     const cancel = toolCallsReply([{ id: 'c1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118567'] } }]);
     const { work, store, announced } = worker([cancel, textReply('已取消')]);
 
-    const result = await work(eventBridgeEvent, lambdaContext);
+    const result = await work(eventBridgeEvent, lambdaContext());
 
     expect(result).toMatchObject({ conversationId: 'orders-events', turn: 1, reply: '已取消', stopReason: 'completed', toolCalls: [{ name: 'batchCancelOrdersByOrderNo', ok: true }] });
     expect((await store.readAll({ conversationId: 'orders-events' }))[0]?.requestIds[0]).toBe('evt-6a7e8feb-b491-4cf7');
@@ -46,7 +38,7 @@ describe('the queue worker with an EventBridge event', () => {
   it('throws for an event of another detail-type, so it goes to the on-failure destination', async () => {
     const { work, model } = worker([textReply('never')]);
 
-    await expect(work({ ...eventBridgeEvent, 'detail-type': 'OrderPlaced' }, lambdaContext)).rejects.toThrow(/"OrderPlaced".*AgentTurnRequested/);
+    await expect(work({ ...eventBridgeEvent, 'detail-type': 'OrderPlaced' }, lambdaContext())).rejects.toThrow(/"OrderPlaced".*AgentTurnRequested/);
     expect(model!.requests).toHaveLength(0);
   });
 });
@@ -55,7 +47,7 @@ describe('the queue worker with a direct invoke', () => {
   it('returns the turn result as JSON', async () => {
     const { work } = worker([textReply('四个工具')]);
 
-    const result = await work(directInvoke, lambdaContext);
+    const result = await work(directInvoke, lambdaContext());
 
     expect(JSON.parse(JSON.stringify(result))).toMatchObject({ conversationId: 'direct-invoke', turn: 1, reply: '四个工具', stopReason: 'completed', rounds: 1 });
   });
@@ -63,7 +55,7 @@ describe('the queue worker with a direct invoke', () => {
   it('throws an error naming the field to fix for an invalid payload, and logs it', async () => {
     const { work, model, logs } = worker([textReply('never')]);
 
-    await expect(work({ conversationId: 'c', message: 'hi' }, lambdaContext)).rejects.toSatisfy((error) => error instanceof InputError && /"requestId"/.test(error.message));
+    await expect(work({ conversationId: 'c', message: 'hi' }, lambdaContext())).rejects.toSatisfy((error) => error instanceof InputError && /"requestId"/.test(error.message));
     expect(model!.requests).toHaveLength(0);
     expect(logs).toMatchObject([{ level: 'error', fields: { code: 'missing_request_id' } }]);
   });
@@ -71,14 +63,14 @@ describe('the queue worker with a direct invoke', () => {
   it('throws when the turn fails, so Lambda retries it, and announces nothing', async () => {
     const { work, announced } = worker([new ModelError('model_unavailable', 'HTTP 503')]);
 
-    await expect(work(directInvoke, lambdaContext)).rejects.toBeInstanceOf(ModelError);
+    await expect(work(directInvoke, lambdaContext())).rejects.toBeInstanceOf(ModelError);
     expect(announced).toEqual([]);
   });
 
   it('throws when the announcement fails, although the turn is stored for the retry to replay', async () => {
     const { work, store } = worker([textReply('stored')], { failAnnouncement: true });
 
-    await expect(work(directInvoke, lambdaContext)).rejects.toThrow('PutEvents failed');
+    await expect(work(directInvoke, lambdaContext())).rejects.toThrow('PutEvents failed');
     expect(await store.readAll({ conversationId: 'direct-invoke' })).toHaveLength(1);
   });
 });
@@ -90,11 +82,11 @@ describe('the queue worker with a turn that waits for approval', () => {
   it('announces the paused turn with its pendingApprovals, and resumes it from {conversationId, requestId, decisions}', async () => {
     const { work, announced, gateway } = worker([cancel, textReply('已取消')], { yaml: APPROVALS });
 
-    const paused = await work({ conversationId: 'queued-orders', message: '取消 ORD1', requestId: 'ticket-1' }, lambdaContext);
+    const paused = await work({ conversationId: 'queued-orders', message: '取消 ORD1', requestId: 'ticket-1' }, lambdaContext());
     expect(paused).toMatchObject({ stopReason: 'approval_required', pendingApprovals: [{ toolCallId: 'c1' }] });
     expect(gateway.calls).toEqual([]);
 
-    const resumed = await work({ conversationId: 'queued-orders', decisions: [{ toolCallId: 'c1', approved: true }], requestId: 'ticket-1-approval' }, lambdaContext);
+    const resumed = await work({ conversationId: 'queued-orders', decisions: [{ toolCallId: 'c1', approved: true }], requestId: 'ticket-1-approval' }, lambdaContext());
     expect(resumed).toMatchObject({ turn: 1, stopReason: 'completed', reply: '已取消' });
     expect(gateway.calls.map((call) => call.name)).toEqual(['batchCancelOrdersByOrderNo']);
     expect(announced.map(({ result, requestId }) => [requestId, result.stopReason])).toEqual([['ticket-1', 'approval_required'], ['ticket-1-approval', 'completed']]);
@@ -102,14 +94,14 @@ describe('the queue worker with a turn that waits for approval', () => {
 
   it('takes decisions from an AgentApprovalDecided event', async () => {
     const { work } = worker([cancel, textReply('不取消')], { yaml: APPROVALS });
-    await work({ conversationId: 'event-orders', message: '取消 ORD1', requestId: 'ask-1' }, lambdaContext);
+    await work({ conversationId: 'event-orders', message: '取消 ORD1', requestId: 'ask-1' }, lambdaContext());
     const event = { ...eventBridgeEvent, 'detail-type': 'AgentApprovalDecided', detail: { conversationId: 'event-orders', requestId: 'decide-1', decisions: [{ toolCallId: 'c1', approved: false }] } };
-    await expect(work(event, lambdaContext)).resolves.toMatchObject({ stopReason: 'completed', reply: '不取消' });
+    await expect(work(event, lambdaContext())).resolves.toMatchObject({ stopReason: 'completed', reply: '不取消' });
   });
 
   it('refuses a payload with both a message and decisions', async () => {
     const { work } = worker([], { yaml: APPROVALS });
-    await expect(work({ conversationId: 'c', message: 'hi', decisions: [{ toolCallId: 'c1', approved: true }], requestId: 'r' }, lambdaContext)).rejects.toMatchObject({ code: 'invalid_payload' });
+    await expect(work({ conversationId: 'c', message: 'hi', decisions: [{ toolCallId: 'c1', approved: true }], requestId: 'r' }, lambdaContext())).rejects.toMatchObject({ code: 'invalid_payload' });
   });
 });
 
@@ -118,19 +110,19 @@ describe('the queue worker with records from another event source', () => {
     const { work } = worker([]);
     const s3Event = { Records: [{ eventVersion: '2.1', eventSource: 'aws:s3', awsRegion: 'us-east-1', eventName: 'ObjectCreated:Put' }] };
 
-    await expect(work(s3Event, lambdaContext)).rejects.toThrow(/"aws:s3"/);
+    await expect(work(s3Event, lambdaContext())).rejects.toThrow(/"aws:s3"/);
   });
 });
 
 describe('createSkippingAnnouncer', () => {
   it('says once that turns are not announced without an event bus', async () => {
-    const { logger, entries } = recordingLogger();
+    const logger = recordingLogger();
     const announcer = createSkippingAnnouncer(logger);
     const result: TurnResult = { conversationId: 'c', turn: 1, reply: 'x', stopReason: 'completed', rounds: 1, toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 } };
 
     await announcer.announce(result, 'r1');
     await announcer.announce(result, 'r2');
 
-    expect(entries).toMatchObject([{ level: 'info', message: expect.stringMatching(/EVENT_BUS_NAME is not set/) }]);
+    expect(logger.entries).toMatchObject([{ level: 'info', message: expect.stringMatching(/EVENT_BUS_NAME is not set/) }]);
   });
 });

@@ -1,20 +1,20 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
-import { silentLogger } from '../../lib/core/logger.ts';
 import { createHttpHandler } from '../../lib/http/handle.ts';
 import { createStreamingHttpHandler, isEventStreamResponse, withIdleLimit, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 import { eventNames, eventStreamReader } from '../support/sse-client.ts';
 
 const HEARTBEAT_MS = 20;
 
 function streaming(script: ScriptedStep[] | null) {
   const fixture = agentFixture(script);
-  const warnings: string[] = [];
-  const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+  const logger = recordingLogger();
+  const warnings = () => logger.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message);
   const options = { agent: fixture.agent, logger, maxBodyBytes: fixture.config.http.maxBodyBytes, heartbeatMs: HEARTBEAT_MS };
   const handle = createStreamingHttpHandler(options);
   const buffered = createHttpHandler(options);
@@ -168,7 +168,7 @@ describe('the streaming HTTP contract', () => {
     held.release();
     await response.body.settled;
 
-    expect(warnings).toEqual([expect.stringMatching(/closed by the client before the turn ended/)]);
+    expect(warnings()).toEqual([expect.stringMatching(/closed by the client before the turn ended/)]);
     expect((await agent.getConversation({ conversationId: 'gone' })).turns).toEqual([expect.objectContaining({ turn: 1, stopReason: 'completed' })]);
     expect(vi.getTimerCount()).toBe(0);
   });
