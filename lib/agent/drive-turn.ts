@@ -1,3 +1,4 @@
+import { withDeadline } from '../core/deadline.ts';
 import { AgentError, BudgetExhaustedError, errorMessage, InternalError, ModelError, StoreError, TurnNotStoredError, TurnTakenError } from '../core/errors.ts';
 import { exhaustionText } from '../core/budget.ts';
 import { closeOpenRound, historyViolations } from '../core/history.ts';
@@ -11,6 +12,7 @@ import type { LoopEvent } from './loop-events.ts';
 import { fallbackReply } from './fallback-reply.ts';
 import { deadlineOf, heldTurnWrites, untilStored, type HeldTurn } from './held-turn.ts';
 import { pausedFor, type LoopLimits, type LoopOutcome } from './run-loop.ts';
+import type { ToolRunContext } from './run-tools.ts';
 import type { TurnStrategy } from './turn-strategy.ts';
 import { toolText } from './tool-messages.ts';
 import type { PlannedCall } from './tool-plan.ts';
@@ -82,13 +84,16 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
     history = prepared.history;
     addUsage(draft, runner.takeUsage());
     if (input.decided) {
-      const answered = await answerCalls(input.decided, {
-        draft,
-        round: draft.rounds,
-        toolRun: toolRunOf(input, services),
-        journal,
-        ...(input.onEvent ? { onEvent: input.onEvent } : {}),
-      });
+      const decided = input.decided;
+      const answered = await withDeadline(timeLeftOf(input, services), (signal) =>
+        answerCalls(decided, {
+          draft,
+          round: draft.rounds,
+          toolRun: toolRunOf(input, services, signal),
+          journal,
+          ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+        }),
+      );
       if (answered.kind === 'not-recorded') outcome = { kind: 'failed', cause: answered.cause };
       // A call run again with an answer may ask its next question.
       if (answered.kind === 'waiting') outcome = pausedFor(answered, draft.rounds, input.onEvent);
@@ -148,14 +153,16 @@ function addUsage(draft: TurnDraft, usage: TokenUsage): void {
   draft.usage = { promptTokens: draft.usage.promptTokens + usage.promptTokens, completionTokens: draft.usage.completionTokens + usage.completionTokens };
 }
 
-function toolRunOf(input: DriveInput, services: DriveServices) {
-  const timeLeft = Math.max(1, input.deadlineAt - services.limits.reserveMs - services.now());
+const timeLeftOf = (input: DriveInput, services: DriveServices): number => Math.max(1, input.deadlineAt - services.limits.reserveMs - services.now());
+
+/** How decided calls run: as the loop runs a round's calls, `signal` ending them with the turn's time. */
+function toolRunOf(input: DriveInput, services: DriveServices, signal: AbortSignal): ToolRunContext {
   return {
     runTool: input.runner.runTool,
-    timeoutMs: Math.min(services.limits.toolTimeoutMs, timeLeft),
+    timeoutMs: Math.min(services.limits.toolTimeoutMs, timeLeftOf(input, services)),
     maxOutputChars: services.limits.maxOutputChars,
     maxConcurrentCalls: services.limits.maxConcurrentCalls,
-    signal: AbortSignal.timeout(timeLeft),
+    signal,
     now: services.now,
   };
 }

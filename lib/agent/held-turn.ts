@@ -1,3 +1,4 @@
+import { withDeadline } from '../core/deadline.ts';
 import { StoreError } from '../core/errors.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, TurnWrite } from '../core/ports.ts';
@@ -22,29 +23,27 @@ export interface HeldTurn {
 export function heldTurnWrites(store: ConversationStore, held: HeldTurn, deadline: Deadline, state: () => ConversationState) {
   const expected = { claimId: held.claimId, status: 'running' as const };
   const base = () => ({ claimId: held.claimId, requestIds: held.requestIds, createdAt: held.createdAt, state: state() });
-  const options = () => ({ signal: deadline.signal() });
+  const update = (write: TurnWrite) => deadline.bound((options) => store.update(held.key, held.turn, expected, write, options));
   return {
     /** The round record: what the turn did so far, before and after calls that may change something. */
-    record: (draft: TurnDraft) =>
-      store.update(held.key, held.turn, expected, { ...base(), status: 'running', leaseExpiresAt: held.leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }, options()),
-    pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number) =>
-      store.update(held.key, held.turn, expected, { ...base(), status: 'paused', approvalExpiresAt, messages, result }, options()),
-    complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string) =>
-      store.update(held.key, held.turn, expected, { ...base(), status: 'complete', completedAt, messages, result }, options()),
+    record: (draft: TurnDraft) => update({ ...base(), status: 'running', leaseExpiresAt: held.leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }),
+    pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number) => update({ ...base(), status: 'paused', approvalExpiresAt, messages, result }),
+    complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string) => update({ ...base(), status: 'complete', completedAt, messages, result }),
     /** Gives the claim back when the turn produced nothing worth keeping (nothing ran). */
-    release: () => store.remove(held.key, held.turn, expected, options()),
+    release: () => deadline.bound((options) => store.remove(held.key, held.turn, expected, options)),
   };
 }
 
-/** A turn's deadline as the store sees it: a signal that aborts a request still running at that moment. */
+/** A turn's deadline as the store sees it: each store call is aborted if it still runs at that moment. */
 export interface Deadline {
   at: number;
-  signal(): AbortSignal;
+  /** Runs one store call with a signal that aborts it at the deadline (its timer ends with the call). */
+  bound<T>(call: (options: { signal: AbortSignal }) => Promise<T>): Promise<T>;
 }
 
 /** The deadline, never less than a short moment away: a write that starts must get a chance. */
 export function deadlineOf(at: number, now: () => number, leastMs = 250): Deadline {
-  return { at, signal: () => AbortSignal.timeout(Math.max(leastMs, at - now())) };
+  return { at, bound: (call) => withDeadline(Math.max(leastMs, at - now()), (signal) => call({ signal })) };
 }
 
 /** The first write of a claimed turn: running, with only its question and the conversation's state. */

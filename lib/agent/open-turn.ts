@@ -89,7 +89,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
  * it too): a few seconds of throttling must not turn into a 503 with the whole turn's time left.
  */
 export function storeRetries(deadline: Deadline, now: () => number) {
-  return <T>(call: (options: StoreCallOptions) => Promise<T>): Promise<T> => untilStored(() => call({ signal: deadline.signal() }), { until: deadline.at, now });
+  return <T>(call: (options: StoreCallOptions) => Promise<T>): Promise<T> => untilStored(() => deadline.bound(call), { until: deadline.at, now });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { withDeadline } from '../core/deadline.ts';
 import { BudgetExhaustedError, errorMessage, ModelError } from '../core/errors.ts';
 import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../core/messages.ts';
 import type { ModelClient, ModelDelta, ModelReply } from '../core/ports.ts';
@@ -123,20 +124,23 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     for (const entry of planned) {
       input.onEvent?.({ type: 'tool-call', round, call: { id: entry.call.id, name: plannedName(entry), arguments: entry.arguments } });
     }
-    const answered = await answerCalls(planned, {
-      draft,
-      round,
-      toolRun: {
-        runTool: (call, tool) => input.hooks.runTool(call, tool),
-        timeoutMs: Math.max(1, Math.min(limits.toolTimeoutMs, timeLeft())),
-        maxOutputChars: limits.maxOutputChars,
-        maxConcurrentCalls: limits.maxConcurrentCalls,
-        signal: AbortSignal.timeout(Math.max(1, timeLeft())),
-        now,
-      },
-      ...(input.journal ? { journal: input.journal } : {}),
-      ...(input.onEvent ? { onEvent: input.onEvent } : {}),
-    });
+    // The round's calls end with the turn's time; the timer ends with the calls.
+    const answered = await withDeadline(Math.max(1, timeLeft()), (signal) =>
+      answerCalls(planned, {
+        draft,
+        round,
+        toolRun: {
+          runTool: (call, tool) => input.hooks.runTool(call, tool),
+          timeoutMs: Math.max(1, Math.min(limits.toolTimeoutMs, timeLeft())),
+          maxOutputChars: limits.maxOutputChars,
+          maxConcurrentCalls: limits.maxConcurrentCalls,
+          signal,
+          now,
+        },
+        ...(input.journal ? { journal: input.journal } : {}),
+        ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+      }),
+    );
     if (answered.kind === 'not-recorded') return { kind: 'failed', cause: answered.cause };
     if (answered.kind === 'waiting') return pausedFor(answered, round, input.onEvent);
     return { kind: 'run-again' };

@@ -1,3 +1,4 @@
+import { deadlineSignal } from '../core/deadline.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ToolCall, ToolMessage } from '../core/messages.ts';
 import type { JsonObject, ToolOutput } from '../core/ports.ts';
@@ -68,8 +69,8 @@ async function runToolCall({ call, tool, arguments: args, input }: CallToRun, co
   const started = context.now();
   const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, { durationMs: context.now() - started, name: tool.name });
   if (context.signal.aborted) return finish(false, toolText.outOfTime());
-  const timeout = AbortSignal.timeout(context.timeoutMs);
-  const signal = AbortSignal.any([context.signal, timeout]);
+  const timeout = deadlineSignal(context.timeoutMs);
+  const signal = AbortSignal.any([context.signal, timeout.signal]);
   try {
     const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, ...(tool.server ? { server: tool.server } : {}), ...(input ? { input } : {}) };
     const output = await context.runTool(running, tool);
@@ -80,6 +81,8 @@ async function runToolCall({ call, tool, arguments: args, input }: CallToRun, co
       return finish(false, context.signal.aborted ? toolText.cancelledAtDeadline(tool.name) : toolText.timedOut(tool.name, context.timeoutMs));
     }
     return finish(false, toolText.failed(tool.name, errorMessage(error)));
+  } finally {
+    timeout.clear();
   }
 }
 

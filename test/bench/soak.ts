@@ -9,11 +9,11 @@
  * one conditional Put and one conditional Update. Conversations run side by side; each gets a
  * fresh id after a number of turns, so the table keeps growing as a real one does.
  *
- * The turn time limit is 10 s here rather than agent.yml's 300 s: each model and tool call holds an
- * `AbortSignal.timeout` timer (a few KB with its signal) until the limit passes, whether or not the
- * call is done. At this pace (100 to 200 turns/s, far beyond a real model's) 300 s of those is
- * 30,000 to 60,000 turns' worth, which would show here as growth that has nothing to do with the
- * store and that no real pace reaches; `--turn-timeout-seconds 300` shows it.
+ * The turn time limit is 10 s here rather than agent.yml's 300 s. Every model call, tool call and
+ * store write clears its own time limit when it ends (lib/core/deadline.ts); while they used
+ * `AbortSignal.timeout`, each held a timer (a few KB with its signal) until the limit passed, which
+ * at this pace (100 to 200 turns/s) was 30,000 to 60,000 turns' worth at 300 s.
+ * `--turn-timeout-seconds 300` shows whether anything still outlives its call.
  *
  * Prints the process's RSS (after a full GC) every 1,000 turns, and its growth since the 500th
  * turn: the first turns warm up the JIT, the SDK and dynalite, so growth is counted from there.

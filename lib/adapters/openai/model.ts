@@ -6,6 +6,7 @@
  */
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import type { ModelClient, ModelReply, ModelRequest } from '../../core/ports.ts';
+import { deadlineSignal } from '../../core/deadline.ts';
 import type { ChatCompletionsClient } from './client.ts';
 import { redactKey, toModelError } from './errors.ts';
 import { normalizeCompletion } from './normalize.ts';
@@ -30,7 +31,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
     async complete(request: ModelRequest): Promise<ModelReply> {
       const startedAt = Date.now();
       // The client's `timeout` bounds one HTTP attempt; this signal bounds the call, retries included.
-      const deadline = request.timeoutMs === undefined ? undefined : callDeadline(request.timeoutMs);
+      const deadline = request.timeoutMs === undefined ? undefined : deadlineSignal(request.timeoutMs, 'The model call timed out.');
       const signals = [request.signal, deadline?.signal].filter((signal) => signal !== undefined);
       const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
       // The client hands back the parsed JSON untouched, so fields the SDK's types omit
@@ -85,7 +86,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
         logger.warn('model-call-failed', { model: options.model, code: modelError.code, message: modelError.message });
         throw modelError;
       } finally {
-        deadline?.end();
+        deadline?.clear();
       }
     },
   };
@@ -109,17 +110,6 @@ function requestBody(options: OpenAIModelOptions, request: ModelRequest) {
 function maxTokensOf(configured: number | undefined, requested: number | undefined): { max_tokens?: number } {
   const caps = [configured, requested].filter((cap) => cap !== undefined);
   return caps.length === 0 ? {} : { max_tokens: Math.min(...caps) };
-}
-
-/**
- * The call's own time limit. Not `AbortSignal.timeout`: its timer outlives the call until the limit
- * passes (a minute by default), so every finished call would leave a timer and a signal behind.
- * The reason is a TimeoutError, as `AbortSignal.timeout` gives.
- */
-function callDeadline(timeoutMs: number): { signal: AbortSignal; end(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('The model call timed out.', 'TimeoutError')), timeoutMs);
-  return { signal: controller.signal, end: () => clearTimeout(timer) };
 }
 
 /** A caller's signal from `AbortSignal.timeout` (reason TimeoutError) is a timeout, not a cancellation. */

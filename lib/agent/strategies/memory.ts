@@ -1,3 +1,4 @@
+import { withDeadline } from '../../core/deadline.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { JsonObject, Note, NoteStore } from '../../core/ports.ts';
@@ -42,7 +43,7 @@ export function memoryExtension(store: NoteStore, settings: MemorySettings): Age
       if (settings.promptNotes === 0) return { ...plan, systemPrompt: `${plan.systemPrompt}\n\n${MEMORY_PROMPT}` };
       let notes: Note[];
       try {
-        notes = await store.list(turn.owner, { signal: AbortSignal.timeout(Math.max(1, turn.timeLeftMs())) });
+        notes = await withDeadline(Math.max(1, turn.timeLeftMs()), (signal) => store.list(turn.owner, { signal }));
       } catch (error) {
         // The notes are a help, not the turn: it goes on without them.
         settings.logger.warn('memory notes could not be read: this turn lists none in its prompt', { conversationId: turn.conversationId, turn: turn.turn, error: errorMessage(error) });

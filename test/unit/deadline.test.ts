@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { deadlineSignal, withDeadline } from '../../lib/core/deadline.ts';
+import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
+import { agentFixture } from '../support/agent-fixture.ts';
+
+/** Timers that keep the process alive: every deadline's timer until it is cleared. */
+const liveTimers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('deadlineSignal', () => {
+  it('aborts with a TimeoutError when the time is up', () => {
+    vi.useFakeTimers();
+    const deadline = deadlineSignal(1_000);
+
+    vi.advanceTimersByTime(999);
+    expect(deadline.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.signal.reason).toMatchObject({ name: 'TimeoutError', message: 'no answer within 1000 ms' });
+  });
+
+  it('never aborts once cleared, and leaves no timer behind', () => {
+    vi.useFakeTimers();
+    const deadline = deadlineSignal(1_000);
+
+    deadline.clear();
+    vi.advanceTimersByTime(5_000);
+
+    expect(deadline.signal.aborted).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('withDeadline', () => {
+  it('clears the timer when the work fails too', async () => {
+    vi.useFakeTimers();
+    await expect(withDeadline(1_000, () => Promise.reject(new Error('broken')))).rejects.toThrow('broken');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('a turn', () => {
+  it('leaves no timer behind: model calls, tool calls, store writes and decided calls each clear theirs', async () => {
+    // Prepare: a tool round, a pause for approval, and the approved call run with the decision.
+    const timeout = vi.spyOn(AbortSignal, 'timeout');
+    const { agent } = agentFixture(
+      [
+        toolCallsReply([{ id: 'w1', name: 'getWeather', arguments: { city: '上海' } }]),
+        toolCallsReply([{ id: 'c1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } }]),
+        textReply('已取消'),
+      ],
+      { yaml: 'maxRounds: 4\nmcpServers:\n  fake: { command: unused, requireApproval: destructive }' },
+    );
+    const before = liveTimers();
+
+    // Act
+    const paused = await agent.ask({ conversationId: 'timers', message: '天气，然后取消订单 ORD1' });
+    const resumed = await agent.decide({ conversationId: 'timers', decisions: [{ toolCallId: 'c1', approved: true }] });
+
+    // Assess
+    expect(paused.stopReason).toBe('approval_required');
+    expect(resumed).toMatchObject({ stopReason: 'completed', reply: '已取消' });
+    expect(timeout).not.toHaveBeenCalled();
+    expect(liveTimers()).toBe(before);
+  });
+});
