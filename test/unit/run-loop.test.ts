@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runLoop, type LoopInput, type LoopLimits } from '../../lib/agent/run-loop.ts';
 import type { AgentExtension } from '../../lib/agent/extension.ts';
 import { createExtensionRunner } from '../../lib/agent/extension-runner.ts';
@@ -66,6 +66,10 @@ function setup(script: ScriptedStep[], overrides: SetupOverrides = {}, gateway: 
 }
 
 const toolMessages = (messages: HistoryMessage[]) => messages.filter((message) => message.role === 'tool');
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('runLoop', () => {
   it('completes in one round when the model answers with text', async () => {
@@ -204,13 +208,24 @@ describe('runLoop', () => {
   });
 
   it('stops with deadline when the turn runs out of time during a tool call, keeping the invariant', async () => {
-    const gateway = createFakeGateway([{ definition: getWeather, run: (_, signal) => waitForAbort(signal) }]);
+    // Prepare: a fake clock and timers, so the deadline passes while the tool runs, however slow the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    let toolStarted!: () => void;
+    const started = new Promise<void>((resolve) => (toolStarted = resolve));
+    const gateway = createFakeGateway([{ definition: getWeather, run: (_, signal) => (toolStarted(), waitForAbort(signal)) }]);
     const { model, run } = setup(
       [toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('never sent')],
-      { tools: [offered(getWeather)], deadlineAt: Date.now() + 300, limits: { toolTimeoutMs: 60_000 } },
+      { tools: [offered(getWeather)], deadlineAt: Date.now() + 60_000, limits: { toolTimeoutMs: 600_000 } },
       gateway,
     );
-    const outcome = await run();
+
+    // Act: the turn's time passes once the tool is running.
+    const running = run();
+    await started;
+    await vi.advanceTimersByTimeAsync(60_000);
+    const outcome = await running;
+
+    // Assess
     expect(outcome).toMatchObject({ stopReason: 'deadline', rounds: 1 });
     expect(model.requests).toHaveLength(1);
     expect(toolMessages(outcome.messages)[0]!.content).toMatch(/ran out of time while "getWeather" was running/);
