@@ -46,7 +46,7 @@ export function deadlineOf(at: number, now: () => number, leastMs = 250): Deadli
   return { at, bound: (call) => withDeadline(Math.max(leastMs, at - now()), (signal) => call({ signal })) };
 }
 
-/** The first write of a claimed turn: running, with only its question and the conversation's state. */
+/** The first write of a held turn (claimed, or a paused one taken over): running, with its draft so far and the conversation's state. */
 export function claimWrite(held: HeldTurn, draft: TurnDraft, state: ConversationState): TurnWrite {
   return {
     status: 'running',

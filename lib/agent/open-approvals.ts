@@ -5,7 +5,7 @@ import type { ConversationKey, ConversationState, ConversationStore } from '../c
 import type { TurnResult } from '../core/turn.ts';
 import { earlierTurns } from './earlier-turns.ts';
 import type { EarlierTurns } from './extension.ts';
-import type { HeldTurn } from './held-turn.ts';
+import { claimWrite, type HeldTurn } from './held-turn.ts';
 import { settleTurn, storeRetries, type TurnRules } from './open-turn.ts';
 import type { Deadline } from './held-turn.ts';
 import { toolText } from './tool-messages.ts';
@@ -93,16 +93,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
   };
   const draft = resumedDraft(paused.messages(), paused.result());
   try {
-    await retried((options) => store.update(key, paused.turn, { claimId: paused.claimId, status: 'paused' }, {
-      status: 'running',
-      claimId: held.claimId,
-      requestIds: held.requestIds,
-      createdAt: held.createdAt,
-      leaseExpiresAt: held.leaseExpiresAt,
-      messages: draft.messages,
-      result: { rounds: draft.rounds, toolCalls: draft.toolCalls, usage: draft.usage },
-      state: paused.state(),
-    }, options));
+    await retried((options) => store.update(key, paused.turn, { claimId: paused.claimId, status: 'paused' }, claimWrite(held, draft, paused.state()), options));
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
     throw new ConflictError('approval_not_pending', `The calls waiting for approval in turn ${paused.turn} were just decided by another request.`, { cause: error });

@@ -25,16 +25,20 @@ const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName
   { pattern: /^\/memory\/([^/]+)$/, methods: { DELETE: 'deleteNote' }, segment: 'noteId' },
 ];
 
+/** The route of a path that exists: the method's, or 405 naming the methods it allows (its Allow header). */
+export function routeFor<Route>(methods: Partial<Record<string, Route>>, method: string, path: string): Route {
+  const route = methods[method.toUpperCase()];
+  if (route) return route;
+  const allowed = Object.keys(methods).join(', ');
+  throw new MethodNotAllowedError(`${method} is not supported on ${path}; use ${allowed}.`, allowed);
+}
+
 export function matchRoute(method: string, rawPath: string): RouteMatch {
   const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
   for (const { pattern, methods, segment } of ROUTES) {
     const found = pattern.exec(path);
     if (!found) continue;
-    const route = methods[method.toUpperCase()];
-    if (!route) {
-      const allowed = Object.keys(methods).join(', ');
-      throw new MethodNotAllowedError(`${method} is not supported on ${path}; use ${allowed}.`, allowed);
-    }
+    const route = routeFor(methods, method, path);
     if (found[1] === undefined) return { route };
     if (segment === 'noteId') return { route, noteId: decodePathSegment(found[1], 'note') };
     const conversationId = decodePathSegment(found[1], 'conversation');

@@ -1,4 +1,5 @@
-import { MethodNotAllowedError, NotFoundError } from '../../core/errors.ts';
+import { NotFoundError } from '../../core/errors.ts';
+import { routeFor } from '../routes.ts';
 
 export type OpenAIRouteName = 'listModels' | 'retrieveModel' | 'chatCompletions';
 
@@ -24,11 +25,7 @@ export function matchOpenAIRoute(method: string, rawPath: string): OpenAIRouteMa
   for (const { pattern, methods } of ROUTES) {
     const found = pattern.exec(path);
     if (!found) continue;
-    const route = methods[method.toUpperCase()];
-    if (!route) {
-      const allowed = Object.keys(methods).join(', ');
-      throw new MethodNotAllowedError(`${method} is not supported on ${path}; use ${allowed}.`, allowed);
-    }
+    const route = routeFor(methods, method, path);
     return found[1] === undefined ? { route } : { route, model: safeDecode(found[1]) };
   }
   throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The OpenAI-compatible API has GET /v1/models, GET /v1/models/{model} and POST /v1/chat/completions.`);
