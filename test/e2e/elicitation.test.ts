@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startLocalServer, type LocalServer } from '../support/local-server.ts';
+import { describe, expect, it } from 'vitest';
+import { serversPerTest } from '../support/configured-local-server.ts';
 import { EVERYTHING_ENTRY } from '../support/mcp-servers.ts';
-import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { textReply, toolCallsReply } from '../support/scripted-openai-server.ts';
 import { eventNames, postForEvents } from '../support/sse-client.ts';
 
 async function post(url: string, body: unknown) {
@@ -20,49 +17,31 @@ type WireMessage = { role: string; tool_call_id?: string; content?: string };
  * HTTP reaches server-everything when its call runs again.
  */
 describe('an MCP server’s question across a restart of the local server', () => {
-  let model: ScriptedOpenAIServer | undefined;
-  let server: LocalServer | undefined;
-  let folder: string;
-
-  const start = (config: string) => {
-    const path = join(folder, 'agent.yml');
-    writeFileSync(path, config);
-    return startLocalServer({ AGENT_CONFIG: path, OPENAI_BASE_URL: model!.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'gpt-4-turbo', LOCAL_DATA_DIR: join(folder, 'data') });
-  };
-
-  afterEach(async () => {
-    await server?.stop();
-    await model?.close();
-    server = undefined;
-    model = undefined;
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const servers = serversPerTest();
 
   it('pauses for the answer, and runs the call again with it after the service restarted', async () => {
-    folder = mkdtempSync(join(tmpdir(), 'agent-elicitation-'));
-    model = await startScriptedOpenAIServer([
+    const model = await servers.model([
       toolCallsReply([{ id: 'call_form', name: 'trigger-elicitation-request', arguments: {} }]),
       textReply('Thank you, Ada.'),
     ]);
     const config = `tools: { callTimeoutSeconds: 60, connectTimeoutSeconds: 30 }\nmcpServers:\n  everything:\n    command: node\n    args: [${JSON.stringify(EVERYTHING_ENTRY)}, stdio]\n    elicitation: ask\n`;
-    server = await start(config);
+    const local = await servers.local(config, model);
 
-    const paused = await postForEvents(`${server.url}/conversations/signup-7/messages`, { body: { message: 'Sign me up' } });
+    const paused = await postForEvents(`${local.server.url}/conversations/signup-7/messages`, { body: { message: 'Sign me up' } });
     expect(paused.status).toBe(200);
     expect(eventNames(paused)).toEqual(['round-start', 'tool-call', 'elicitation-required', 'turn-end']);
     const asked = paused.events.find((event) => event.event === 'elicitation-required')!.data as any;
     expect(asked).toMatchObject({ round: 1, pendingElicitations: [{ toolCallId: 'call_form', server: 'everything', message: 'Please provide inputs for the following fields:' }] });
     expect(paused.events.at(-1)!.data).toMatchObject({ stopReason: 'input_required', pendingElicitations: [{ toolCallId: 'call_form', requestedSchema: { required: ['name'] } }] });
 
-    await server.stop();
-    server = await start(config);
+    await local.restart();
 
-    const shown = (await (await fetch(`${server.url}/conversations/signup-7`)).json()) as any;
+    const shown = (await (await fetch(`${local.server.url}/conversations/signup-7`)).json()) as any;
     expect(shown.turns[0]).toMatchObject({ stopReason: 'input_required', pendingElicitations: [{ toolCallId: 'call_form' }] });
-    const unfit = await post(`${server.url}/conversations/signup-7/approvals`, { decisions: [{ toolCallId: 'call_form', answer: { action: 'accept', content: { check: true } } }] });
+    const unfit = await post(`${local.server.url}/conversations/signup-7/approvals`, { decisions: [{ toolCallId: 'call_form', answer: { action: 'accept', content: { check: true } } }] });
     expect(unfit).toMatchObject({ status: 400, body: { error: { code: 'invalid_answer' } } });
 
-    const answered = await post(`${server.url}/conversations/signup-7/approvals`, {
+    const answered = await post(`${local.server.url}/conversations/signup-7/approvals`, {
       decisions: [{ toolCallId: 'call_form', answer: { action: 'accept', content: { name: 'Ada Lovelace', check: true } } }],
       requestId: 'answer-1',
     });
@@ -70,7 +49,7 @@ describe('an MCP server’s question across a restart of the local server', () =
     const sent = (model.requests[1]!.body as { messages: WireMessage[] }).messages;
     expect(sent.find((message) => message.tool_call_id === 'call_form')?.content).toContain('Ada Lovelace');
 
-    const retried = await post(`${server.url}/conversations/signup-7/approvals`, {
+    const retried = await post(`${local.server.url}/conversations/signup-7/approvals`, {
       decisions: [{ toolCallId: 'call_form', answer: { action: 'accept', content: { name: 'Ada Lovelace', check: true } } }],
       requestId: 'answer-1',
     });

@@ -3,14 +3,14 @@
  * request itself, and the summary before the kept turns), one summary call only when turns fall
  * out, the summary stored with the conversation and streamed, the invariant in every request.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SUMMARY_ACKNOWLEDGED, summaryNote } from '../../lib/agent/strategies/history-summary.ts';
 import { DEFAULT_HISTORY_SUMMARY_PROMPT, DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { estimateTokens } from '../../lib/core/history.ts';
 import type { HistoryMessage } from '../../lib/core/messages.ts';
-import { demoServerYml, getJson, postJson, startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
+import { demoServerYml, getJson, postJson, serversPerTest } from '../support/configured-local-server.ts';
 import { postForEvents } from '../support/sse-client.ts';
-import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { textReply, toolCallsReply, type ChatRequestBody } from '../support/scripted-openai-server.ts';
 import { answered, completionBodies, questionOf, systemPromptOf, wireMessages, wireViolations } from '../support/wire-requests.ts';
 
 /** The kept turns get 150 estimated tokens (200 less the summary's 50). */
@@ -37,20 +37,12 @@ function reply(body: ChatRequestBody) {
 }
 
 describe('history.strategy summarize through npm start', () => {
-  let model: ScriptedOpenAIServer | undefined;
-  let local: ConfiguredLocalServer | undefined;
-
-  afterEach(async () => {
-    await local?.close();
-    await model?.close();
-    local = undefined;
-    model = undefined;
-  });
+  const servers = serversPerTest();
 
   it('summarizes the turns that fall out, once each time, sends the summary before the kept turns, and keeps it with the conversation', async () => {
     // Prepare
-    model = await startScriptedOpenAIServer(reply);
-    local = await startConfiguredLocalServer(AGENT_YML, model);
+    const model = await servers.model(reply);
+    const local = await servers.local(AGENT_YML, model);
     const url = `${local.server.url}/conversations/long-talk`;
     const summaryCalls: number[] = [];
     const stored = async (): Promise<HistoryMessage[][]> => (await getJson(url)).body.turns.map((turn: { messages: HistoryMessage[] }) => turn.messages);

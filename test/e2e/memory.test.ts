@@ -4,11 +4,11 @@
  * too; the owner lists and deletes notes over HTTP. Other owners are kept apart in
  * test/integration/memory-owners.test.ts, where API Gateway's identities exist.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MEMORY_PROMPT } from '../../lib/agent/strategies/memory.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
-import { demoServerYml, getJson, postJson, startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
-import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { demoServerYml, getJson, postJson, serversPerTest } from '../support/configured-local-server.ts';
+import { textReply, toolCallsReply, type ChatRequestBody } from '../support/scripted-openai-server.ts';
 import { answered, completionBodies, questionOf, sinceQuestion, systemPromptOf, toolAnswers, toolNames, wireViolations } from '../support/wire-requests.ts';
 
 const TELL = '记住：我查天气只看摄氏度，常住杭州。';
@@ -31,20 +31,12 @@ async function remove(url: string): Promise<{ status: number; body: any }> {
 }
 
 describe('memory: true through npm start', () => {
-  let model: ScriptedOpenAIServer | undefined;
-  let local: ConfiguredLocalServer | undefined;
-
-  afterEach(async () => {
-    await local?.close();
-    await model?.close();
-    local = undefined;
-    model = undefined;
-  });
+  const servers = serversPerTest();
 
   it('remembers in one conversation, recalls in the next after a restart, and lets the owner list and delete the notes', async () => {
     // Prepare
-    model = await startScriptedOpenAIServer(reply);
-    local = await startConfiguredLocalServer(`memory: { maxNotes: 20 }\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+    const model = await servers.model(reply);
+    const local = await servers.local(`memory: { maxNotes: 20 }\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
 
     // Act: tell it in one conversation.
     const told = await postJson(`${local.server.url}/conversations/memory-tell/messages`, { message: TELL });

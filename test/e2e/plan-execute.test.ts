@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { cancelOrders, newsFor, weatherFor } from '../../lib/demo/tools.ts';
-import { demoServerYml, getJson, postJson, startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
+import { demoServerYml, getJson, postJson, serversPerTest } from '../support/configured-local-server.ts';
 import { eventNames, postForEvents } from '../support/sse-client.ts';
-import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { textReply, toolCallsReply, type ChatRequestBody } from '../support/scripted-openai-server.ts';
 import { answered, completionBodies, questionOf, systemPromptOf, toolAnswers, toolNames, wireMessages, wireViolations } from '../support/wire-requests.ts';
 
 /** The demo server's tools, in the order it lists them. */
@@ -31,15 +31,7 @@ function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 const toolRounds = (messages: Array<{ role: string; toolCalls?: unknown[] }>) => messages.filter((message) => message.role === 'tool' || (message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0));
 
 describe('strategy: plan-execute through npm start', () => {
-  let model: ScriptedOpenAIServer | undefined;
-  let local: ConfiguredLocalServer | undefined;
-
-  afterEach(async () => {
-    await local?.close();
-    await model?.close();
-    local = undefined;
-    model = undefined;
-  });
+  const servers = serversPerTest();
 
   it('plans, runs independent tasks side by side, feeds their results to the next task and the summary, and stores only the tool rounds and the answer', async () => {
     // Prepare: a model that answers each request by what it is for.
@@ -50,7 +42,7 @@ describe('strategy: plan-execute through npm start', () => {
     const ANSWER = `${SHANGHAI}；${BEIJING}；${NEWS}`;
     let secondTaskAsked!: () => void;
     const secondTask = new Promise<void>((resolve) => (secondTaskAsked = resolve));
-    model = await startScriptedOpenAIServer(async (body) => {
+    const model = await servers.model(async (body) => {
       const request = questionOf(body);
       switch (phaseOf(body)) {
         case 'planner':
@@ -76,7 +68,7 @@ describe('strategy: plan-execute through npm start', () => {
       }
       return undefined;
     });
-    local = await startConfiguredLocalServer(`strategy: plan-execute\nmaxRounds: 20\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+    const local = await servers.local(`strategy: plan-execute\nmaxRounds: 20\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
     const url = local.server.url;
 
     // Act
@@ -162,7 +154,7 @@ describe('strategy: plan-execute through npm start', () => {
   });
 
   it('stays within maxRounds when the planner never stops planning and an executor never stops calling tools', async () => {
-    model = await startScriptedOpenAIServer((body, index) => {
+    const model = await servers.model((body, index) => {
       switch (phaseOf(body)) {
         case 'planner':
           return answered(body, 'planning')
@@ -174,7 +166,7 @@ describe('strategy: plan-execute through npm start', () => {
           return textReply('I could not finish: the tasks kept going.');
       }
     });
-    local = await startConfiguredLocalServer(`strategy: plan-execute\nmaxRounds: 10\nplanner: { maxRounds: 2 }\nexecutor: { maxRounds: 3 }\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+    const local = await servers.local(`strategy: plan-execute\nmaxRounds: 10\nplanner: { maxRounds: 2 }\nexecutor: { maxRounds: 3 }\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
 
     const result = await postJson(`${local.server.url}/conversations/bounded/messages`, { message: 'Check the weather until you are sure' });
 
@@ -201,7 +193,7 @@ describe('strategy: plan-execute through npm start', () => {
 
   it('runs one task at a time when a tool needs approval, pauses inside a task, and goes on with the plan after POST /approvals', async () => {
     const ORDER = 'ORD20250514118567';
-    model = await startScriptedOpenAIServer((body) => {
+    const model = await servers.model((body) => {
       const request = questionOf(body);
       switch (phaseOf(body)) {
         case 'planner':
@@ -214,7 +206,7 @@ describe('strategy: plan-execute through npm start', () => {
           return textReply(`${ORDER} 已取消；上海：晴。`);
       }
     });
-    local = await startConfiguredLocalServer(`strategy: plan-execute\nmaxRounds: 20\nmodel: { maxRetries: 0 }\n${demoServerYml(', requireApproval: [batchCancelOrdersByOrderNo]')}`, model);
+    const local = await servers.local(`strategy: plan-execute\nmaxRounds: 20\nmodel: { maxRetries: 0 }\n${demoServerYml(', requireApproval: [batchCancelOrdersByOrderNo]')}`, model);
     const url = local.server.url;
 
     // Act: the turn pauses inside task 1.

@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TODO_PROMPT } from '../../lib/agent/strategies/todo-list.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { cancelOrders, weatherFor } from '../../lib/demo/tools.ts';
-import { demoServerYml, getJson, postJson, startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
+import { demoServerYml, getJson, postJson, serversPerTest } from '../support/configured-local-server.ts';
 import { postForEvents } from '../support/sse-client.ts';
-import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { textReply, toolCallsReply } from '../support/scripted-openai-server.ts';
 import { completionBodies, systemPromptOf, toolAnswers, toolNames, wireMessages, wireTools, wireViolations } from '../support/wire-requests.ts';
 
 type Todo = { content: string; status: 'pending' | 'in_progress' | 'completed' };
@@ -17,20 +17,12 @@ const listed = (todos: Todo[]) => `Your current todo list:\n${todos.map((item) =
 const prompt = (current: string) => `${DEFAULT_SYSTEM_PROMPT}\n\n${TODO_PROMPT}\n\n${current}`;
 
 describe('todoList: true through npm start', () => {
-  let model: ScriptedOpenAIServer | undefined;
-  let local: ConfiguredLocalServer | undefined;
-
-  afterEach(async () => {
-    await local?.close();
-    await model?.close();
-    local = undefined;
-    model = undefined;
-  });
+  const servers = serversPerTest();
 
   it('offers write_todos, feeds the list back every round and in the next turn after a restart, streams and stores it', async () => {
     // Prepare
     const ANSWER = `上海${weatherFor('上海').condition}，北京${weatherFor('北京').condition}。`;
-    model = await startScriptedOpenAIServer([
+    const model = await servers.model([
       toolCallsReply([{ id: 'todo_1', name: 'write_todos', arguments: { todos: FIRST } }]),
       toolCallsReply([{ id: 'weather_sh', name: 'getWeather', arguments: { city: '上海' } }]),
       toolCallsReply([{ id: 'todo_2', name: 'write_todos', arguments: { todos: SECOND } }, { id: 'weather_bj', name: 'getWeather', arguments: { city: '北京' } }]),
@@ -38,7 +30,7 @@ describe('todoList: true through npm start', () => {
       textReply(ANSWER),
       textReply('还需要查别的城市吗？'),
     ]);
-    local = await startConfiguredLocalServer(`todoList: true\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+    const local = await servers.local(`todoList: true\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
 
     // Act
     const exchange = await postForEvents(`${local.server.url}/conversations/todos/messages`, { body: { message: '查一下上海和北京的天气' } });
@@ -96,13 +88,13 @@ describe('todoList: true through npm start', () => {
     const CANCEL = [todo(`取消订单 ${ORDER}`, 'in_progress'), todo('查上海天气', 'pending')];
     const WEATHER = [todo(`取消订单 ${ORDER}`, 'completed'), todo('查上海天气', 'in_progress')];
     const FINISHED = [todo(`取消订单 ${ORDER}`, 'completed'), todo('查上海天气', 'completed')];
-    model = await startScriptedOpenAIServer([
+    const model = await servers.model([
       toolCallsReply([{ id: 'todo_a', name: 'write_todos', arguments: { todos: CANCEL } }, { id: 'cancel_1', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: [ORDER] } }]),
       toolCallsReply([{ id: 'todo_b', name: 'write_todos', arguments: { todos: WEATHER } }, { id: 'weather_1', name: 'getWeather', arguments: { city: '上海' } }]),
       toolCallsReply([{ id: 'todo_c', name: 'write_todos', arguments: { todos: FINISHED } }]),
       textReply('订单已取消，上海天气已查。'),
     ]);
-    local = await startConfiguredLocalServer(`todoList: true\nmodel: { maxRetries: 0 }\n${demoServerYml(', requireApproval: [batchCancelOrdersByOrderNo]')}`, model);
+    const local = await servers.local(`todoList: true\nmodel: { maxRetries: 0 }\n${demoServerYml(', requireApproval: [batchCancelOrdersByOrderNo]')}`, model);
     const url = local.server.url;
 
     // Act: the turn pauses with the list written.

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { historyViolations } from '../../lib/core/history.ts';
-import { getJson, MANY_TOOLS_SERVER, postJson, startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
+import { getJson, MANY_TOOLS_SERVER, postJson, serversPerTest } from '../support/configured-local-server.ts';
 import { postForEvents } from '../support/sse-client.ts';
-import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { textReply, toolCallsReply } from '../support/scripted-openai-server.ts';
 import { completionBodies, toolAnswers, toolNames, wireTools, wireViolations } from '../support/wire-requests.ts';
 
 /** The generated catalog (30 domains × 10 actions) as one stdio MCP server, with agent.yml's other keys. */
@@ -10,25 +10,17 @@ const catalogYml = (keys: string) => `${keys}\nmodel: { maxRetries: 0 }\nmcpServ
 
 // Each test starts npm start and a 300-tool MCP server: slow on a loaded 2-core machine.
 describe('tools.routing on a catalog of 300 tools through npm start', { timeout: 120_000 }, () => {
-  let model: ScriptedOpenAIServer | undefined;
-  let local: ConfiguredLocalServer | undefined;
-
-  afterEach(async () => {
-    await local?.close();
-    await model?.close();
-    local = undefined;
-    model = undefined;
-  });
+  const servers = serversPerTest();
 
   it('auto above tools.maxOffered: offers search_tools alone, then the tools a search found, which the model calls, in this turn and the next', async () => {
     // Prepare
-    model = await startScriptedOpenAIServer([
+    const model = await servers.model([
       toolCallsReply([{ id: 'search_1', name: 'search_tools', arguments: { query: 'cancel a customer order' } }]),
       toolCallsReply([{ id: 'cancel_1', name: 'orders_cancel', arguments: { id: 'ORD1' } }]),
       textReply('ORD1 is cancelled.'),
       textReply('Nothing else to cancel.'),
     ]);
-    local = await startConfiguredLocalServer(catalogYml('tools: { routing: auto }'), model);
+    const local = await servers.local(catalogYml('tools: { routing: auto }'), model);
 
     // Act
     const result = await postJson(`${local.server.url}/conversations/routed/messages`, { message: 'Cancel order ORD1' });
@@ -66,11 +58,11 @@ describe('tools.routing on a catalog of 300 tools through npm start', { timeout:
 
   it('single: offers mcp_query (beside write_todos), runs the call as the real tool and answers it as the model’s call', async () => {
     // Prepare
-    model = await startScriptedOpenAIServer([
+    const model = await servers.model([
       toolCallsReply([{ id: 'query_1', name: 'mcp_query', arguments: { server: 'backoffice', tool: 'weather_get', arguments: { id: 'shanghai' } } }]),
       textReply('Shanghai: see the forecast.'),
     ]);
-    local = await startConfiguredLocalServer(catalogYml('todoList: true\ntools: { routing: single }'), model);
+    const local = await servers.local(catalogYml('todoList: true\ntools: { routing: single }'), model);
 
     // Act
     const exchange = await postForEvents(`${local.server.url}/conversations/single/messages`, { body: { message: 'Weather in Shanghai?' } });
@@ -95,8 +87,8 @@ describe('tools.routing on a catalog of 300 tools through npm start', { timeout:
   });
 
   it('auto while the catalog fits tools.maxOffered: offers every tool', async () => {
-    model = await startScriptedOpenAIServer([textReply('Hello.')]);
-    local = await startConfiguredLocalServer(catalogYml('tools: { routing: auto, maxOffered: 300 }'), model);
+    const model = await servers.model([textReply('Hello.')]);
+    const local = await servers.local(catalogYml('tools: { routing: auto, maxOffered: 300 }'), model);
 
     const result = await postJson(`${local.server.url}/conversations/everything/messages`, { message: 'Hi' });
 

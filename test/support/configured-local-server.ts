@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 import { startLocalServer, type LocalServer } from './local-server.ts';
-import type { ScriptedOpenAIServer } from './scripted-openai-server.ts';
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from './scripted-openai-server.ts';
 
 export const DEMO_SERVER = fileURLToPath(new URL('../../lib/demo/server.ts', import.meta.url));
 export const MANY_TOOLS_SERVER = fileURLToPath(new URL('../fixtures/many-tools-server.ts', import.meta.url));
@@ -20,11 +21,12 @@ export interface ConfiguredLocalServer {
   close(): Promise<void>;
 }
 
-export async function startConfiguredLocalServer(agentYml: string, model: ScriptedOpenAIServer): Promise<ConfiguredLocalServer> {
+/** `environment`: more variables for the process (LOCAL_CALLER_HEADER, say). */
+export async function startConfiguredLocalServer(agentYml: string, model: ScriptedOpenAIServer, environment: Record<string, string> = {}): Promise<ConfiguredLocalServer> {
   const folder = mkdtempSync(join(tmpdir(), 'agent-strategy-'));
   const path = join(folder, 'agent.yml');
   writeFileSync(path, agentYml);
-  const start = () => startLocalServer({ AGENT_CONFIG: path, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'gpt-4-turbo', LOCAL_DATA_DIR: join(folder, 'data') });
+  const start = () => startLocalServer({ AGENT_CONFIG: path, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'gpt-4-turbo', LOCAL_DATA_DIR: join(folder, 'data'), ...environment });
   const handle: ConfiguredLocalServer = {
     server: await start(),
     async restart() {
@@ -38,6 +40,24 @@ export async function startConfiguredLocalServer(agentYml: string, model: Script
     },
   };
   return handle;
+}
+
+/**
+ * The scripted model servers and `npm start` processes a test starts, all stopped after it (the
+ * last started first), whether it passed or not. Call it in a describe block.
+ */
+export function serversPerTest() {
+  let running: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    const started = running.reverse();
+    running = [];
+    for (const server of started) await server.close();
+  });
+  const started = <Server extends { close(): Promise<void> }>(server: Server): Server => (running.push(server), server);
+  return {
+    model: async (script: Parameters<typeof startScriptedOpenAIServer>[0]) => started(await startScriptedOpenAIServer(script)),
+    local: async (agentYml: string, model: ScriptedOpenAIServer, environment?: Record<string, string>) => started(await startConfiguredLocalServer(agentYml, model, environment)),
+  };
 }
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; body: any }> {
