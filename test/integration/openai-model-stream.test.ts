@@ -4,22 +4,18 @@
  * stream adds (error events, connections that break off or stall) and how they are retried.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createOpenAIClient } from '../../lib/adapters/openai/client.ts';
-import { createOpenAIModel, type OpenAIModelOptions } from '../../lib/adapters/openai/model.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { createOpenAIModel } from '../../lib/adapters/openai/model.ts';
 import { normalizeCompletion } from '../../lib/adapters/openai/normalize.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
-import { ModelError } from '../../lib/core/errors.ts';
 import type { Message } from '../../lib/core/messages.ts';
 import type { ModelDelta, ModelReply, ModelRequest, ToolDefinition } from '../../lib/core/ports.ts';
+import { modelFailure, modelsPerTest, QUICK_RETRY } from '../support/openai-model.ts';
 import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tools.ts';
 import {
-  startScriptedOpenAIServer,
   streamedAsOpenAI,
   textReply,
   toolCallsReply,
-  type ScriptStep,
-  type ScriptedOpenAIServer,
   type ScriptedStream,
 } from '../support/scripted-openai-server.ts';
 import { expectedCompletions, streamedRecordings } from '../support/streamed-recordings.ts';
@@ -32,28 +28,8 @@ const MESSAGES: Message[] = [
   { role: 'user', content: '取消订单ORD20250514118566，再查一下上海的天气' },
 ];
 const GENERATED_ID = /^call_[A-Za-z0-9]{24}$/;
-/** Makes the SDK's backoff short, so retry tests do not wait half a second per attempt. */
-const QUICK_RETRY = { 'retry-after-ms': '10' };
 
-let server: ScriptedOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function modelAgainst(
-  script: ScriptStep[],
-  options: { maxRetries?: number; clientTimeoutMs?: number } & Partial<OpenAIModelOptions> = {},
-) {
-  server = await startScriptedOpenAIServer(script);
-  const client = createOpenAIClient({
-    baseURL: server.baseURL,
-    apiKey: 'sk-test-0123456789abcdef',
-    maxRetries: options.maxRetries ?? 2,
-    timeoutMs: options.clientTimeoutMs ?? 10_000,
-  });
-  return { server, model: createOpenAIModel({ client, model: 'gpt-4o', temperature: 0.7, ...options }) };
-}
+const modelAgainst = modelsPerTest('gpt-4o');
 
 /** A request that watches the reply: every delta is kept, in order. */
 function watched(overrides: Partial<ModelRequest> = {}) {
@@ -61,15 +37,6 @@ function watched(overrides: Partial<ModelRequest> = {}) {
   const request: ModelRequest = { messages: MESSAGES, tools: TOOLS, onDelta: (delta) => deltas.push(delta), ...overrides };
   const joined = (kind: ModelDelta['kind']) => deltas.filter((delta) => delta.kind === kind).map((delta) => delta.text).join('');
   return { request, deltas, joined };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  return error as ModelError;
 }
 
 /** Ids the normalizer generated (the provider sent none) differ per call; everything else must not. */
@@ -121,7 +88,7 @@ describe('the streaming adapter over every streamed provider recording, replayed
     const { model, server } = await modelAgainst([recording.stream]);
     const { request, joined } = watched();
 
-    const error = await failure(model.complete(request));
+    const error = await modelFailure(model.complete(request));
 
     expect(error.code).toBe('model_rejected_request');
     expect(error.message).toContain('HTTP 400: Tool call validation failed');
@@ -192,7 +159,7 @@ describe('createOpenAIModel streaming request', () => {
     const controller = new AbortController();
     const { request, deltas } = watched({ signal: controller.signal });
 
-    const pending = failure(model.complete(request));
+    const pending = modelFailure(model.complete(request));
     await vi.waitFor(() => expect(deltas).toEqual([{ kind: 'text', text: '上海今' }, { kind: 'text', text: '天多云' }]), { timeout: 10_000 });
     controller.abort();
 
@@ -302,7 +269,7 @@ describe('createOpenAIModel streaming failures and retries', () => {
     const { model, server } = await modelAgainst([{ ...firstEvents(textStream(), 3), ending: 'reset' }, textStream()]);
     const { request, joined } = watched();
 
-    const error = await failure(model.complete(request));
+    const error = await modelFailure(model.complete(request));
 
     expect(error.code).toBe('model_unavailable');
     expect(error.message).toMatch(/broke off while it streamed its reply/);
@@ -324,7 +291,7 @@ describe('createOpenAIModel streaming failures and retries', () => {
     const broken = { ...firstEvents(callsOnly(), 2), ending: 'reset' } as const;
     const { model, server } = await modelAgainst([broken, broken], { maxRetries: 1 });
 
-    const error = await failure(model.complete(watched().request));
+    const error = await modelFailure(model.complete(watched().request));
 
     expect(error.code).toBe('model_unavailable');
     expect(server.requests).toHaveLength(2);
@@ -334,7 +301,7 @@ describe('createOpenAIModel streaming failures and retries', () => {
     const rejected = { raw: `event: error\ndata: ${JSON.stringify({ error: { message: 'bad schema', code: 'tool_use_failed', status_code: 400 } })}` };
     const { model, server } = await modelAgainst([{ sse: [rejected], ending: 'end' }, textStream()]);
 
-    const error = await failure(model.complete(watched().request));
+    const error = await modelFailure(model.complete(watched().request));
 
     expect(error.code).toBe('model_rejected_request');
     expect(server.requests).toHaveLength(1);
@@ -343,13 +310,13 @@ describe('createOpenAIModel streaming failures and retries', () => {
   it('fails with model_bad_response on a stream of malformed JSON', async () => {
     const { model } = await modelAgainst([{ sse: [{ raw: 'data: {"choices": [' }], ending: 'end' }]);
 
-    expect((await failure(model.complete(watched().request))).code).toBe('model_bad_response');
+    expect((await modelFailure(model.complete(watched().request))).code).toBe('model_bad_response');
   });
 
   it('fails with model_bad_response on a stream that ends without any reply', async () => {
     const { model } = await modelAgainst([{ sse: [{ choices: [], usage: { prompt_tokens: 3, completion_tokens: 0 } }] }]);
 
-    const error = await failure(model.complete(watched().request));
+    const error = await modelFailure(model.complete(watched().request));
 
     expect(error.code).toBe('model_bad_response');
     expect(error.message).toMatch(/ended its stream without a reply/);
@@ -369,7 +336,7 @@ describe('createOpenAIModel streaming time limits and cancellation', () => {
   it('fails with model_timeout when the stream stalls after a delta, without retrying', async () => {
     const { model, server } = await modelAgainst([{ sse: textStream().sse.slice(0, 2), ending: 'hang' }, textStream()], { clientTimeoutMs: 400 });
 
-    const error = await failure(model.complete(watched().request));
+    const error = await modelFailure(model.complete(watched().request));
 
     expect(error).toMatchObject({ code: 'model_timeout', timeout: true });
     expect(error.message).toMatch(/stopped streaming/);
@@ -398,7 +365,7 @@ describe('createOpenAIModel streaming time limits and cancellation', () => {
   it('ends a stream at the call’s timeoutMs with timeout true, whatever arrived', async () => {
     const { model } = await modelAgainst([{ ...textStream(), delayMs: 200 }]);
 
-    const error = await failure(model.complete(watched({ timeoutMs: 500 }).request));
+    const error = await modelFailure(model.complete(watched({ timeoutMs: 500 }).request));
 
     expect(error).toMatchObject({ code: 'model_timeout', timeout: true });
   }, 20_000);
@@ -408,7 +375,7 @@ describe('createOpenAIModel streaming time limits and cancellation', () => {
     const controller = new AbortController();
     const { request, deltas } = watched({ signal: controller.signal });
 
-    const pending = failure(model.complete(request));
+    const pending = modelFailure(model.complete(request));
     await vi.waitFor(() => expect(deltas.length).toBeGreaterThan(0), { timeout: 10_000 });
     controller.abort();
 
@@ -418,7 +385,7 @@ describe('createOpenAIModel streaming time limits and cancellation', () => {
   it('treats a caller deadline signal (AbortSignal.timeout) as a timeout mid-stream', async () => {
     const { model } = await modelAgainst([{ ...textStream(), delayMs: 200 }]);
 
-    const error = await failure(model.complete(watched({ signal: AbortSignal.timeout(500) }).request));
+    const error = await modelFailure(model.complete(watched({ signal: AbortSignal.timeout(500) }).request));
 
     expect(error).toMatchObject({ code: 'model_timeout', timeout: true });
   }, 20_000);

@@ -1,24 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { APIError } from 'openai/core/error';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createOpenAIClient } from '../../lib/adapters/openai/client.ts';
-import { createOpenAIModel, type OpenAIModelOptions } from '../../lib/adapters/openai/model.ts';
+import { createOpenAIModel } from '../../lib/adapters/openai/model.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
-import { ModelError } from '../../lib/core/errors.ts';
 import type { Message } from '../../lib/core/messages.ts';
 import type { ModelRequest, ToolDefinition } from '../../lib/core/ports.ts';
 import {
   startScriptedOpenAIServer,
   textReply,
   toolCallsReply,
-  type ScriptStep,
-  type ScriptedOpenAIServer,
 } from '../support/scripted-openai-server.ts';
+import { modelFailure, modelsPerTest, QUICK_RETRY, TEST_API_KEY } from '../support/openai-model.ts';
 import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tools.ts';
 
-const API_KEY = 'sk-test-0123456789abcdef';
-/** Makes the SDK's backoff short, so retry tests do not wait half a second per attempt. */
-const QUICK_RETRY = { 'retry-after-ms': '10' };
 
 /** Two tools of the original request, as the model must see them on the wire. */
 const ORIGINAL_WIRE_TOOLS = [getWeather, batchCancelOrdersByOrderNo].map((tool) => ({ type: 'function', function: tool }));
@@ -28,36 +23,9 @@ const MESSAGES: Message[] = [
   { role: 'user', content: '取消订单ORD20250514118566，再查一下上海的天气' },
 ];
 
-let server: ScriptedOpenAIServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function modelAgainst(
-  script: ScriptStep[],
-  options: { maxRetries?: number; clientTimeoutMs?: number; apiKey?: string } & Partial<OpenAIModelOptions> = {},
-) {
-  server = await startScriptedOpenAIServer(script);
-  const client = createOpenAIClient({
-    baseURL: server.baseURL,
-    apiKey: options.apiKey ?? API_KEY,
-    maxRetries: options.maxRetries ?? 2,
-    timeoutMs: options.clientTimeoutMs ?? 10_000,
-  });
-  return { server, model: createOpenAIModel({ client, model: 'gpt-4-turbo', temperature: 0.7, ...options }) };
-}
+const modelAgainst = modelsPerTest('gpt-4-turbo');
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({ messages: MESSAGES, tools: TOOLS, ...overrides });
-
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  return error as ModelError;
-}
 
 describe('createOpenAIModel request', () => {
   it('sends the original request: system first, tools as functions, tool_choice auto, stream false', async () => {
@@ -67,7 +35,7 @@ describe('createOpenAIModel request', () => {
 
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions' });
-    expect(server.requests[0]!.headers['authorization']).toBe(`Bearer ${API_KEY}`);
+    expect(server.requests[0]!.headers['authorization']).toBe(`Bearer ${TEST_API_KEY}`);
     expect(server.requests[0]!.body).toEqual({
       model: 'gpt-4-turbo',
       messages: [
@@ -186,7 +154,7 @@ describe('createOpenAIModel reply', () => {
   ])('fails with model_bad_response on %s', async (_label, step) => {
     const { model } = await modelAgainst([step]);
 
-    const error = await failure(model.complete(request()));
+    const error = await modelFailure(model.complete(request()));
 
     expect(error.code).toBe('model_bad_response');
   });
@@ -230,7 +198,7 @@ describe('createOpenAIModel retries (the SDK’s own)', () => {
       textReply('must never be reached'),
     ]);
 
-    const error = await failure(model.complete(request()));
+    const error = await modelFailure(model.complete(request()));
 
     expect(server.requests).toHaveLength(1);
     expect(error.code).toBe('model_quota_exceeded');
@@ -243,17 +211,17 @@ describe('createOpenAIModel retries (the SDK’s own)', () => {
     const { server, model } = await modelAgainst([
       {
         status: 401,
-        body: { error: { message: `Incorrect API key provided: ${API_KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' } },
+        body: { error: { message: `Incorrect API key provided: ${TEST_API_KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' } },
         headers: QUICK_RETRY,
       },
     ]);
 
-    const error = await failure(model.complete(request()));
+    const error = await modelFailure(model.complete(request()));
 
     expect(server.requests).toHaveLength(1);
     expect(error).toMatchObject({ code: 'model_auth_failed', timeout: false });
     expect(error.message).toContain('Incorrect API key provided');
-    expect(error.message).not.toContain(API_KEY);
+    expect(error.message).not.toContain(TEST_API_KEY);
     expect(error.message).not.toContain(MESSAGES[1]!.content);
   });
 
@@ -261,7 +229,7 @@ describe('createOpenAIModel retries (the SDK’s own)', () => {
     const unavailable = { status: 503, body: { error: { message: 'Service Unavailable' } }, headers: QUICK_RETRY };
     const { server, model } = await modelAgainst([unavailable, unavailable, unavailable], { maxRetries: 2 });
 
-    const error = await failure(model.complete(request()));
+    const error = await modelFailure(model.complete(request()));
 
     expect(server.requests).toHaveLength(3);
     expect(error.code).toBe('model_unavailable');
@@ -271,10 +239,10 @@ describe('createOpenAIModel retries (the SDK’s own)', () => {
   it('reports model_unavailable with the reason when nothing listens at the endpoint', async () => {
     const closed = await startScriptedOpenAIServer([]);
     await closed.close();
-    const client = createOpenAIClient({ baseURL: closed.baseURL, apiKey: API_KEY, maxRetries: 0, timeoutMs: 5_000 });
+    const client = createOpenAIClient({ baseURL: closed.baseURL, apiKey: TEST_API_KEY, maxRetries: 0, timeoutMs: 5_000 });
     const model = createOpenAIModel({ client, model: 'gpt-4-turbo', temperature: 0.7 });
 
-    const error = await failure(model.complete(request()));
+    const error = await modelFailure(model.complete(request()));
 
     expect(error.code).toBe('model_unavailable');
     expect(error.message).toContain('ECONNREFUSED');
@@ -299,7 +267,7 @@ describe('createOpenAIModel on recorded provider errors', () => {
     const step = { status, body, headers: QUICK_RETRY };
     const { server, model } = await modelAgainst([step, step, step], { maxRetries: 2 });
 
-    const error = await failure(model.complete(request()));
+    const error = await modelFailure(model.complete(request()));
 
     expect(error.code).toBe(code);
     expect(error.message).toContain(`HTTP ${status}: ${message}`);
@@ -320,7 +288,7 @@ describe('createOpenAIModel on recorded provider errors', () => {
   ])('quotes the provider message from %s', async (_label, body, expected) => {
     const { model } = await modelAgainst([{ status: 400, body }]);
 
-    const error = await failure(model.complete(request()));
+    const error = await modelFailure(model.complete(request()));
 
     expect(error.code).toBe('model_rejected_request');
     expect(error.message).toContain(`HTTP 400: ${expected}`);
@@ -331,7 +299,7 @@ describe('createOpenAIModel time limits and cancellation', () => {
   it('fails with timeout true when the model answers later than timeoutMs', async () => {
     const { model } = await modelAgainst([{ status: 200, body: textReply('too late'), delayMs: 60_000 }]);
 
-    const error = await failure(model.complete(request({ timeoutMs: 300 })));
+    const error = await modelFailure(model.complete(request({ timeoutMs: 300 })));
 
     expect(error).toMatchObject({ code: 'model_timeout', timeout: true });
   }, 15_000);
@@ -343,7 +311,7 @@ describe('createOpenAIModel time limits and cancellation', () => {
       textReply('too late'),
     ]);
 
-    const error = await failure(model.complete(request({ timeoutMs: 300 })));
+    const error = await modelFailure(model.complete(request({ timeoutMs: 300 })));
 
     expect(error).toMatchObject({ code: 'model_timeout', timeout: true });
     expect(server.requests).toHaveLength(1);
@@ -355,7 +323,7 @@ describe('createOpenAIModel time limits and cancellation', () => {
       clientTimeoutMs: 300,
     });
 
-    const error = await failure(model.complete(request()));
+    const error = await modelFailure(model.complete(request()));
 
     expect(error).toMatchObject({ code: 'model_timeout', timeout: true });
   }, 15_000);
@@ -364,7 +332,7 @@ describe('createOpenAIModel time limits and cancellation', () => {
     const { server, model } = await modelAgainst([{ status: 200, body: textReply('too late'), delayMs: 60_000 }]);
     const controller = new AbortController();
 
-    const pending = failure(model.complete(request({ signal: controller.signal, timeoutMs: 60_000 })));
+    const pending = modelFailure(model.complete(request({ signal: controller.signal, timeoutMs: 60_000 })));
     await vi.waitFor(() => expect(server.requests).toHaveLength(1));
     controller.abort();
     const error = await pending;
@@ -375,7 +343,7 @@ describe('createOpenAIModel time limits and cancellation', () => {
   it('treats a caller deadline signal (AbortSignal.timeout) as a timeout', async () => {
     const { model } = await modelAgainst([{ status: 200, body: textReply('too late'), delayMs: 60_000 }]);
 
-    const error = await failure(model.complete(request({ signal: AbortSignal.timeout(300) })));
+    const error = await modelFailure(model.complete(request({ signal: AbortSignal.timeout(300) })));
 
     expect(error).toMatchObject({ code: 'model_timeout', timeout: true });
   }, 15_000);

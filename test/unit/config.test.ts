@@ -4,26 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from '../../lib/config/load.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
-import { ConfigError } from '../../lib/core/errors.ts';
+import { AGENT_YML_SOURCE, configFailure, parseAgentYml } from '../support/agent-yml.ts';
 
-const source = '/etc/agent/agent.yml';
-const parse = (text: string, environment: NodeJS.ProcessEnv = {}) => parseConfig(text, { source, environment });
-const failure = (text: string, environment: NodeJS.ProcessEnv = {}) => {
-  try {
-    parse(text, environment);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-};
 
 /** A server's tool policy when agent.yml gives none: everything offered, nothing needs approval. */
 const NO_POLICY = { denyTools: [], requireApproval: 'never', readResources: false, sampling: false };
 
 describe('parseConfig', () => {
   it('fills every default from an empty file, with the original system prompt', () => {
-    const config = parse('');
+    const config = parseAgentYml('');
     expect(config.systemPrompt).toBe(DEFAULT_SYSTEM_PROMPT);
     expect(config).toMatchObject({
       maxRounds: 8,
@@ -56,7 +45,7 @@ describe('parseConfig', () => {
   });
 
   it('accepts the mcpServers formats of Claude Desktop, Cursor and VS Code', () => {
-    const config = parse(`
+    const config = parseAgentYml(`
 mcpServers:
   files: { command: npx, args: [-y, server-filesystem, /tmp], env: { DEBUG: "1" } }
   vscode-style: { type: stdio, command: node, args: [server.js], cwd: tools }
@@ -74,7 +63,7 @@ mcpServers:
   });
 
   it('reads what a server is offered as a client: roots as file:// URIs (paths from agent.yml), elicitation, sampling, resource reads', () => {
-    const config = parse(`
+    const config = parseAgentYml(`
 tools:
   elicitation: defaults
 mcpServers:
@@ -100,34 +89,34 @@ mcpServers:
   });
 
   it('says what replaced tools.retryFailedAfterSeconds', () => {
-    expect(failure('tools:\n  retryFailedAfterSeconds: 30')).toContain('tools.retryFailedAfterSeconds: this key was replaced: a failed MCP server is now reconnected in the background with backoff; tools.reconnectMaxDelaySeconds');
+    expect(configFailure('tools:\n  retryFailedAfterSeconds: 30')).toContain('tools.retryFailedAfterSeconds: this key was replaced: a failed MCP server is now reconnected in the background with backoff; tools.reconnectMaxDelaySeconds');
   });
 
   it('refuses a root that is a URI of another scheme, and an unknown elicitation policy', () => {
-    expect(failure('mcpServers:\n  files:\n    command: node\n    roots: ["https://example.com/x"]')).toContain('a root is a path or a file:// URI');
-    expect(failure('tools:\n  elicitation: always')).toMatch(/tools\.elicitation/);
+    expect(configFailure('mcpServers:\n  files:\n    command: node\n    roots: ["https://example.com/x"]')).toContain('a root is a path or a file:// URI');
+    expect(configFailure('tools:\n  elicitation: always')).toMatch(/tools\.elicitation/);
   });
 
   it('limits nothing but concurrent turns by default, and refuses token limits that are not positive whole numbers', () => {
-    expect(parse('').limits).toEqual({ concurrentTurnsPerOwner: 4 });
-    expect(parse('limits: { tokensPerTurn: 8000, tokensPerConversation: "${CAP}", tokensPerOwnerPerDay: 1000000, concurrentTurnsPerOwner: 0 }', { CAP: '50000' }).limits).toEqual({
+    expect(parseAgentYml('').limits).toEqual({ concurrentTurnsPerOwner: 4 });
+    expect(parseAgentYml('limits: { tokensPerTurn: 8000, tokensPerConversation: "${CAP}", tokensPerOwnerPerDay: 1000000, concurrentTurnsPerOwner: 0 }', { CAP: '50000' }).limits).toEqual({
       tokensPerTurn: 8000,
       tokensPerConversation: 50_000,
       tokensPerOwnerPerDay: 1_000_000,
       concurrentTurnsPerOwner: 0,
     });
-    expect(failure('limits:\n  tokensPerTurn: 0')).toMatch(/limits\.tokensPerTurn/);
-    expect(failure('limits:\n  concurrentTurnsPerOwner: 1.5')).toMatch(/limits\.concurrentTurnsPerOwner/);
-    expect(failure('limits:\n  tokensPerDay: 10')).toMatch(/limits\.tokensPerDay: unknown key/);
+    expect(configFailure('limits:\n  tokensPerTurn: 0')).toMatch(/limits\.tokensPerTurn/);
+    expect(configFailure('limits:\n  concurrentTurnsPerOwner: 1.5')).toMatch(/limits\.concurrentTurnsPerOwner/);
+    expect(configFailure('limits:\n  tokensPerDay: 10')).toMatch(/limits\.tokensPerDay: unknown key/);
   });
 
   it('lets CONVERSATIONS_TABLE override the table name', () => {
-    expect(parse('conversation: { tableName: from-file }', { CONVERSATIONS_TABLE: 'from-stack' }).conversation.tableName).toBe('from-stack');
-    expect(parse('conversation: { tableName: from-file }').conversation.tableName).toBe('from-file');
+    expect(parseAgentYml('conversation: { tableName: from-file }', { CONVERSATIONS_TABLE: 'from-stack' }).conversation.tableName).toBe('from-stack');
+    expect(parseAgentYml('conversation: { tableName: from-file }').conversation.tableName).toBe('from-file');
   });
 
   it('lets OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL override the model settings', () => {
-    const config = parse('model: { name: gpt-4o, baseURL: "https://api.openai.com/v1" }', {
+    const config = parseAgentYml('model: { name: gpt-4o, baseURL: "https://api.openai.com/v1" }', {
       OPENAI_BASE_URL: 'http://localhost:11434/v1',
       OPENAI_API_KEY: 'sk-test',
       LLM_MODEL: 'qwen2.5',
@@ -140,7 +129,7 @@ mcpServers:
     ['a local endpoint without a key', { OPENAI_BASE_URL: 'http://localhost:8000/v1' }, true],
     ['nothing', {}, false],
   ])('counts the model as configured with %s', (_, environment, configured) => {
-    expect(parse('', environment).model.configured).toBe(configured);
+    expect(parseAgentYml('', environment).model.configured).toBe(configured);
   });
 
   it.each([
@@ -148,22 +137,22 @@ mcpServers:
     ['model.name', 'model: { name: demo }', {}],
     ['LLM_MODEL, whatever endpoint and key are set', '', { LLM_MODEL: 'demo', OPENAI_BASE_URL: 'http://localhost:11434/v1', OPENAI_API_KEY: 'sk-test' }],
   ])('selects the offline stand-in by the model name demo, from %s', (_, yaml, environment) => {
-    expect(parse(yaml, environment).model).toMatchObject({ name: 'demo', offlineStandIn: true, configured: true, baseURL: '' });
+    expect(parseAgentYml(yaml, environment).model).toMatchObject({ name: 'demo', offlineStandIn: true, configured: true, baseURL: '' });
   });
 
   it('never selects the offline stand-in by itself: without a model, none is configured', () => {
-    expect(parse('').model).toMatchObject({ offlineStandIn: false, configured: false });
+    expect(parseAgentYml('').model).toMatchObject({ offlineStandIn: false, configured: false });
   });
 
   it('interpolates ${VAR} and ${VAR:-default} in values, and $$ as a literal dollar', () => {
-    const config = parse('systemPrompt: "Hi ${NAME}, price $$5, ${MISSING:-fallback}"', { NAME: 'Ada' });
+    const config = parseAgentYml('systemPrompt: "Hi ${NAME}, price $$5, ${MISSING:-fallback}"', { NAME: 'Ada' });
     expect(config.systemPrompt).toBe('Hi Ada, price $5, fallback');
   });
 
   it('reads numbers and booleans from the environment', () => {
-    const config = parse('maxRounds: ${MAX_ROUNDS:-8}\nmodel: { temperature: "${TEMPERATURE}" }\nlogging:\n  logPayloads: ${LOG_PAYLOADS:-false}', { MAX_ROUNDS: '3', TEMPERATURE: '0.2', LOG_PAYLOADS: 'true' });
+    const config = parseAgentYml('maxRounds: ${MAX_ROUNDS:-8}\nmodel: { temperature: "${TEMPERATURE}" }\nlogging:\n  logPayloads: ${LOG_PAYLOADS:-false}', { MAX_ROUNDS: '3', TEMPERATURE: '0.2', LOG_PAYLOADS: 'true' });
     expect(config).toMatchObject({ maxRounds: 3, model: { temperature: 0.2 }, logging: { logPayloads: true } });
-    expect(failure('maxRounds: ${MAX_ROUNDS}', { MAX_ROUNDS: 'many' })).toMatch(/maxRounds: .*expected number/);
+    expect(configFailure('maxRounds: ${MAX_ROUNDS}', { MAX_ROUNDS: 'many' })).toMatch(/maxRounds: .*expected number/);
   });
 
   it.each([
@@ -179,9 +168,9 @@ mcpServers:
     ['a model id with a space', 'openaiApi: { modelId: "my agent" }', /openaiApi\.modelId: a model id is 1 to 128 characters without spaces/],
     ['invalid YAML', 'model: {', /is not valid YAML/],
   ])('rejects %s with a message naming the key', (_, text, expected) => {
-    const message = failure(text);
+    const message = configFailure(text);
     expect(message).toMatch(expected);
-    expect(message).toContain(source);
+    expect(message).toContain(AGENT_YML_SOURCE);
   });
 });
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/core/logger.ts';
-import { createStreamingHttpHandler, isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
+import { createStreamingHttpHandler, isEventStreamResponse } from '../../lib/http/handle-stream.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
-import { eventNames, eventStreamReader } from '../support/sse-client.ts';
+import { eventNames, readEventStream } from '../support/sse-client.ts';
 
 const APPROVALS = 'mcpServers:\n  fake: { command: unused, requireApproval: destructive }';
 const weatherAndCancel = toolCallsReply([
@@ -26,16 +26,8 @@ function api(script: ScriptedStep[]) {
     if (isEventStreamResponse(response)) throw new Error('expected JSON');
     return { status: response.statusCode, headers: response.headers, body: response.body ? JSON.parse(response.body) : undefined };
   };
-  const events = async (path: string, body: unknown) => readEvents(await handle(request('POST', path, body, 'text/event-stream')));
+  const events = async (path: string, body: unknown) => readEventStream(await handle(request('POST', path, body, 'text/event-stream')));
   return { ...fixture, json, events };
-}
-
-async function readEvents(response: StreamingHttpResponse) {
-  if (!isEventStreamResponse(response)) throw new Error(`expected an event stream, got ${response.statusCode} ${response.body}`);
-  const reader = eventStreamReader();
-  for await (const chunk of response.body) reader.feed(String(chunk));
-  await response.body.settled;
-  return reader;
 }
 
 describe('POST /conversations/{conversationId}/approvals', () => {

@@ -1,28 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../lib/config/load.ts';
-import { ConfigError } from '../../lib/core/errors.ts';
+import { configFailure, parseAgentYml } from '../support/agent-yml.ts';
 
-const source = '/etc/agent/agent.yml';
 const serverWith = (oauth: string, extra = '') => `
 mcpServers:
   tickets:
     url: https://tickets.example.com/mcp
     oauth: ${oauth}
 ${extra}`;
-const parse = (text: string, environment: NodeJS.ProcessEnv = {}) => parseConfig(text, { source, environment });
-const failure = (text: string, environment: NodeJS.ProcessEnv = {}) => {
-  try {
-    parse(text, environment);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-};
 
 describe('the oauth block of a remote MCP server', () => {
   it('defaults to an authorization-code client on the loopback redirect of mcp-login', () => {
-    const [server] = parse(serverWith('{}')).mcpServers;
+    const [server] = parseAgentYml(serverWith('{}')).mcpServers;
     expect(server).toMatchObject({
       oauth: {
         grant: 'authorization_code',
@@ -35,7 +23,7 @@ describe('the oauth block of a remote MCP server', () => {
   });
 
   it('reads secrets from the environment', () => {
-    const [server] = parse(
+    const [server] = parseAgentYml(
       serverWith('{ grant: client_credentials, clientId: agent, clientSecret: "${TICKETS_SECRET}", scopes: [tickets:read], authorizationServer: "https://login.example.com" }'),
       { TICKETS_SECRET: 's3cret' },
     ).mcpServers;
@@ -56,11 +44,11 @@ describe('the oauth block of a remote MCP server', () => {
     ['an unknown grant', '{ grant: password }', /oauth\.grant: /],
     ['a scope with a space', '{ scopes: ["read write"] }', /oauth\.scopes\.0: a scope is one word/],
   ])('rejects %s', (_case, oauth, message) => {
-    expect(failure(serverWith(oauth), { S: 'x', KEY: 'y' })).toMatch(message);
+    expect(configFailure(serverWith(oauth), { S: 'x', KEY: 'y' })).toMatch(message);
   });
 
   it('rejects an Authorization header beside oauth, which would hide the token', () => {
-    expect(failure(serverWith('{}', '    headers: { Authorization: "Bearer ${T}" }'), { T: 'x' })).toMatch(
+    expect(configFailure(serverWith('{}', '    headers: { Authorization: "Bearer ${T}" }'), { T: 'x' })).toMatch(
       /mcpServers\.tickets\.headers\.Authorization: an Authorization header cannot be combined with oauth/,
     );
   });

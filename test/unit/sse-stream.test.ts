@@ -2,12 +2,12 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
 import { createHttpHandler } from '../../lib/http/handle.ts';
-import { createStreamingHttpHandler, isEventStreamResponse, withIdleLimit, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
+import { createStreamingHttpHandler, isEventStreamResponse, withIdleLimit } from '../../lib/http/handle-stream.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
-import { eventNames, eventStreamReader } from '../support/sse-client.ts';
+import { eventNames, readEventStream } from '../support/sse-client.ts';
 
 const HEARTBEAT_MS = 20;
 
@@ -25,15 +25,6 @@ function streaming(script: ScriptedStep[] | null) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { ...fixture, handle, buffered, request, warnings };
-}
-
-/** Reads an event-stream response to its end. */
-async function readEvents(response: StreamingHttpResponse) {
-  if (!isEventStreamResponse(response)) throw new Error(`expected an event stream, got ${response.statusCode} ${response.body}`);
-  const reader = eventStreamReader();
-  for await (const chunk of response.body) reader.feed(String(chunk));
-  await response.body.settled;
-  return reader;
 }
 
 /** A model step that answers only when the test says so. */
@@ -73,7 +64,7 @@ describe('the streaming HTTP contract', () => {
     const { handle, request } = streaming([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('晴')]);
 
     const response = await handle(request('POST', '/conversations', { message: '天气' }));
-    const stream = await readEvents(response);
+    const stream = await readEventStream(response);
 
     expect(response.statusCode).toBe(200);
     expect(eventNames(stream)).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'text-delta', 'turn-end']);
@@ -87,7 +78,7 @@ describe('the streaming HTTP contract', () => {
     const reasoning = { field: 'reasoning_content', text: 'The user wants the weather.' };
     const { handle, request } = streaming([{ ...textReply('上海今天晴，最高 22°C。'), reasoning }]);
 
-    const stream = await readEvents(await handle(request('POST', '/conversations', { message: '天气' })));
+    const stream = await readEventStream(await handle(request('POST', '/conversations', { message: '天气' })));
 
     const deltas = stream.events.filter((event) => event.event === 'text-delta').map((event) => event.data as { round: number; text: string });
     expect(deltas.length).toBeGreaterThan(1);
@@ -107,7 +98,7 @@ describe('the streaming HTTP contract', () => {
     const response = await handle(request('POST', '/conversations/slow/messages', { message: 'hi' }));
     vi.advanceTimersByTime(HEARTBEAT_MS * 3);
     held.release();
-    const stream = await readEvents(response);
+    const stream = await readEventStream(response);
 
     expect(stream.received.map((item) => (item.kind === 'event' ? item.event : `: ${item.text}`)).filter((name) => name !== 'text-delta')).toEqual(['round-start', ': heartbeat', ': heartbeat', ': heartbeat', 'turn-end']);
     expect(vi.getTimerCount()).toBe(0);
@@ -117,7 +108,7 @@ describe('the streaming HTTP contract', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const { handle, request } = streaming([new ModelError('model_timeout', 'no answer within 60 s', { timeout: true })]);
 
-    const stream = await readEvents(await handle(request('POST', '/conversations/late/messages', { message: 'hi' })));
+    const stream = await readEventStream(await handle(request('POST', '/conversations/late/messages', { message: 'hi' })));
 
     expect(eventNames(stream)).toEqual(['round-start', 'error']);
     expect(stream.events[1]!.data).toEqual({ error: { code: 'model_timeout', message: expect.stringMatching(/no answer within 60 s/) }, status: 504 });
@@ -134,7 +125,7 @@ describe('the streaming HTTP contract', () => {
     expect(second).toMatchObject({ statusCode: 409, headers: { 'content-type': 'application/json; charset=utf-8' } });
     expect(JSON.parse(second.body as string)).toMatchObject({ error: { code: 'conversation_busy' } });
     held.release();
-    expect(eventNames(await readEvents(first))).toEqual(['round-start', 'text-delta', 'text-delta', 'turn-end']);
+    expect(eventNames(await readEventStream(first))).toEqual(['round-start', 'text-delta', 'text-delta', 'turn-end']);
   });
 
   it('answers 503 JSON when no model is configured', async () => {
@@ -146,9 +137,9 @@ describe('the streaming HTTP contract', () => {
 
   it('streams a replayed turn (same requestId) as a single turn-end event', async () => {
     const { handle, request, model } = streaming([textReply('once')]);
-    await readEvents(await handle(request('POST', '/conversations/again/messages', { message: 'hi', requestId: 'r-1' })));
+    await readEventStream(await handle(request('POST', '/conversations/again/messages', { message: 'hi', requestId: 'r-1' })));
 
-    const replay = await readEvents(await handle(request('POST', '/conversations/again/messages', { message: 'hi', requestId: 'r-1' })));
+    const replay = await readEventStream(await handle(request('POST', '/conversations/again/messages', { message: 'hi', requestId: 'r-1' })));
 
     expect(eventNames(replay)).toEqual(['turn-end']);
     expect(replay.events[0]!.data).toMatchObject({ conversationId: 'again', turn: 1, reply: 'once' });
