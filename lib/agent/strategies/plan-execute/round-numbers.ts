@@ -1,4 +1,4 @@
-import type { LoopEvent } from '../../events.ts';
+import type { LoopEvent } from '../../loop-events.ts';
 
 /**
  * The round numbers a client sees in a plan-execute turn. Each phase runs its own loop, and tasks
