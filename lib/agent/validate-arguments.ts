@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { assertSchemaStructure } from '../core/json-schema-structure.ts';
 import type { JsonObject } from '../core/ports.ts';
 
 /**
@@ -9,8 +10,11 @@ import type { JsonObject } from '../core/ports.ts';
  * and older dialects get the draft-07 validator. A schema that cannot be compiled is not checked
  * here (the server still validates).
  */
-const draft07 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+// The meta-schema check is assertSchemaStructure's, not Ajv's (which would compile the meta-schema
+// first: tens of milliseconds of a cold start); each validator is built on first use.
+const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false };
+let draft07: Ajv | undefined;
+let draft2020: Ajv2020 | undefined;
 const compiled = new WeakMap<JsonObject, ValidateFunction | null>();
 
 export type ArgumentCheck = { valid: true } | { valid: false; problems: string };
@@ -24,11 +28,13 @@ export function checkArguments(schema: JsonObject, args: JsonObject): ArgumentCh
 function validatorFor(schema: JsonObject): ValidateFunction | null {
   if (compiled.has(schema)) return compiled.get(schema)!;
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const ajv = /draft-0[4-7]/.test(dialect) ? draft07 : draft2020;
+  const older = /draft-0[4-7]/.test(dialect);
+  const ajv = older ? (draft07 ??= new Ajv(OPTIONS)) : (draft2020 ??= new Ajv2020(OPTIONS));
   let validate: ValidateFunction | null;
   try {
     // Compiling registers `$id`s; without removing it, a second tool reusing an id would fail.
     const { $id: _ignored, ...withoutId } = schema;
+    assertSchemaStructure(withoutId, older ? 'draft-07' : '2020-12', (other) => ajv.validateSchema(other, true));
     validate = ajv.compile(withoutId);
   } catch {
     validate = null;

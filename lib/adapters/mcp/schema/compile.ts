@@ -11,13 +11,15 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { jsonSchemaValidator as SdkSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { errorMessage } from '../../../core/errors.ts';
+import { assertSchemaStructure } from '../../../core/json-schema-structure.ts';
 import type { JsonObject } from '../../../core/ports.ts';
 
-// validateSchema (the default) checks each schema against its meta-schema: that is what catches
-// `"type": "strin"`. Formats are not validated: servers use formats Ajv does not know. Each
-// compiler is built on first use: few servers send draft-07 schemas, and a cold start that builds
-// neither until a server lists its tools starts sooner.
-const OPTIONS = { strict: false, allErrors: true, validateFormats: false };
+// Each schema is checked against its meta-schema (that is what catches `"type": "strin"`) by
+// assertSchemaStructure rather than by Ajv (validateSchema: false): Ajv would first compile the
+// meta-schema, about 60 ms of a cold start. Formats are not validated: servers use formats Ajv does
+// not know. Each compiler is built on first use: few servers send draft-07 schemas, and a cold
+// start that builds neither until a server lists its tools starts sooner.
+const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false };
 let draft07: Ajv | undefined;
 let draft2020: Ajv2020 | undefined;
 const compiled = new WeakMap<object, Compiled>();
@@ -28,11 +30,13 @@ export function compileSchema(schema: JsonObject): Compiled {
   const known = compiled.get(schema);
   if (known) return known;
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const ajv = /draft-0[3-7]/.test(dialect) ? (draft07 ??= new Ajv(OPTIONS)) : (draft2020 ??= new Ajv2020(OPTIONS));
+  const older = /draft-0[3-7]/.test(dialect);
+  const ajv = older ? (draft07 ??= new Ajv(OPTIONS)) : (draft2020 ??= new Ajv2020(OPTIONS));
   let result: Compiled;
   try {
     // Compiling registers `$id`s: without removing it a second tool reusing an id would fail.
     const { $id: _ignored, ...withoutId } = schema;
+    assertSchemaStructure(withoutId, older ? 'draft-07' : '2020-12', (other) => ajv.validateSchema(other, true));
     result = { validate: ajv.compile(withoutId) };
   } catch (error) {
     result = { error: errorMessage(error) };
