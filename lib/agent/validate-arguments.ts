@@ -12,7 +12,13 @@ import type { JsonObject } from '../core/ports.ts';
  */
 // The meta-schema check is assertSchemaStructure's, not Ajv's (which would compile the meta-schema
 // first: tens of milliseconds of a cold start); each validator is built on first use.
-const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false };
+const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false, meta: false };
+// Ajv's meta-schemas, only for a schema that names one other than its dialect's (rare).
+const META_OPTIONS = { ...OPTIONS, meta: true };
+let draft07Meta: Ajv | undefined;
+let draft2020Meta: Ajv2020 | undefined;
+const metaSchemaCheck = (older: boolean) => (other: object) =>
+  older ? (draft07Meta ??= new Ajv(META_OPTIONS)).validateSchema(other, true) : (draft2020Meta ??= new Ajv2020(META_OPTIONS)).validateSchema(other, true);
 let draft07: Ajv | undefined;
 let draft2020: Ajv2020 | undefined;
 const compiled = new WeakMap<JsonObject, ValidateFunction | null>();
@@ -34,7 +40,7 @@ function validatorFor(schema: JsonObject): ValidateFunction | null {
   try {
     // Compiling registers `$id`s; without removing it, a second tool reusing an id would fail.
     const { $id: _ignored, ...withoutId } = schema;
-    assertSchemaStructure(withoutId, older ? 'draft-07' : '2020-12', (other) => ajv.validateSchema(other, true));
+    assertSchemaStructure(withoutId, older ? 'draft-07' : '2020-12', metaSchemaCheck(older));
     validate = ajv.compile(withoutId);
   } catch {
     validate = null;

@@ -139,6 +139,18 @@ describe('judgeTools', () => {
     expect(listing.skipped).toEqual([]);
     expect(listing.tools[0]?.parameters).toEqual({ type: 'object', properties: { x: { type: 'number' } } });
   });
+  it('leaves a schema naming a meta-schema it has not got to Ajv, which refuses it', () => {
+    const listing = judgeTools(
+      [
+        { name: 'draft-04', inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' } },
+        { name: 'vocabulary', inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/meta/validation', type: 'object' } },
+      ],
+      false,
+    );
+
+    expect(listing.skipped).toEqual([{ name: 'draft-04', reason: expect.stringMatching(/^inputSchema is not valid JSON Schema: no schema with key or ref/) }]);
+    expect(listing.tools.map((entry) => entry.tool.name)).toEqual(['vocabulary']);
+  });
 });
 
 describe('fitSchemaForModel', () => {

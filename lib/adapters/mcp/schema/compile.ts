@@ -19,7 +19,13 @@ import type { JsonObject } from '../../../core/ports.ts';
 // meta-schema, about 60 ms of a cold start. Formats are not validated: servers use formats Ajv does
 // not know. Each compiler is built on first use: few servers send draft-07 schemas, and a cold
 // start that builds neither until a server lists its tools starts sooner.
-const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false };
+const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false, meta: false };
+// Ajv's meta-schemas, only for a schema that names one other than its dialect's (rare).
+const META_OPTIONS = { ...OPTIONS, meta: true };
+let draft07Meta: Ajv | undefined;
+let draft2020Meta: Ajv2020 | undefined;
+const metaSchemaCheck = (older: boolean) => (other: object) =>
+  older ? (draft07Meta ??= new Ajv(META_OPTIONS)).validateSchema(other, true) : (draft2020Meta ??= new Ajv2020(META_OPTIONS)).validateSchema(other, true);
 let draft07: Ajv | undefined;
 let draft2020: Ajv2020 | undefined;
 const compiled = new WeakMap<object, Compiled>();
@@ -36,7 +42,7 @@ export function compileSchema(schema: JsonObject): Compiled {
   try {
     // Compiling registers `$id`s: without removing it a second tool reusing an id would fail.
     const { $id: _ignored, ...withoutId } = schema;
-    assertSchemaStructure(withoutId, older ? 'draft-07' : '2020-12', (other) => ajv.validateSchema(other, true));
+    assertSchemaStructure(withoutId, older ? 'draft-07' : '2020-12', metaSchemaCheck(older));
     result = { validate: ajv.compile(withoutId) };
   } catch (error) {
     result = { error: errorMessage(error) };
