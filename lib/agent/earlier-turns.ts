@@ -1,5 +1,6 @@
 import { selectTurnsWithinBudget } from '../core/history.ts';
 import type { TurnRecord } from '../core/ports.ts';
+import { copyJson } from '../core/state-copy.ts';
 import type { EarlierTurn, EarlierTurns } from './extension.ts';
 
 /** Reads the conversation's turns again, newest first, while `wantsMore` says so (one Query). */
@@ -45,6 +46,6 @@ function asEarlier(record: TurnRecord): EarlierTurn {
   return {
     turn: record.turn,
     tokens: record.tokens,
-    messages: () => structuredClone((messages ??= record.messages())),
+    messages: () => copyJson((messages ??= record.messages())),
   };
 }

@@ -5,7 +5,7 @@ import type { TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './loop-events.ts';
 import type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './extension.ts';
 import type { OfferedTool } from './tool-policy.ts';
-import { copyState } from '../core/state-copy.ts';
+import { copyJson, copyState } from '../core/state-copy.ts';
 
 export type { ConversationState } from '../core/ports.ts';
 
@@ -62,7 +62,7 @@ export interface ExtensionRunnerInput {
 /** The extensions of one turn, composed. Without extensions it passes every call straight through. */
 export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRunner {
   const { extensions, gateway } = input;
-  const state: ConversationState = structuredClone(input.state);
+  const state: ConversationState = copyJson(input.state);
   const builtins = new Map<string, BuiltinTool>();
   for (const extension of extensions) for (const tool of extension.tools ?? []) builtins.set(tool.definition.name, tool);
   // A built-in tool's name is the extension's to keep: an MCP tool of the same name is not offered.

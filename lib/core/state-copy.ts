@@ -8,8 +8,26 @@ import type { ConversationState } from './ports.ts';
  */
 export function copyState(state: ConversationState): ConversationState {
   const copy: ConversationState = {};
-  for (const [name, value] of Object.entries(state)) copy[name] = Object.isFrozen(value) ? value : structuredClone(value);
+  for (const [name, value] of Object.entries(state)) copy[name] = Object.isFrozen(value) ? value : copyJson(value);
   return copy;
+}
+
+/**
+ * A deep copy of a JSON value (plain objects, arrays, strings, numbers, booleans, null; a key whose
+ * value is undefined is kept, as structuredClone keeps it). What the turn stores and reads back is
+ * JSON, and this copies it several times faster than structuredClone, which pays for generality
+ * (Dates, Maps, cycles) on every call: a round's record copies the turn's messages and state.
+ */
+export function copyJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const copy = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index++) copy[index] = copyJson(value[index]);
+    return copy as T;
+  }
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyJson((value as Record<string, unknown>)[key]);
+  return copy as T;
 }
 
 /** Freezes a JSON value and everything in it (what is frozen already is taken as frozen all the way down). */

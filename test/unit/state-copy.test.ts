@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyState, deepFreeze } from '../../lib/core/state-copy.ts';
+import { copyJson, copyState, deepFreeze } from '../../lib/core/state-copy.ts';
 import { emptyTrace, TraceBook } from '../../lib/agent/strategies/trace/book.ts';
 
 describe('the copy of the conversation state a record stores', () => {
@@ -28,5 +28,19 @@ describe('a trace snapshot', () => {
     expect(book.snapshot().rounds).toHaveLength(3);
     for (const part of [first, first.rounds, first.rounds[0], first.rounds[1]!.request, first.messages[0]]) expect(Object.isFrozen(part)).toBe(true);
     expect(structuredClone(first)).toEqual(first);
+  });
+});
+
+describe('copyJson', () => {
+  it('copies a JSON value all the way down, keeping keys whose value is undefined', () => {
+    const value = { messages: [{ role: 'user', content: 'hi', parts: [1, null, true, { deep: ['x'] }] }], result: { text: undefined as string | undefined } };
+    const copy = copyJson(value);
+
+    expect(copy).toStrictEqual(value);
+    expect(Object.keys(copy.result)).toEqual(['text']);
+    value.messages[0]!.parts.push(2);
+    (value.messages[0]!.parts[3] as { deep: string[] }).deep.push('y');
+    value.messages[0]!.content = 'changed';
+    expect(copy).toStrictEqual({ messages: [{ role: 'user', content: 'hi', parts: [1, null, true, { deep: ['x'] }] }], result: { text: undefined } });
   });
 });

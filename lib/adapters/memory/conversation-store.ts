@@ -1,6 +1,6 @@
 import { TurnTakenError } from '../../core/errors.ts';
 import { estimateTokens } from '../../core/history.ts';
-import { copyState } from '../../core/state-copy.ts';
+import { copyJson, copyState } from '../../core/state-copy.ts';
 import type { ConversationKey, ConversationStore, TurnExpectation, TurnRecord, TurnWrite } from '../../core/ports.ts';
 
 interface MemoryTurn extends TurnWrite {
@@ -27,7 +27,7 @@ export function createMemoryConversationStore(): ConversationStore {
     turn && { requestIds: [...turn.requestIds], claimId: turn.claimId, status: turn.status, ...(turn.leaseExpiresAt === undefined ? {} : { leaseExpiresAt: turn.leaseExpiresAt }) };
   const stored = (turn: number, write: TurnWrite): MemoryTurn => {
     const { state, ...rest } = write;
-    return { ...structuredClone(rest), ...(state === undefined ? {} : { state: copyState(state) }), turn, tokens: estimateTokens(write.messages) };
+    return { ...copyJson(rest), ...(state === undefined ? {} : { state: copyState(state) }), turn, tokens: estimateTokens(write.messages) };
   };
 
   // Each method body changes state before its first await, so concurrent calls are serialised
@@ -86,9 +86,9 @@ function toRecord(turn: MemoryTurn): TurnRecord {
     status: turn.status,
     createdAt: turn.createdAt,
     tokens: turn.tokens,
-    messages: () => structuredClone(turn.messages),
-    result: () => structuredClone(turn.result),
-    state: () => structuredClone(turn.state ?? {}),
+    messages: () => copyJson(turn.messages),
+    result: () => copyJson(turn.result),
+    state: () => copyJson(turn.state ?? {}),
   };
   if (turn.completedAt !== undefined) record.completedAt = turn.completedAt;
   if (turn.leaseExpiresAt !== undefined) record.leaseExpiresAt = turn.leaseExpiresAt;
