@@ -59,14 +59,34 @@ export class TraceBook {
   readonly trace: StoredTrace;
   private readonly messageIndex = new Map<string, number>();
   private readonly toolIndex = new Map<string, number>();
+  /** The UTF-8 bytes of the JSON of every item in the four lists: the trace's size is kept as it grows, not measured again after every call. */
+  private itemBytes = 0;
 
   /** Goes on from `base`: a paused turn's trace, taken up again with the turn. */
   constructor(base: StoredTrace) {
     this.trace = structuredClone(base);
     // Frozen like everything added later, so that snapshots share only frozen parts.
     for (const list of [this.trace.messages, this.trace.tools, this.trace.rounds, this.trace.toolCalls]) list.forEach((item) => deepFreeze(item));
-    this.trace.messages.forEach((message, index) => this.messageIndex.set(JSON.stringify(message), index));
-    this.trace.tools.forEach((tool, index) => this.toolIndex.set(JSON.stringify(tool), index));
+    this.trace.messages.forEach((message, index) => this.messageIndex.set(this.measured(JSON.stringify(message)), index));
+    this.trace.tools.forEach((tool, index) => this.toolIndex.set(this.measured(JSON.stringify(tool)), index));
+    for (const item of [...this.trace.rounds, ...this.trace.toolCalls]) this.measured(JSON.stringify(item));
+  }
+
+  /**
+   * The bytes of the snapshot's JSON (what trace.maxBytes bounds), as `Buffer.byteLength(JSON.stringify(snapshot()))`
+   * would count them: the lists' items were measured as they were added, and only the few fields
+   * around them are serialized here.
+   */
+  size(): number {
+    const { messages, tools, rounds, toolCalls } = this.trace;
+    const frame = JSON.stringify({ ...this.trace, messages: [], tools: [], rounds: [], toolCalls: [] });
+    const commas = [messages, tools, rounds, toolCalls].reduce((sum, list) => sum + Math.max(list.length - 1, 0), 0);
+    return Buffer.byteLength(frame, 'utf8') + this.itemBytes + commas;
+  }
+
+  private measured(json: string): string {
+    this.itemBytes += Buffer.byteLength(json, 'utf8');
+    return json;
   }
 
   /**
@@ -92,32 +112,34 @@ export class TraceBook {
       ? {
           ...rest,
           request: {
-            messages: encodeRanges(request.messages.map((message) => pooled(message, this.trace.messages, this.messageIndex))),
-            tools: encodeRanges(request.tools.map((tool) => pooled(tool, this.trace.tools, this.toolIndex))),
+            messages: encodeRanges(request.messages.map((message) => this.pooled(message, this.trace.messages, this.messageIndex))),
+            tools: encodeRanges(request.tools.map((tool) => this.pooled(tool, this.trace.tools, this.toolIndex))),
             ...(request.history === undefined ? {} : { history: request.history }),
           },
         }
       : rest;
     // Calls side by side (plan-execute's tasks) may end out of order: keep the rounds in order.
     deepFreeze(stored);
+    this.measured(JSON.stringify(stored));
     const at = this.trace.rounds.findIndex((existing) => existing.round > round.round);
     if (at === -1) this.trace.rounds.push(stored);
     else this.trace.rounds.splice(at, 0, stored);
   }
 
   addToolRun(run: TraceToolRun): void {
+    this.measured(JSON.stringify(run));
     this.trace.toolCalls.push(deepFreeze(run));
   }
-}
 
-function pooled<T>(item: T, pool: T[], index: Map<string, number>): number {
-  const key = JSON.stringify(item);
-  let position = index.get(key);
-  if (position === undefined) {
-    position = pool.push(deepFreeze(item)) - 1;
-    index.set(key, position);
+  private pooled<T>(item: T, pool: T[], index: Map<string, number>): number {
+    const key = JSON.stringify(item);
+    let position = index.get(key);
+    if (position === undefined) {
+      position = pool.push(deepFreeze(item)) - 1;
+      index.set(this.measured(key), position);
+    }
+    return position;
   }
-  return position;
 }
 
 export function encodeRanges(positions: readonly number[]): IndexRanges {

@@ -36,7 +36,10 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
   }
   const { contents, maxBytes } = settings;
   // A frozen snapshot: records share it rather than copy it (the book's lists only ever grow).
-  const publish = (turn: TurnContext) => (turn.state = fitTrace(bookOf(turn).snapshot(), maxBytes));
+  const publish = (turn: TurnContext) => {
+    const book = bookOf(turn);
+    turn.state = fitTrace(book.snapshot(), maxBytes, book.size());
+  };
 
   return {
     name: TRACE_STATE,

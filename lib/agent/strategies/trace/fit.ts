@@ -10,9 +10,11 @@ import { decodeRanges, encodeRanges, type StoredRound, type StoredTrace } from '
  *   3. leave out the oldest rounds entirely.
  *
  * Each text is cut at most once per fit from the untrimmed trace, so the marker's count is exact.
+ * `size` is the trace's JSON size when the caller knows it (TraceBook.size), saving a serialization
+ * of the whole trace after every model call when it fits, as it usually does.
  */
-export function fitTrace(trace: StoredTrace, maxBytes: number): StoredTrace {
-  if (sizeOf(trace) <= maxBytes) return trace;
+export function fitTrace(trace: StoredTrace, maxBytes: number, size = sizeOf(trace)): StoredTrace {
+  if (size <= maxBytes) return trace;
   let candidate = trace;
   for (let omitted = 0; omitted <= trace.rounds.length; omitted++) {
     candidate = omitted === 0 ? trace : withoutRequests(trace, omitted);
