@@ -52,8 +52,24 @@ export const approvalExpired = (record: TurnRecord, now: number): boolean =>
  * history budget (a retry is found among the newest turns, where a client's retry looks for it).
  */
 export function readUntil(requestId: string, historyTokenBudget: number): (readSoFar: readonly TurnRecord[]) => boolean {
+  // Stores ask after every turn they add to the same list: only the turns added since the last
+  // question are looked at, or reading n turns would cost n² (a long conversation of short turns).
+  let counted: readonly TurnRecord[] | undefined;
+  let countedLength = 0;
+  let tokens = 0;
+  let found = false;
   return (readSoFar) => {
-    if (readSoFar.some((record) => record.requestIds.includes(requestId))) return false;
-    return readSoFar.reduce((sum, record) => sum + record.tokens, 0) <= historyTokenBudget;
+    if (readSoFar !== counted || readSoFar.length < countedLength) {
+      counted = readSoFar;
+      countedLength = 0;
+      tokens = 0;
+      found = false;
+    }
+    for (; countedLength < readSoFar.length; countedLength++) {
+      const record = readSoFar[countedLength]!;
+      found ||= record.requestIds.includes(requestId);
+      tokens += record.tokens;
+    }
+    return !found && tokens <= historyTokenBudget;
   };
 }
