@@ -1,6 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from './commands.ts';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { StoreError } from '../../core/errors.ts';
 import { oldestFirst } from '../../core/notes.ts';
 import type { AddedNote, NewNote, Note, NoteStore, StoreCallOptions } from '../../core/ports.ts';
@@ -41,7 +40,7 @@ export function createDynamoNoteStore(options: DynamoNoteStoreOptions): NoteStor
       let page;
       try {
         page = await client.send(
-          new (await documentCommands()).QueryCommand({
+          new QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk',
             ExpressionAttributeValues: { ':pk': notesPartitionKey(owner) },
@@ -75,7 +74,7 @@ export function createDynamoNoteStore(options: DynamoNoteStoreOptions): NoteStor
       const stored: Note = { noteId: `${slot}-${randomBytes(5).toString('hex')}`, text: note.text, createdAt: note.createdAt, ...(note.conversationId ? { conversationId: note.conversationId } : {}) };
       try {
         await client.send(
-          new (await documentCommands()).PutCommand({ TableName: tableName, Item: { pk: notesPartitionKey(owner), sk: slot, ...stored }, ConditionExpression: 'attribute_not_exists(pk)' }),
+          new PutCommand({ TableName: tableName, Item: { pk: notesPartitionKey(owner), sk: slot, ...stored }, ConditionExpression: 'attribute_not_exists(pk)' }),
           sendOptions(call),
         );
         return { kind: 'added', note: stored };
@@ -92,7 +91,7 @@ export function createDynamoNoteStore(options: DynamoNoteStoreOptions): NoteStor
     if (slot === undefined) return false;
     try {
       await client.send(
-        new (await documentCommands()).DeleteCommand({
+        new DeleteCommand({
           TableName: tableName,
           Key: { pk: notesPartitionKey(owner), sk: slot },
           ConditionExpression: '#noteId = :noteId',

@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from './commands.ts';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { conversationPartitionKey } from './keys.ts';
 import { storeUnavailable } from './errors.ts';
 import type { ConversationKey } from '../../core/ports.ts';
@@ -42,7 +41,7 @@ export async function* queryConversationPages(query: ConversationQuery): AsyncGe
   do {
     let page;
     try {
-      page = await query.client.send(new (await documentCommands()).QueryCommand({ ...input, ExclusiveStartKey: startKey }), query.signal ? { abortSignal: query.signal } : {});
+      page = await query.client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }), query.signal ? { abortSignal: query.signal } : {});
     } catch (error) {
       throw storeUnavailable('Query', query.tableName, error);
     }
