@@ -74,7 +74,9 @@ export const DEFAULT_FUNCTION_BUNDLE: FunctionBundleOptions = { ssmClient: false
  * - @smithy/core/event-streams (15 KB): none of the functions' AWS clients has an event stream;
  * - ajv-formats (10 KB): the MCP SDK's default validator needs it, and every Client gets ours;
  * - cross-spawn (6 KB): on Linux it is child_process.spawn;
- * - mnemonist/lru-cache (7 KB): the DynamoDB client's endpoint cache, kept as well by a Map.
+ * - mnemonist/lru-cache (7 KB): the DynamoDB client's endpoint cache, kept as well by a Map;
+ * - #dynamodb-commands: the document client's commands, which the adapters load on first use
+ *   elsewhere, imported up front (every function sends commands; see dynamodb-commands-loaded.ts).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
   const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
@@ -85,6 +87,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     'ajv-formats': substitute('without-ajv-formats.ts'),
     'cross-spawn': substitute('linux-spawn.ts'),
     'mnemonist/lru-cache': substitute('map-lru-cache.ts'),
+    '#dynamodb-commands': substitute('dynamodb-commands-loaded.ts'),
     ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
   };
 }

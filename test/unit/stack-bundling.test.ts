@@ -47,6 +47,7 @@ describe('functionBundling', () => {
       `ajv-formats=${substitute('without-ajv-formats.ts')}`,
       `cross-spawn=${substitute('linux-spawn.ts')}`,
       `mnemonist/lru-cache=${substitute('map-lru-cache.ts')}`,
+      `#dynamodb-commands=${substitute('dynamodb-commands-loaded.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { ssmClient: true });

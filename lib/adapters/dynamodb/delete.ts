@@ -1,4 +1,5 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentCommands } from '#dynamodb-commands';
 import { StoreError } from '../../core/errors.ts';
 import type { ConversationKey } from '../../core/ports.ts';
 import { storeUnavailable } from './errors.ts';
@@ -39,7 +40,7 @@ async function deleteBatch(client: DynamoDBDocumentClient, tableName: string, ke
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     let output;
     try {
-      output = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      output = await client.send(new (await documentCommands()).BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
     } catch (error) {
       throw storeUnavailable('BatchWriteItem', tableName, error);
     }

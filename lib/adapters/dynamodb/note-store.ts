@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentCommands } from '#dynamodb-commands';
 import { StoreError } from '../../core/errors.ts';
 import { oldestFirst } from '../../core/notes.ts';
 import type { AddedNote, NewNote, Note, NoteStore, StoreCallOptions } from '../../core/ports.ts';
@@ -40,7 +41,7 @@ export function createDynamoNoteStore(options: DynamoNoteStoreOptions): NoteStor
       let page;
       try {
         page = await client.send(
-          new QueryCommand({
+          new (await documentCommands()).QueryCommand({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk',
             ExpressionAttributeValues: { ':pk': notesPartitionKey(owner) },
@@ -74,7 +75,7 @@ export function createDynamoNoteStore(options: DynamoNoteStoreOptions): NoteStor
       const stored: Note = { noteId: `${slot}-${randomBytes(5).toString('hex')}`, text: note.text, createdAt: note.createdAt, ...(note.conversationId ? { conversationId: note.conversationId } : {}) };
       try {
         await client.send(
-          new PutCommand({ TableName: tableName, Item: { pk: notesPartitionKey(owner), sk: slot, ...stored }, ConditionExpression: 'attribute_not_exists(pk)' }),
+          new (await documentCommands()).PutCommand({ TableName: tableName, Item: { pk: notesPartitionKey(owner), sk: slot, ...stored }, ConditionExpression: 'attribute_not_exists(pk)' }),
           sendOptions(call),
         );
         return { kind: 'added', note: stored };
@@ -91,7 +92,7 @@ export function createDynamoNoteStore(options: DynamoNoteStoreOptions): NoteStor
     if (slot === undefined) return false;
     try {
       await client.send(
-        new DeleteCommand({
+        new (await documentCommands()).DeleteCommand({
           TableName: tableName,
           Key: { pk: notesPartitionKey(owner), sk: slot },
           ConditionExpression: '#noteId = :noteId',

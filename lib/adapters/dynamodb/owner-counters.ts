@@ -1,4 +1,5 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentCommands } from '#dynamodb-commands';
 import { dayStartMs } from '../../core/budget.ts';
 import type { OwnerCounters, StoreCallOptions, TurnSlot } from '../../core/ports.ts';
 import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
@@ -39,7 +40,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
   async function tokensOn(owner: string | undefined, day: number, callOptions: StoreCallOptions = {}): Promise<number> {
     try {
       const output = await client.send(
-        new GetCommand({ TableName: tableName, Key: { pk: ownerTokensPartitionKey(owner), sk: day }, ConsistentRead: true, ProjectionExpression: '#tokens', ExpressionAttributeNames: { '#tokens': 'tokens' } }),
+        new (await documentCommands()).GetCommand({ TableName: tableName, Key: { pk: ownerTokensPartitionKey(owner), sk: day }, ConsistentRead: true, ProjectionExpression: '#tokens', ExpressionAttributeNames: { '#tokens': 'tokens' } }),
         sendOptions(callOptions),
       );
       return Number(output.Item?.tokens ?? 0);
@@ -51,7 +52,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
   async function addTokens(owner: string | undefined, day: number, tokens: number, callId: string, callOptions: StoreCallOptions = {}): Promise<number> {
     try {
       const output = await client.send(
-        new UpdateCommand({
+        new (await documentCommands()).UpdateCommand({
           TableName: tableName,
           Key: { pk: ownerTokensPartitionKey(owner), sk: day },
           UpdateExpression: 'ADD #tokens :tokens SET #lastCallId = :callId, #expiresAt = :expiresAt',
@@ -79,7 +80,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
       const index = (first + step) % request.slots;
       try {
         await client.send(
-          new PutCommand({
+          new (await documentCommands()).PutCommand({
             TableName: tableName,
             Item: { pk: ownerTurnsPartitionKey(owner), sk: index, holder: request.holder, leaseExpiresAt: request.leaseExpiresAt, expiresAt: Math.ceil(request.leaseExpiresAt / 1000) + KEPT_AFTER_SECONDS },
             // Why: a slot is free when nobody holds it or its holder's lease ended (the process
@@ -101,7 +102,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
   async function releaseTurnSlot(slot: TurnSlot, callOptions: StoreCallOptions = {}): Promise<void> {
     try {
       await client.send(
-        new DeleteCommand({
+        new (await documentCommands()).DeleteCommand({
           TableName: tableName,
           Key: { pk: ownerTurnsPartitionKey(slot.owner), sk: slot.index },
           // Why: after its lease ended the slot may be another turn's; that one is not ours to free.

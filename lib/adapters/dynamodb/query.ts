@@ -1,4 +1,5 @@
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { documentCommands } from '#dynamodb-commands';
 import { conversationPartitionKey } from './keys.ts';
 import { storeUnavailable } from './errors.ts';
 import type { ConversationKey } from '../../core/ports.ts';
@@ -41,7 +42,7 @@ export async function* queryConversationPages(query: ConversationQuery): AsyncGe
   do {
     let page;
     try {
-      page = await query.client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }), query.signal ? { abortSignal: query.signal } : {});
+      page = await query.client.send(new (await documentCommands()).QueryCommand({ ...input, ExclusiveStartKey: startKey }), query.signal ? { abortSignal: query.signal } : {});
     } catch (error) {
       throw storeUnavailable('Query', query.tableName, error);
     }

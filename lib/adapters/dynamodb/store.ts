@@ -1,4 +1,5 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentCommands } from '#dynamodb-commands';
 import { StoreError, TurnTakenError } from '../../core/errors.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
 import type { ConversationKey, ConversationStore, PageRequest, StoreCallOptions, TurnExpectation, TurnPage, TurnRecord, TurnWrite } from '../../core/ports.ts';
@@ -52,7 +53,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
   /** What is at (key, turn) now, after a condition failed; undefined when nothing is. */
   async function readBack(key: ConversationKey, turn: number, operation: string, options: StoreCallOptions): Promise<ItemHolder | undefined> {
     try {
-      const output = await client.send(new GetCommand(readBackInput(tableName, { pk: conversationPartitionKey(key), sk: turn })), sendOptions(options));
+      const output = await client.send(new (await documentCommands()).GetCommand(readBackInput(tableName, { pk: conversationPartitionKey(key), sk: turn })), sendOptions(options));
       return output.Item ? readHolder(output.Item) : undefined;
     } catch (error) {
       throw storeUnavailable(`${operation} (reading back after a failed condition)`, tableName, error);
@@ -93,7 +94,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
   async function create(key: ConversationKey, turn: number, write: TurnWrite, options: StoreCallOptions = {}): Promise<void> {
     const item = itemOf(key, turn, write);
     try {
-      await client.send(new PutCommand(createTurnInput(tableName, item)), sendOptions(options));
+      await client.send(new (await documentCommands()).PutCommand(createTurnInput(tableName, item)), sendOptions(options));
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('PutItem', tableName, error);
       const current = await readBack(key, turn, 'PutItem', options);
@@ -106,7 +107,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
   async function update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite, options: StoreCallOptions = {}): Promise<void> {
     const item = itemOf(key, turn, write);
     try {
-      await client.send(new PutCommand(updateTurnInput(tableName, item, expected)), sendOptions(options));
+      await client.send(new (await documentCommands()).PutCommand(updateTurnInput(tableName, item, expected)), sendOptions(options));
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('PutItem', tableName, error);
       const current = await readBack(key, turn, 'PutItem', options);
@@ -118,7 +119,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
 
   async function remove(key: ConversationKey, turn: number, expected: TurnExpectation, options: StoreCallOptions = {}): Promise<void> {
     try {
-      await client.send(new DeleteCommand(removeTurnInput(tableName, { pk: conversationPartitionKey(key), sk: turn }, expected)), sendOptions(options));
+      await client.send(new (await documentCommands()).DeleteCommand(removeTurnInput(tableName, { pk: conversationPartitionKey(key), sk: turn }, expected)), sendOptions(options));
     } catch (error) {
       // The turn is already gone or no longer ours: there is nothing left to give back.
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('DeleteItem', tableName, error);
