@@ -33,6 +33,11 @@ export function copyJson<T>(value: T): T {
 /** Freezes a JSON value and everything in it (what is frozen already is taken as frozen all the way down). */
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const inner of Object.values(value)) deepFreeze(inner);
+  // Walked as copyJson walks it, without the array of values Object.values makes at every level.
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) deepFreeze(value[index]);
+  } else {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
   return Object.freeze(value);
 }

@@ -139,6 +139,26 @@ describe('the turn trace', () => {
     expect(request.tools.map((tool) => tool.function.name)).toContain('write_todos');
   });
 
+  it('records each round\'s own request when an extension changes the system prompt or a repeated message from round to round', async () => {
+    let round = 0;
+    const changing: AgentExtension = {
+      name: 'changing',
+      beforeModelCall: (plan) => ({ ...plan, systemPrompt: `${plan.systemPrompt}\n(round ${++round})` }),
+      // The question at the same place, as a new object with another text every round.
+      aroundModelCall: (request, next) => next({ ...request, messages: request.messages.map((message) => (message.role === 'user' ? { role: 'user', content: `${message.content} (round ${round})` } : message)) }),
+    };
+    const model = createScriptedModel([toolCallsReply([weather('a')]), toolCallsReply([weather('b')]), textReply('done')]);
+    const config = parseConfig('maxRounds: 8', { source: 'test.yml', environment: {} });
+    const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model, gateway: testGateway(), store: createMemoryConversationStore(), logger: silentLogger, extensions: [changing] });
+    await agent.ask({ conversationId: 'changing', message: 'weather' });
+
+    const trace = await agent.getTurnTrace({ conversationId: 'changing' }, 1);
+
+    expect(trace.rounds).toHaveLength(3);
+    trace.rounds.forEach((traced, index) => expect(traced.request!.messages).toEqual(sent(model.requests[index]!)));
+    expect(trace.rounds[2]!.request!.messages[1]).toEqual({ role: 'user', content: 'weather (round 3)' });
+  });
+
   it('keeps each turn\'s own trace, and goes on with a paused turn\'s when it is resumed', async () => {
     const { agent } = agentFixture([
       textReply('first'),

@@ -1,6 +1,8 @@
 import type { JsonObject } from '../../../core/ports.ts';
 import { deepFreeze } from '../../../core/state-copy.ts';
-import type { TraceContents, TraceMessage, TraceRound, TraceTool, TraceToolRun } from './shape.ts';
+import type { Message } from '../../../core/messages.ts';
+import type { ToolDefinition } from '../../../core/ports.ts';
+import { traceMessages, traceTools, type TraceContents, type TraceMessage, type TraceRound, type TraceTool, type TraceToolRun } from './shape.ts';
 
 /**
  * A turn's trace as it is kept in the conversation's state. Every round's request repeats the
@@ -59,6 +61,19 @@ export class TraceBook {
   readonly trace: StoredTrace;
   private readonly messageIndex = new Map<string, number>();
   private readonly toolIndex = new Map<string, number>();
+  /**
+   * The request of the round before, as it was sent and as it was converted: each round's request
+   * repeats the one before and appends to it (run-loop.ts sends the history, then the turn's
+   * messages, which it only appends to and never changes), so the messages and tools it repeats
+   * are converted and serialized once, on their first round, and found by identity after that.
+   */
+  private lastMessages: { sent: readonly Message[]; traced: TraceMessage[] } = { sent: [], traced: [] };
+  private lastTools: { sent: readonly ToolDefinition[]; traced: TraceTool[] } = { sent: [], traced: [] };
+  /**
+   * The position of a message or tool already in a pool (frozen, so it cannot change). A Map, not a
+   * WeakMap: the book lives for one turn, its pools hold the same objects, and a Map is faster.
+   */
+  private readonly pooledPositions = new Map<object, number>();
   /** The UTF-8 bytes of the JSON of every item in the four lists: the trace's size is kept as it grows, not measured again after every call. */
   private itemBytes = 0;
 
@@ -106,6 +121,22 @@ export class TraceBook {
     return this.trace.calls;
   }
 
+  /** traceMessages, converting only the messages the round before did not send at the same place. */
+  traceMessages(messages: readonly Message[], contents: TraceContents): TraceMessage[] {
+    const last = this.lastMessages;
+    const traced = messages.map((message, index) => (sameMessage(last.sent[index], message) ? last.traced[index]! : traceMessages([message], contents)[0]!));
+    this.lastMessages = { sent: messages, traced };
+    return traced;
+  }
+
+  /** traceTools, converting only the tools the round before did not offer at the same place. */
+  traceTools(tools: readonly ToolDefinition[], contents: TraceContents): TraceTool[] {
+    const last = this.lastTools;
+    const traced = tools.map((tool, index) => (last.sent[index] === tool ? last.traced[index]! : traceTools([tool], contents)[0]!));
+    this.lastTools = { sent: tools, traced };
+    return traced;
+  }
+
   addRound(round: RecordedRound): void {
     const { request, ...rest } = round;
     const stored: StoredRound = request
@@ -131,15 +162,27 @@ export class TraceBook {
     this.trace.toolCalls.push(deepFreeze(run));
   }
 
-  private pooled<T>(item: T, pool: T[], index: Map<string, number>): number {
+  private pooled<T extends object>(item: T, pool: T[], index: Map<string, number>): number {
+    const known = this.pooledPositions.get(item);
+    if (known !== undefined) return known;
     const key = JSON.stringify(item);
     let position = index.get(key);
     if (position === undefined) {
-      position = pool.push(deepFreeze(item)) - 1;
+      position = pool.push(item) - 1;
       index.set(this.measured(key), position);
     }
+    // Frozen, whether it was pooled now or equals one pooled before: the position stays true.
+    this.pooledPositions.set(deepFreeze(item), position);
     return position;
   }
+}
+
+/**
+ * The same message as the round before sent at that place: the same object, or a system prompt of
+ * the same text (the loop makes the system message anew for every round).
+ */
+function sameMessage(before: Message | undefined, now: Message): boolean {
+  return before === now || (before?.role === 'system' && now.role === 'system' && before.content === now.content);
 }
 
 export function encodeRanges(positions: readonly number[]): IndexRanges {

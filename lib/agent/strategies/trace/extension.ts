@@ -4,7 +4,7 @@ import type { AgentExtension, TurnContext } from '../../extension.ts';
 import { emptyTrace, storedTraceOf, TraceBook, type RecordedRound } from './book.ts';
 import { fitTrace } from './fit.ts';
 import { historyDigest, historyPosition } from './history.ts';
-import { traceMessages, traceReply, traceTools, type TraceContents } from './shape.ts';
+import { traceMessages, traceReply, type TraceContents } from './shape.ts';
 
 /**
  * The turn trace (agent.yml `trace`): every model call of the turn (the exact request after every
@@ -95,7 +95,7 @@ function bookOf(turn: TurnContext): TraceBook {
 
 /** The request as it is kept: the earlier turns' messages by reference when it holds them as read. */
 function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBook, contents: TraceContents): RecordedRound['request'] {
-  const tools = traceTools(request.tools, contents);
+  const tools = book.traceTools(request.tools, contents);
   const at = historyPosition(request.messages, turn.history);
   if (at !== undefined) {
     const digest = (turn.scratch.historyDigest ??= historyDigest(traceMessages(turn.history, contents))) as string;
@@ -103,8 +103,8 @@ function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBo
     book.trace.history ??= { messages: turn.history.length, digest };
     if (book.trace.history.digest === digest) {
       const own = [...request.messages.slice(0, at), ...request.messages.slice(at + turn.history.length)];
-      return { messages: traceMessages(own, contents), tools, history: at };
+      return { messages: book.traceMessages(own, contents), tools, history: at };
     }
   }
-  return { messages: traceMessages(request.messages, contents), tools };
+  return { messages: book.traceMessages(request.messages, contents), tools };
 }

@@ -1,0 +1,42 @@
+/**
+ * `node test/bench/trace-book.ts`: the CPU the turn trace's own code takes for a turn of 5 rounds
+ * of 2 tool calls, then the answer (the shape of `npm run bench`'s 5x2), driven through the trace
+ * extension alone: no model, no tools, no store. It isolates what `npm run bench` cannot separate
+ * from its noise (the trace is a few percent of a warm round there).
+ */
+import type { RunningCall, TurnContext } from '../../lib/agent/extension.ts';
+import { traceExtension } from '../../lib/agent/strategies/trace/extension.ts';
+import type { Message, ToolCall } from '../../lib/core/messages.ts';
+import type { ModelReply, ToolDefinition, ToolOutput } from '../../lib/core/ports.ts';
+
+const WARM_UP_TURNS = 3_000;
+const MEASURED_TURNS = 20_000;
+
+const extension = traceExtension({ enabled: true, maxBytes: 262_144, contents: 'full' });
+const tools: ToolDefinition[] = [{ name: 'add', description: 'Adds two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } }];
+
+async function oneTurn(index: number): Promise<void> {
+  // The parts of a turn's context the trace reads.
+  const turn = { turn: 1, state: {}, scratch: {}, history: [] } as unknown as TurnContext;
+  await extension.turnStart!(turn);
+  // As run-loop.ts sends them: the turn's messages appended to, a new system message every round.
+  const messages: Message[] = [{ role: 'user', content: `question ${index}: what are 1 + 2 and 3 + 4?` }];
+  for (let round = 1; round <= 6; round++) {
+    const calls: ToolCall[] = round <= 5 ? [{ id: `call_${round}_1`, name: 'add', arguments: '{"a":1,"b":2}' }, { id: `call_${round}_2`, name: 'add', arguments: '{"a":3,"b":4}' }] : [];
+    const reply: ModelReply = { content: round <= 5 ? null : 'They are 3 and 7.', toolCalls: calls, usage: { promptTokens: 100, completionTokens: 10 } };
+    await extension.aroundModelCall!({ messages: [{ role: 'system', content: 'You are a helpful assistant.' }, ...messages], tools: [...tools], timeoutMs: 1_000 }, async () => reply, turn);
+    if (calls.length === 0) continue;
+    messages.push({ role: 'assistant', content: null, toolCalls: calls });
+    for (const call of calls) {
+      await extension.aroundToolCall!({ id: call.id, name: call.name, arguments: {} } as RunningCall, async () => ({ ok: true, text: '3' }) as ToolOutput, turn);
+      messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: '3' });
+    }
+  }
+  await extension.turnEnd!({} as never, turn);
+}
+
+for (let index = 0; index < WARM_UP_TURNS; index++) await oneTurn(index);
+const before = process.cpuUsage();
+for (let index = 0; index < MEASURED_TURNS; index++) await oneTurn(index);
+const used = process.cpuUsage(before);
+console.log(`the trace's CPU per turn of 5 rounds of 2 calls: ${((used.user + used.system) / MEASURED_TURNS).toFixed(1)} µs`);
