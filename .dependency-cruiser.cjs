@@ -28,7 +28,7 @@ module.exports = {
       name: 'agent-without-sdks',
       comment: 'Only ajv (argument validation) among npm packages: the SDKs belong to adapters.',
       severity: 'error',
-      from: { path: '^lib/(agent|core|config|http|queue)/' },
+      from: { path: '^lib/(agent|core|config|http|queue|json-schema)/' },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], path: SDKS },
     },
     {

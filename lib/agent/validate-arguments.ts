@@ -1,7 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { assertSchemaStructure } from '../core/json-schema-structure.ts';
+import type { ErrorObject } from 'ajv';
 import type { JsonObject } from '../core/ports.ts';
+import { compileSchema } from '../json-schema/compile.ts';
 
 /**
  * Checks a tool call's arguments against the tool's `inputSchema` before the server sees them, so
@@ -10,43 +9,14 @@ import type { JsonObject } from '../core/ports.ts';
  * and older dialects get the draft-07 validator. A schema that cannot be compiled is not checked
  * here (the server still validates).
  */
-// The meta-schema check is assertSchemaStructure's, not Ajv's (which would compile the meta-schema
-// first: tens of milliseconds of a cold start); each validator is built on first use.
-const OPTIONS = { strict: false, allErrors: true, validateFormats: false, validateSchema: false, meta: false };
-// Ajv's meta-schemas, only for a schema that names one other than its dialect's (rare).
-const META_OPTIONS = { ...OPTIONS, meta: true };
-let draft07Meta: Ajv | undefined;
-let draft2020Meta: Ajv2020 | undefined;
-const metaSchemaCheck = (older: boolean) => (other: object) =>
-  older ? (draft07Meta ??= new Ajv(META_OPTIONS)).validateSchema(other, true) : (draft2020Meta ??= new Ajv2020(META_OPTIONS)).validateSchema(other, true);
-let draft07: Ajv | undefined;
-let draft2020: Ajv2020 | undefined;
-const compiled = new WeakMap<JsonObject, ValidateFunction | null>();
-
 export type ArgumentCheck = { valid: true } | { valid: false; problems: string };
 
 export function checkArguments(schema: JsonObject, args: JsonObject): ArgumentCheck {
-  const validate = validatorFor(schema);
-  if (!validate || validate(args)) return { valid: true };
+  const compiled = compileSchema(schema);
+  if ('error' in compiled) return { valid: true };
+  const { validate } = compiled;
+  if (validate(args)) return { valid: true };
   return { valid: false, problems: describeProblems(validate.errors ?? [], schema, args) };
-}
-
-function validatorFor(schema: JsonObject): ValidateFunction | null {
-  if (compiled.has(schema)) return compiled.get(schema)!;
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const older = /draft-0[4-7]/.test(dialect);
-  const ajv = older ? (draft07 ??= new Ajv(OPTIONS)) : (draft2020 ??= new Ajv2020(OPTIONS));
-  let validate: ValidateFunction | null;
-  try {
-    // Compiling registers `$id`s; without removing it, a second tool reusing an id would fail.
-    const { $id: _ignored, ...withoutId } = schema;
-    assertSchemaStructure(withoutId, older ? 'draft-07' : '2020-12', metaSchemaCheck(older));
-    validate = ajv.compile(withoutId);
-  } catch {
-    validate = null;
-  }
-  compiled.set(schema, validate);
-  return validate;
 }
 
 function describeProblems(errors: readonly ErrorObject[], schema: JsonObject, args: JsonObject): string {
