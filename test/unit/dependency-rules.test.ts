@@ -1,0 +1,76 @@
+/**
+ * The dependency rules (.dependency-cruiser.cjs) are allow-lists, so they also check folders that
+ * do not exist yet. In a temporary copy of lib/, functions/ and infra/, probe files break them the
+ * ways a newcomer could: a new folder that imports an SDK and is imported by the agent, the agent
+ * importing an SDK itself, an adapter calling the agent, the core importing the configuration. The
+ * check must name each one, and nothing else.
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../support/mcp-servers.ts';
+
+const run = promisify(execFile);
+
+const PROBES: Record<string, string> = {
+  'lib/zz-probe/probe.ts': `import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nexport const probe = Client;\n`,
+  'lib/agent/zz-uses-probe.ts': `import { probe } from '../zz-probe/probe.ts';\nexport const usesProbe = probe;\n`,
+  'lib/agent/zz-uses-openai.ts': `import OpenAI from 'openai';\nexport const client = OpenAI;\n`,
+  'lib/adapters/zz-new/calls-agent.ts': `import { createAgent } from '../../agent/agent.ts';\nexport const agent = createAgent;\n`,
+  'lib/core/zz-reads-config.ts': `import type { AgentConfig } from '../config/load.ts';\nexport type Probe = AgentConfig;\n`,
+};
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
+
+let copy: string;
+
+beforeAll(async () => {
+  copy = await mkdtemp(join(tmpdir(), 'dependency-rules-'));
+  for (const entry of ['lib', 'functions', 'infra', 'tsconfig.json', 'package.json', '.dependency-cruiser.cjs']) {
+    await cp(join(PROJECT_ROOT, entry), join(copy, entry), { recursive: true });
+  }
+  await symlink(join(PROJECT_ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  // The rules as they are, with node_modules/ seen through the link (its real path is elsewhere).
+  await writeFile(join(copy, 'probe-rules.cjs'), `const rules = require('./.dependency-cruiser.cjs');\nmodule.exports = { ...rules, options: { ...rules.options, preserveSymlinks: true } };\n`);
+  for (const [path, text] of Object.entries(PROBES)) {
+    await mkdir(join(copy, path, '..'), { recursive: true });
+    await writeFile(join(copy, path), text);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  if (copy) await rm(copy, { recursive: true, force: true });
+});
+
+async function violations(): Promise<Violation[]> {
+  const depcruise = join(PROJECT_ROOT, 'node_modules', '.bin', 'depcruise');
+  const outcome = await run(depcruise, ['lib', 'functions', 'infra', '--config', 'probe-rules.cjs', '--output-type', 'json'], { cwd: copy, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }).catch(
+    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
+  );
+  return (JSON.parse(outcome.stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+describe('the dependency rules', () => {
+  it('refuse every probe that breaks them, in folders that did not exist when they were written, and nothing else', async () => {
+    // A package is named by its name, not by the file its exports resolve to.
+    const named = (path: string) => path.replace(/^node_modules\/((@[^/]+\/)?[^/]+)\/.*$/, 'package $1');
+    const found = (await violations()).map(({ from, to }) => `${from} → ${named(to)}`).sort();
+
+    expect(found).toEqual(
+      [
+        'lib/adapters/zz-new/calls-agent.ts → lib/agent/agent.ts',
+        'lib/agent/zz-uses-openai.ts → package openai',
+        'lib/agent/zz-uses-probe.ts → lib/zz-probe/probe.ts',
+        'lib/core/zz-reads-config.ts → lib/config/load.ts',
+        'lib/zz-probe/probe.ts → package @modelcontextprotocol/sdk',
+      ].sort(),
+    );
+  }, 120_000);
+});
