@@ -58,6 +58,8 @@ export const DEMO_SERVER_DEFINE = { 'import.meta.main': 'true' };
 export interface FunctionBundleOptions {
   /** The model key is read from SSM Parameter Store (context modelApiKeyParameterName). */
   ssmClient: boolean;
+  /** agent.yml starts the demo MCP server (infra/demo-server.ts): its compiled copy goes beside each function. */
+  demoServer?: boolean;
 }
 
 /** The stack's defaults: the model key in Secrets Manager. */
@@ -130,9 +132,9 @@ export function agentConfigPath(agentConfig: string): string {
  * runtime's copy changes under us with runtime updates), and a minified, tree-shaken SDK inside the
  * bundle loads faster at cold start than the runtime's full packages.
  *
- * After esbuild, each bundle receives agent.yml as agent.json (infra/bundled-config.ts) and the demo
- * MCP server compiled to one ESM file, which agent.yml starts with `node` (DEMO_MCP_SERVER,
- * relative to the configuration's folder).
+ * After esbuild, each bundle receives agent.yml as agent.json (infra/bundled-config.ts) and, when
+ * agent.yml starts it, the demo MCP server compiled to one ESM file, which agent.yml starts with
+ * `node` (DEMO_MCP_SERVER, relative to the configuration's folder).
  */
 export function functionBundling(agentConfigFile: string, options: FunctionBundleOptions = DEFAULT_FUNCTION_BUNDLE): BundlingOptions {
   const settings = ESBUILD_SETTINGS;
@@ -154,10 +156,7 @@ export function functionBundling(agentConfigFile: string, options: FunctionBundl
         const esbuild = path.join(inputDir, 'node_modules', '.bin', 'esbuild');
         const demoServer = esbuildArguments(path.join(inputDir, DEMO_SERVER_ENTRY), path.join(outputDir, BUNDLED_DEMO_SERVER), DEMO_SERVER_DEFINE);
         const writeConfig = [process.execPath, path.join(inputDir, 'infra', 'bundled-config.ts'), path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG)];
-        return [
-          writeConfig.map(shellQuote).join(' '),
-          [esbuild, ...demoServer].map(shellQuote).join(' '),
-        ];
+        return [writeConfig.map(shellQuote).join(' '), ...(options.demoServer ? [[esbuild, ...demoServer].map(shellQuote).join(' ')] : [])];
       },
     },
   };

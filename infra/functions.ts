@@ -36,6 +36,8 @@ export interface AgentFunctionsProps {
   corsAllowOrigins: string[];
   tableName: string;
   bundling: BundlingOptions;
+  /** The bundles carry the demo MCP server (agent.yml starts it): its environment names the file. */
+  demoServer: boolean;
   removalPolicy: RemovalPolicy;
 }
 
@@ -56,7 +58,7 @@ export class AgentFunctions extends Construct {
       ...POWERTOOLS_ENVIRONMENT,
       // The bundle's own agent.yml; its demo server entry is relative to agent.yml's folder.
       [ENV.agentConfig]: `${LAMBDA_TASK_ROOT}/${BUNDLED_AGENT_CONFIG}`,
-      [ENV.demoMcpServer]: BUNDLED_DEMO_SERVER,
+      ...(props.demoServer ? { [ENV.demoMcpServer]: BUNDLED_DEMO_SERVER } : {}),
       ...props.environment,
     };
     this.stream = new AgentFunction(this, 'Stream', {

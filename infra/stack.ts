@@ -4,6 +4,7 @@ import { ENV } from '../lib/config/environment.ts';
 import { AgentApi } from './api.ts';
 import { ApiAuthorization } from './auth.ts';
 import { agentConfigPath, functionBundling } from './bundling.ts';
+import { usesDemoServer } from './demo-server.ts';
 import { warnOfSharedMemory } from './memory.ts';
 import { AsyncTurns } from './async-turns.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
@@ -39,6 +40,7 @@ export class McpAgentStack extends Stack {
     // Only a configuration that gives some MCP server an `oauth` block gets the token secret.
     const oauthTokens = oauthServerNames(agentConfig).length > 0 ? new McpOAuthTokens(this, 'McpOAuthTokens', { removalPolicy }) : undefined;
     warnOfSharedMemory(this, settings.authMode, agentConfig);
+    const demoServer = usesDemoServer(agentConfig);
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
@@ -52,7 +54,8 @@ export class McpAgentStack extends Stack {
       tableName: conversations.table.tableName,
       corsAllowOrigins: settings.corsAllowOrigins,
       // The SSM client is bundled only where the model key lives in SSM.
-      bundling: functionBundling(agentConfig, { ssmClient: settings.modelApiKeyParameterName !== undefined }),
+      bundling: functionBundling(agentConfig, { ssmClient: settings.modelApiKeyParameterName !== undefined, demoServer }),
+      demoServer,
       removalPolicy,
     });
     const { stream, worker, healthAndFallbacks } = functions;

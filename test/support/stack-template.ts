@@ -35,3 +35,9 @@ export function logicalId(template: Template, type: string, prefix: string): str
   expect(ids).toHaveLength(1);
   return ids[0]!;
 }
+
+/** The environment variables of one of the three functions (Stream, Worker, HealthAndFallbacks). */
+export function environmentOf(template: Template, name: string): Record<string, unknown> {
+  const id = logicalId(template, 'AWS::Lambda::Function', `Functions${name}Function`);
+  return (template.toJSON().Resources[id] as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
+}

@@ -54,8 +54,13 @@ describe('functionBundling', () => {
     expect(withSsm.esbuildArgs!['--alias']).toEqual(always);
   });
 
-  it('writes agent.yml as agent.json and builds the demo server into the output directory after bundling', () => {
-    const [config, demoServer] = bundling.commandHooks!.afterBundling('/project', '/output');
+  it('writes agent.yml as agent.json after bundling, and nothing else when agent.yml does not start the demo server', () => {
+    expect(bundling.commandHooks!.afterBundling('/project', '/output')).toEqual([`${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`]);
+  });
+
+  it('builds the demo server into the output directory when agent.yml starts it', () => {
+    const withDemo = functionBundling(agentConfigPath('agent.yml'), { ssmClient: false, demoServer: true });
+    const [config, demoServer] = withDemo.commandHooks!.afterBundling('/project', '/output');
     expect(config).toBe(`${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`);
     expect(demoServer).toContain("'/project/node_modules/.bin/esbuild' '--bundle' '/project/lib/demo/server.ts' '--outfile=/output/demo-server.mjs'");
     expect(demoServer).toContain("'--define:import.meta.main=true'");

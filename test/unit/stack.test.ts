@@ -5,7 +5,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import type { AgentSettings } from '../../infra/settings.ts';
-import { templateFor } from '../support/stack-template.ts';
+import { environmentOf, templateFor } from '../support/stack-template.ts';
 
 
 type Resource = { Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
@@ -16,9 +16,6 @@ function resource(template: Template, type: string, prefix: string): [string, Re
   expect(matches.map(([id]) => id)).toHaveLength(1);
   return matches[0] as [string, Resource];
 }
-
-const environmentOf = (template: Template, name: string): Record<string, unknown> =>
-  resource(template, 'AWS::Lambda::Function', `Functions${name}Function`)[1].Properties.Environment.Variables;
 
 describe('McpAgentStack conversation table', () => {
   it('keys turns by conversation (pk, string) and turn number (sk, number), on demand, with TTL and point-in-time recovery', () => {
