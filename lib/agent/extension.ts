@@ -159,11 +159,3 @@ export interface RunningCall {
    */
   input?: CallInput;
 }
-
-/** The turn's model rounds, for a model call an extension makes on the turn's behalf (an MCP server's sampling). */
-export interface ModelRounds {
-  /** Counts one round (maxRounds); false, counting nothing, when none is left: then do not call the model. */
-  take(): boolean;
-  /** Adds a call's tokens to the turn's usage. */
-  spent(usage: TokenUsage): void;
-}
