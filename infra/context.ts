@@ -1,7 +1,7 @@
 import { OWNER_FROM_VALUES } from '../lib/config/environment.ts';
 import { AGENT_EVENT_SOURCE } from '../lib/queue/event-names.ts';
 import { OWNER_SENDER_KEYWORDS } from '../lib/queue/senders.ts';
-import type { AgentSettings, AuthMode } from './settings.ts';
+import { MODEL_PROVIDERS, type AgentSettings, type AuthMode } from './settings.ts';
 
 /** The part of a construct node that reads context (`app.node`). */
 export interface ContextReader {
@@ -15,6 +15,7 @@ const PARAMETER_NAME = /^[\w.\-/]{1,2048}$/;
 const ORIGIN = /^https?:\/\/[^/\s]+$/;
 /** What EventBridge takes as an event's Source, kept to characters that need no escaping anywhere. */
 const EVENT_SOURCE = /^[A-Za-z0-9][\w.\-/:]{0,255}$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
 /**
  * Reads the deployment settings from CDK context (cdk.json or `-c key=value`), strictly: a wrong
@@ -48,6 +49,8 @@ export function settingsFromContext(context: ContextReader): AgentSettings {
     modelApiKeyParameterName,
     modelBaseUrl,
     modelName: text(context, 'modelName'),
+    modelProvider: oneOf(context, 'modelProvider', MODEL_PROVIDERS),
+    modelRegions: list(context, 'modelRegions', region),
     removalPolicy,
     corsAllowOrigins: list(context, 'corsAllowOrigins', origin),
     throttleRateLimit: number(context, 'throttleRateLimit', { minimum: 1, integer: false }),
@@ -109,6 +112,11 @@ function list(context: ContextReader, key: string, check: (entry: string, key: s
 
 function origin(entry: string, key: string): string {
   if (entry !== '*' && !ORIGIN.test(entry)) throw new Error(`context ${key}: each origin must be * or scheme://host[:port] such as https://app.example.com, not ${JSON.stringify(entry)}`);
+  return entry;
+}
+
+function region(entry: string, key: string): string {
+  if (!REGION.test(entry)) throw new Error(`context ${key}: each region must be an AWS region such as eu-west-1, not ${JSON.stringify(entry)}`);
   return entry;
 }
 

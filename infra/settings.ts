@@ -6,6 +6,10 @@
 export type { AuthMode, OwnerFrom } from '../lib/config/environment.ts';
 import type { AuthMode, OwnerFrom } from '../lib/config/environment.ts';
 
+/** Who answers the functions' model calls (agent.yml `model.provider`). */
+export type ModelProvider = 'openai' | 'bedrock' | 'demo';
+export const MODEL_PROVIDERS: readonly ModelProvider[] = ['openai', 'bedrock', 'demo'];
+
 export interface AgentSettings {
   /**
    * Who may call the API, and who owns a conversation.
@@ -34,8 +38,16 @@ export interface AgentSettings {
   modelApiKeyParameterName?: string;
   /** The OpenAI-compatible endpoint (OPENAI_BASE_URL); agent.yml's `model.baseURL` otherwise. */
   modelBaseUrl?: string;
-  /** The model name (LLM_MODEL); agent.yml's `model.name` otherwise. */
+  /** The model name (LLM_MODEL); agent.yml's `model.name` otherwise. With Bedrock: a model id, an inference profile id or an ARN. */
   modelName?: string;
+  /**
+   * The model provider (LLM_PROVIDER); agent.yml's `model.provider` otherwise (default `openai`).
+   * With `bedrock` the stack creates no model-key secret and lets the conversation functions invoke
+   * exactly the configured model with their IAM role (infra/bedrock-access.ts).
+   */
+  modelProvider?: ModelProvider;
+  /** Bedrock: the regions a geographic inference profile routes to, when they differ from those the stack knows. */
+  modelRegions?: string[];
   /** What happens to the table, log groups, secret and user pool when the stack is deleted. Default `retain`. */
   removalPolicy?: 'retain' | 'destroy';
   /** Origins allowed by CORS. Default: all origins. */

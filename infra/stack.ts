@@ -10,6 +10,7 @@ import { AsyncTurns } from './async-turns.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
 import { HmacKey } from './hmac-key.ts';
 import { McpOAuthTokens, oauthServerNames } from './mcp-oauth-tokens.ts';
+import { bedrockInvokeStatements, deployedModel } from './model-access.ts';
 import { ModelApiKey } from './model-api-key.ts';
 import { DEFAULT_SETTINGS, type AgentSettings } from './settings.ts';
 import { CONVERSATION_TABLE_ACTIONS, ConversationTable, TURN_TABLE_ACTIONS } from './storage.ts';
@@ -30,13 +31,15 @@ export class McpAgentStack extends Stack {
     const removalPolicy = settings.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
     const conversations = new ConversationTable(this, 'Conversations', { removalPolicy });
-    const modelApiKey = new ModelApiKey(this, 'ModelApiKey', {
+    const agentConfig = agentConfigPath(settings.agentConfig);
+    const model = deployedModel(agentConfig, settings);
+    // Bedrock is reached with the functions' IAM role: there is no key to keep.
+    const modelApiKey = model.provider === 'bedrock' ? undefined : new ModelApiKey(this, 'ModelApiKey', {
       secretArn: settings.modelApiKeySecretArn,
       parameterName: settings.modelApiKeyParameterName,
       removalPolicy,
     });
     const hmacKey = new HmacKey(this, 'HmacKey', { removalPolicy });
-    const agentConfig = agentConfigPath(settings.agentConfig);
     // Only a configuration that gives some MCP server an `oauth` block gets the token secret.
     const oauthTokens = oauthServerNames(agentConfig).length > 0 ? new McpOAuthTokens(this, 'McpOAuthTokens', { removalPolicy }) : undefined;
     warnOfSharedMemory(this, settings.authMode, agentConfig);
@@ -45,7 +48,8 @@ export class McpAgentStack extends Stack {
       environment: {
         [ENV.authMode]: settings.authMode,
         [ENV.ownerFrom]: settings.ownerFrom,
-        ...modelApiKey.environment,
+        ...modelApiKey?.environment,
+        ...(settings.modelProvider === undefined ? {} : { [ENV.modelProvider]: settings.modelProvider }),
         ...hmacKey.environment,
         ...oauthTokens?.environment,
         ...(settings.modelBaseUrl === undefined ? {} : { [ENV.modelBaseUrl]: settings.modelBaseUrl }),
@@ -54,7 +58,7 @@ export class McpAgentStack extends Stack {
       tableName: conversations.table.tableName,
       corsAllowOrigins: settings.corsAllowOrigins,
       // The SSM client is bundled only where the model key lives in SSM.
-      bundling: functionBundling(agentConfig, { ssmClient: settings.modelApiKeyParameterName !== undefined, demoServer }),
+      bundling: functionBundling(agentConfig, { ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer }),
       demoServer,
       removalPolicy,
     });
@@ -77,8 +81,15 @@ export class McpAgentStack extends Stack {
 
     // Every function loads the runtime, which reads the model API key and the HMAC key at cold start.
     for (const agentFunction of [stream, worker, healthAndFallbacks]) {
-      agentFunction.function.addToRolePolicy(modelApiKey.readStatement);
+      if (modelApiKey) agentFunction.function.addToRolePolicy(modelApiKey.readStatement);
       agentFunction.function.addToRolePolicy(hmacKey.readStatement);
+    }
+    // The functions that run turns call the model; health only reports which one is configured.
+    if (model.provider === 'bedrock') {
+      for (const statement of bedrockInvokeStatements(this, model, settings.modelRegions)) {
+        stream.function.addToRolePolicy(statement);
+        worker.function.addToRolePolicy(statement);
+      }
     }
     // Every function connects to the MCP servers (health too), so each may renew and store a token.
     if (oauthTokens) for (const agentFunction of [stream, worker, healthAndFallbacks]) agentFunction.function.addToRolePolicy(oauthTokens.readWriteStatement);
@@ -109,7 +120,7 @@ export class McpAgentStack extends Stack {
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: asyncTurns.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'EventBusName', { value: asyncTurns.bus.eventBusName, description: 'AgentTurnRequested in, AgentTurnCompleted out' });
     new CfnOutput(this, 'WorkerFunctionName', { value: worker.function.functionName, description: 'Invoke directly with {conversationId, message, requestId}' });
-    if (modelApiKey.createdSecret !== undefined) {
+    if (modelApiKey?.createdSecret !== undefined) {
       new CfnOutput(this, 'ModelApiKeySecretArn', { value: modelApiKey.createdSecret.secretArn, description: 'Store the model API key here after deploy' });
     }
     if (oauthTokens !== undefined) {

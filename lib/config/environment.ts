@@ -9,6 +9,8 @@ export const ENV = {
   modelBaseUrl: 'OPENAI_BASE_URL',
   modelApiKey: 'OPENAI_API_KEY',
   modelName: 'LLM_MODEL',
+  /** Overrides model.provider: openai | bedrock | demo. */
+  modelProvider: 'LLM_PROVIDER',
   /** Overrides conversation.tableName (the stack sets it). */
   conversationsTable: 'CONVERSATIONS_TABLE',
   /** The bundled demo MCP server's entry, named in agent.yml as ${DEMO_MCP_SERVER}. */

@@ -10,10 +10,13 @@ const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta
 const stacks = new Map<string, McpAgentStack>();
 const templates = new Map<string, Template>();
 
-/** A new stack for these settings, with cdk.json's context (what the environment holds now counts). */
-export function buildStack(settings: AgentSettings = {}): McpAgentStack {
+/**
+ * A new stack for these settings, with cdk.json's context (what the environment holds now counts);
+ * in one account and region when `env` names them, so ARNs come out as plain text.
+ */
+export function buildStack(settings: AgentSettings = {}, env?: { account: string; region: string }): McpAgentStack {
   const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
-  return new McpAgentStack(app, 'Agent', { settings });
+  return new McpAgentStack(app, 'Agent', { settings, ...(env ? { env } : {}) });
 }
 
 /** The stack for these settings, built once per settings. */
