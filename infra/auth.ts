@@ -1,4 +1,4 @@
-import { Annotations, type RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AuthorizationType, CognitoUserPoolsAuthorizer, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
 import { AccountRecovery, type IUserPool, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
@@ -45,6 +45,11 @@ export class ApiAuthorization extends Construct {
         accountRecovery: AccountRecovery.EMAIL_ONLY,
         removalPolicy: props.removalPolicy,
       });
+      Validations.of(this.userPool).acknowledge(
+        { id: 'AwsSolutions::AwsSolutions-COG1', reason: "Cognito's default password policy (8 characters, upper and lower case, digits, symbols); users are created by an administrator, who can tighten it on the pool." },
+        { id: 'AwsSolutions::AwsSolutions-COG2', reason: 'MFA is left to the operator: the pool is created for trying the API out; bring a pool with MFA required through userPoolArn for production.' },
+        { id: 'AwsSolutions::AwsSolutions-COG8', reason: "The Plus feature plan (threat protection) costs per user; the operator's choice, or a pool of their own through userPoolArn." },
+      );
       // A public client (no secret) for browsers and the CLI; USER_PASSWORD_AUTH lets a script get
       // a token with `aws cognito-idp initiate-auth`, SRP serves the Amplify-style clients.
       this.userPoolClient = this.userPool.addClient('Client', {

@@ -1,4 +1,4 @@
-import type { RemovalPolicy } from 'aws-cdk-lib';
+import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -26,6 +26,7 @@ export class HmacKey extends Construct {
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
       removalPolicy: props.removalPolicy,
     });
+    Validations.of(this.secret).acknowledge({ id: 'AwsSolutions::AwsSolutions-SMG4', reason: 'Rotating the HMAC key would change every conversation id derived from a requestId and void every page token handed out: it is generated once and kept.' });
     this.environment = { [ENV.hmacKeySecretArn]: this.secret.secretArn };
     this.readStatement = new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.secret.secretArn] });
   }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Stack } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { parse as parseYaml } from 'yaml';
@@ -49,4 +49,19 @@ export function bedrockInvokeStatements(scope: Construct, model: DeployedModel, 
         ...(grant.throughProfile ? { conditions: { StringEquals: { 'bedrock:InferenceProfileArn': grant.throughProfile } } } : {}),
       }),
   );
+}
+
+/**
+ * An application inference profile's ARN does not name its models, so its grant covers any
+ * foundation model, only through that profile (the statement's condition): cdk-nag's wildcard
+ * finding is acknowledged for that statement alone.
+ */
+export function acknowledgeProfileModels(scope: Construct, statements: PolicyStatement[]): void {
+  const wildcards = statements.flatMap((statement) => statement.resources).filter((resource) => resource.includes('*'));
+  for (const resource of wildcards) {
+    Validations.of(scope).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::${resource.replace(/^arn:[^:]+:/, 'arn:<AWS::Partition>:')}]`,
+      reason: 'An application inference profile does not name its models: any foundation model, but only invoked through that profile (condition bedrock:InferenceProfileArn).',
+    });
+  }
 }

@@ -10,7 +10,7 @@ import { AsyncTurns } from './async-turns.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
 import { HmacKey } from './hmac-key.ts';
 import { McpOAuthTokens, oauthServerNames } from './mcp-oauth-tokens.ts';
-import { bedrockInvokeStatements, deployedModel } from './model-access.ts';
+import { acknowledgeProfileModels, bedrockInvokeStatements, deployedModel } from './model-access.ts';
 import { ModelApiKey } from './model-api-key.ts';
 import { DEFAULT_SETTINGS, type AgentSettings } from './settings.ts';
 import { CONVERSATION_TABLE_ACTIONS, ConversationTable, TURN_TABLE_ACTIONS } from './storage.ts';
@@ -86,9 +86,10 @@ export class McpAgentStack extends Stack {
     }
     // The functions that run turns call the model; health only reports which one is configured.
     if (model.provider === 'bedrock') {
-      for (const statement of bedrockInvokeStatements(this, model, settings.modelRegions)) {
-        stream.function.addToRolePolicy(statement);
-        worker.function.addToRolePolicy(statement);
+      const statements = bedrockInvokeStatements(this, model, settings.modelRegions);
+      for (const agentFunction of [stream, worker]) {
+        for (const statement of statements) agentFunction.function.addToRolePolicy(statement);
+        acknowledgeProfileModels(agentFunction.function, statements);
       }
     }
     // Every function connects to the MCP servers (health too), so each may renew and store a token.
