@@ -29,9 +29,6 @@ export interface StreamId {
   position: StreamPosition;
 }
 
-/** The last id before the turn's first: a resume after it replays the whole turn. */
-export const TURN_START: StreamPosition = { kind: 'round', round: 0 };
-
 export function formatStreamId(id: StreamId): string {
   return `${id.conversationId}:${id.turn}:${id.tag}:${formatPosition(id.position)}`;
 }
