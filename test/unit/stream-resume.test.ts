@@ -212,6 +212,40 @@ describe('resuming a turn stream with Last-Event-ID', () => {
     expect(resumed.events.at(-1)!.data).toMatchObject({ reply: '已取消。', stopReason: 'completed' });
   });
 
+  it('answers 404 after the error event of a turn that failed before anything was stored, and runs nothing', async () => {
+    const { handle, request, model } = api([new Error('the model is down')]);
+    const live = await readEventStream(await handle(request('/conversations/failed/messages', { message: '一' })));
+    expect(eventNames(live)).toEqual(['round-start', 'error']);
+
+    const answer = jsonOf(await handle(request('/conversations/failed/messages', { message: '一' }, { 'last-event-id': live.events.at(-1)!.id! })));
+
+    expect(answer).toMatchObject({ status: 404, body: { error: { code: 'turn_not_found', message: expect.stringContaining('nothing was carried out') } } });
+    expect(model!.requests).toHaveLength(1);
+  });
+
+  it('completes a followed turn whose process died (its lease ended) as interrupted, and ends the stream with it', async () => {
+    // Prepare: a turn that never gets its answer, on a clock the test moves.
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const fixture = agentFixture([() => new Promise<never>(() => undefined)], { now: () => clock, yaml: 'turn: { timeoutSeconds: 60, leaseMarginSeconds: 0 }' });
+    const handle = createStreamingHttpHandler({ agent: fixture.agent, logger: silentLogger, maxBodyBytes: 65_536, heartbeatMs: 1_000 });
+    const request = (headers: Record<string, string> = {}): HttpRequest => ({ method: 'POST', path: '/conversations/died/messages', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, body: '{"message":"一"}' });
+    const live = await handle(request());
+    if (!isEventStreamResponse(live)) throw new Error('expected a stream');
+    const firstId = await new Promise<string>((resolve) => live.body.on('data', (chunk) => {
+      const found = /^id: (.+)$/m.exec(String(chunk));
+      if (found) resolve(found[1]!);
+    }));
+
+    // Act: the lease has ended (its process is taken for dead) when a client resumes.
+    clock += 61_000;
+    const resumed = await readEventStream(await handle(request({ 'last-event-id': firstId })));
+
+    // Assess
+    expect(eventNames(resumed)).toEqual(['turn-end']);
+    expect(resumed.events[0]!.data).toMatchObject({ conversationId: 'died', turn: 1, stopReason: 'interrupted' });
+    live.body.destroy();
+  });
+
   it.each([
     ['a malformed id', '/conversations', () => 'nonsense', 400, 'invalid_last_event_id'],
     ['an id of another conversation than the path', '/conversations/other/messages', (id: string) => id, 400, 'invalid_last_event_id'],
