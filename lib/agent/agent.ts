@@ -24,6 +24,7 @@ import { memoryApi, type MemoryApi } from './memory-api.ts';
 import { newConversationId } from './new-conversation.ts';
 import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
+import { readStoredTurn, type StoredTurn } from './stored-turn.ts';
 import { applyToolPolicies, type OfferedTool } from './tool-policy.ts';
 import { newDraft, type TurnDraft } from './turn-draft.ts';
 import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
@@ -33,6 +34,7 @@ export type { ConversationPageRequest } from './conversation-page.ts';
 export type { HealthReport } from './health.ts';
 export type { MemoryApi, NotePage, NotePageRequest } from './memory-api.ts';
 export type { TurnTraceView } from './strategies/trace/read.ts';
+export type { StoredTurn } from './stored-turn.ts';
 
 export interface AskInput {
   /** Omit to start a new conversation. */
@@ -76,6 +78,11 @@ export interface Agent extends MemoryApi {
   deleteConversation(key: ConversationKey): Promise<void>;
   /** Each model call of one turn, request and reply in full, as the turn's trace kept them (agent.yml `trace`). */
   getTurnTrace(key: ConversationKey, turn: number): Promise<TurnTraceView>;
+  /**
+   * One turn as stored now (running, paused or complete), for a client resuming the turn's event
+   * stream; undefined when the conversation (of this owner) has no such turn.
+   */
+  readTurn(key: ConversationKey, turn: number): Promise<StoredTurn | undefined>;
   health(): Promise<HealthReport>;
   close(): Promise<void>;
 }
@@ -219,7 +226,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       // Every model call of the turn (the strategy's and the extensions') goes through its budget.
       const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
       const runner = runnerFor(scope, held.turn, listed.value, { state, history }, budgeted.model, input.onEvent, draft);
-      input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn });
+      input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn, requestId: scope.requestId });
       return drive({ held, history, earlier, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.conversationUsage, scope);
     }));
   }
@@ -249,7 +256,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
       const runner = runnerFor(scope, held.turn, mcpTools, { state, history }, budgeted.model, input.onEvent, draft);
       const decided = planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
-      input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn });
+      input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn, requestId: scope.requestId });
       return drive({ held, history, earlier, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.conversationUsage, scope);
     }));
   }
@@ -275,6 +282,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     getTurnTrace: (key, turn) => {
       checkConversationId(key.conversationId);
       return readTurnTrace(store, key, turn);
+    },
+    readTurn: (key, turn) => {
+      checkConversationId(key.conversationId);
+      return readStoredTurn({ store, key, turn, now: now(), claimId: randomUUID(), rules });
     },
     health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),

@@ -4,9 +4,10 @@ import type { PendingApproval, PendingElicitation, ToolCallRecord } from '../cor
 export type LoopEvent =
   /**
    * The turn is claimed and about to run (not sent for a replayed turn): the first moment a new
-   * conversation's id is known, which a streaming response must send in its headers.
+   * conversation's id is known, which a streaming response must send in its headers. `requestId`:
+   * the request running it (a resumed stream's ids name it).
    */
-  | { type: 'turn-start'; conversationId: string; turn: number }
+  | { type: 'turn-start'; conversationId: string; turn: number; requestId: string }
   | { type: 'round-start'; round: number }
   /** A piece of the model's text (or reasoning) as it writes it; the round's reply holds it all. */
   | { type: 'text-delta'; round: number; text: string }

@@ -66,6 +66,8 @@ export type InputErrorCode =
   | 'invalid_note_id'
   | 'note_not_found'
   | 'memory_not_enabled'
+  // resuming a turn's event stream (Last-Event-ID)
+  | 'invalid_last_event_id'
   // a turn's trace
   | 'invalid_turn'
   | 'turn_not_found'

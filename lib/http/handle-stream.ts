@@ -4,6 +4,7 @@ import { createHttpHandler, type HttpHandlerOptions } from './handle.ts';
 import { createOpenAIHandler } from './openai/handle.ts';
 import { isOpenAIPath } from './openai/routes.ts';
 import { matchRoute, TURN_ROUTES, type RouteMatch } from './routes.ts';
+import { lastEventIdOf, resumeStream } from './resume-stream.ts';
 import { acceptsEventStream } from './sse.ts';
 import { streamTurn, type EventStreamResponse } from './stream-turn.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -17,8 +18,9 @@ export type StreamingHttpResponse = HttpResponse | EventStreamResponse;
 
 /**
  * The HTTP contract with Server-Sent Events: a POST to a conversation route from a client that
- * accepts `text/event-stream` gets the turn as events; every other request gets exactly the
- * buffered contract's response.
+ * accepts `text/event-stream` gets the turn as events, and one that carries Last-Event-ID resumes
+ * the turn's stream instead (never a new turn); every other request gets exactly the buffered
+ * contract's response.
  */
 export function createStreamingHttpHandler(options: StreamingHttpHandlerOptions): (request: HttpRequest) => Promise<StreamingHttpResponse> {
   const handleBuffered = createHttpHandler(options);
@@ -26,8 +28,10 @@ export function createStreamingHttpHandler(options: StreamingHttpHandlerOptions)
   const openAI = openaiApi && createOpenAIHandler({ agent: options.agent, logger: options.logger, maxBodyBytes: options.maxBodyBytes, modelId: openaiApi.modelId, heartbeatMs: options.heartbeatMs });
   return async (request) => {
     if (openAI && isOpenAIPath(request.path)) return openAI(request);
-    const match = eventStreamRoute(request);
+    const lastEventId = lastEventIdOf(request);
+    const match = turnRoute(request, lastEventId !== undefined);
     if (!match) return handleBuffered(request);
+    if (lastEventId !== undefined) return resumeStream(request, match, lastEventId, options);
     let call: TurnCall;
     try {
       call = readTurnCall(request, match, options.maxBodyBytes);
@@ -42,9 +46,9 @@ export function isEventStreamResponse(response: StreamingHttpResponse): response
   return typeof response.body !== 'string';
 }
 
-/** The turn routes, when the client asked for events; a route error is left to the buffered contract. */
-function eventStreamRoute(request: HttpRequest): RouteMatch | undefined {
-  if (!acceptsEventStream(request.headers.accept)) return undefined;
+/** The turn routes, when the client asked for events (or resumes them); a route error is left to the buffered contract. */
+function turnRoute(request: HttpRequest, resuming: boolean): RouteMatch | undefined {
+  if (!resuming && !acceptsEventStream(request.headers.accept)) return undefined;
   let match: RouteMatch;
   try {
     match = matchRoute(request.method, request.path);

@@ -6,6 +6,7 @@ import { errorResponse, failedTurnResponse, json } from './errors.ts';
 import { readPageQuery, refuseQuery } from './page-query.ts';
 import { createOpenAIHandler } from './openai/handle.ts';
 import { isOpenAIPath } from './openai/routes.ts';
+import { lastEventIdOf, resumeStream } from './resume-stream.ts';
 import { matchRoute } from './routes.ts';
 import type { EventStreamResponse } from './stream-turn.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -46,6 +47,9 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
       case 'createConversation':
       case 'postMessage':
       case 'decideApprovals': {
+        // A client resuming a turn's stream without a stream to read: the rest of it, all at once.
+        const lastEventId = lastEventIdOf(request);
+        if (lastEventId !== undefined) return bufferedResponse(await resumeStream(request, match, lastEventId, { agent, logger, heartbeatMs: RESUMED_HEARTBEAT_MS }));
         const result = await readTurnCall(request, match, maxBodyBytes).run(agent);
         return turnResponse(result, match.route === 'createConversation' ? 201 : 200);
       }
@@ -64,6 +68,9 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
     }
   };
 }
+
+/** A buffered resume is collected whole; its heartbeats only need to be rare. */
+const RESUMED_HEARTBEAT_MS = 15_000;
 
 /** An event stream, collected: the same bytes, all at once once the turn has ended. */
 async function bufferedResponse(response: HttpResponse | EventStreamResponse): Promise<HttpResponse> {

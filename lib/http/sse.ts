@@ -7,6 +7,8 @@
  *   <blank line>              dispatches the event
  *
  *   : heartbeat               a comment: ignored by clients, keeps proxies from closing an idle stream
+ *
+ *   retry: 1000               how long a client waits before it reconnects (ms)
  */
 
 export interface ServerSentEvent {
@@ -26,6 +28,16 @@ export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
 /** CRLF, LF and CR all end a line in an event stream. */
 const LINE_BREAK = /\r\n|\r|\n/;
 
+/**
+ * How long an EventSource waits before it reconnects to a stream that closed. A reconnect names
+ * the last event id it saw and resumes the same turn (or gets 204 after its end), so it can be quick.
+ */
+export const RECONNECT_MS = 1_000;
+
+export function encodeRetry(milliseconds: number): string {
+  return `retry: ${Math.round(milliseconds)}\n\n`;
+}
+
 export function encodeEvent(event: ServerSentEvent): string {
   const lines = [`event: ${singleLine('event name', event.event)}`];
   if (event.id !== undefined) lines.push(`id: ${singleLine('event id', String(event.id))}`);
@@ -34,8 +46,8 @@ export function encodeEvent(event: ServerSentEvent): string {
 }
 
 /** An event whose data is one line of JSON (JSON.stringify escapes every line break it meets). */
-export function encodeJsonEvent(event: string, id: string | number, value: unknown): string {
-  return encodeEvent({ event, id, data: JSON.stringify(value) });
+export function encodeJsonEvent(event: string, id: string | number | undefined, value: unknown): string {
+  return encodeEvent({ event, ...(id === undefined ? {} : { id }), data: JSON.stringify(value) });
 }
 
 /** A comment, one `:` line per line of text, then a blank line so it travels as a chunk of its own. */

@@ -34,6 +34,7 @@ export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 
   invalid_note_id: 400,
   note_not_found: 404,
   memory_not_enabled: 404,
+  invalid_last_event_id: 400,
   invalid_turn: 400,
   unauthenticated: 401,
   conversation_not_found: 404,

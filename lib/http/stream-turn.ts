@@ -3,8 +3,10 @@ import type { Logger } from '../core/logger.ts';
 import type { Agent } from '../agent/agent.ts';
 import type { LoopEvent } from '../agent/loop-events.ts';
 import { errorResponse } from './errors.ts';
-import { EVENT_STREAM_HEADERS, encodeComment, encodeJsonEvent } from './sse.ts';
+import { livePositions } from './live-positions.ts';
+import { EVENT_STREAM_HEADERS, RECONNECT_MS, encodeComment, encodeJsonEvent, encodeRetry } from './sse.ts';
 import { finalEventData, loopEventData } from './sse-events.ts';
+import { formatStreamId, requestTag, type StreamPosition } from './stream-ids.ts';
 import type { TurnCall } from './turn-call.ts';
 import type { HttpResponse } from './types.ts';
 
@@ -16,6 +18,8 @@ import type { HttpResponse } from './types.ts';
 export class EventStreamBody extends PassThrough {
   settled: Promise<void> = Promise.resolve();
 }
+
+const END: StreamPosition = { kind: 'end' };
 
 export interface EventStreamResponse {
   statusCode: 200;
@@ -35,13 +39,15 @@ export interface StreamTurnOptions {
  *
  *   turn fails before any loop event   -> the JSON error response, status and all
  *   first loop event (round-start),
- *   or the result (a replayed turn)    -> 200 event stream: loop events as they happen, a heartbeat
- *                                         comment every heartbeatMs, then `turn-end` or `error`
+ *   or the result (a replayed turn)    -> 200 event stream: `retry:`, loop events as they happen, a
+ *                                         heartbeat comment every heartbeatMs, then `turn-end` or `error`
+ *
+ * Events that the stored turn can give again carry ids naming the turn (lib/http/stream-ids.ts),
+ * so a client that reconnects with Last-Event-ID resumes this turn (lib/http/resume-stream.ts).
  */
 export function streamTurn(call: TurnCall, options: StreamTurnOptions): Promise<HttpResponse | EventStreamResponse> {
   const { agent, logger, heartbeatMs } = options;
   const body = new EventStreamBody();
-  let nextId = 1;
   let heartbeat: NodeJS.Timeout | undefined;
   let ended = false;
 
@@ -52,23 +58,30 @@ export function streamTurn(call: TurnCall, options: StreamTurnOptions): Promise<
   const write = (text: string) => {
     if (!ended && !body.destroyed) body.write(text);
   };
-  const send = (name: string, data: unknown) => write(encodeJsonEvent(name, nextId++, data));
+  const positionOf = livePositions();
+  // Known once the turn starts (turn-start), or from the result of a turn replayed whole.
+  let turnOf: { conversationId: string; turn: number; tag: string } | undefined;
+  const idAt = (position: StreamPosition | undefined) => (position && turnOf ? formatStreamId({ ...turnOf, position }) : undefined);
+  const send = (name: string, data: unknown, position?: StreamPosition) => write(encodeJsonEvent(name, idAt(position), data));
 
   return new Promise((respond) => {
     let committed = false;
     const commit = () => {
       if (committed) return;
       committed = true;
+      write(encodeRetry(RECONNECT_MS));
       heartbeat = setInterval(() => write(encodeComment('heartbeat')), heartbeatMs);
       respond({ statusCode: 200, headers: { ...EVENT_STREAM_HEADERS }, body });
     };
     // Called inside the loop: whatever goes wrong with the stream must not break the turn.
     const onEvent = (event: LoopEvent) => {
       try {
+        if (event.type === 'turn-start') turnOf = { conversationId: event.conversationId, turn: event.turn, tag: requestTag(event.requestId) };
+        const position = positionOf(event);
         const streamed = loopEventData(event);
         if (!streamed) return;
         commit();
-        send(streamed.name, streamed.data);
+        send(streamed.name, streamed.data, position);
       } catch (error) {
         logger.error('could not stream a loop event', { event: event.type, error: String(error) });
       }
@@ -78,9 +91,10 @@ export function streamTurn(call: TurnCall, options: StreamTurnOptions): Promise<
       .run(agent, onEvent)
       .then(
         (result) => {
+          if (!turnOf && call.requestId !== undefined) turnOf = { conversationId: result.conversationId, turn: result.turn, tag: requestTag(call.requestId) };
           commit();
           const final = finalEventData({ result });
-          send(final.name, final.data);
+          send(final.name, final.data, END);
         },
         (error: unknown) => {
           const failure = errorResponse(error, logger);
@@ -90,7 +104,7 @@ export function streamTurn(call: TurnCall, options: StreamTurnOptions): Promise<
             return;
           }
           const final = finalEventData({ failure });
-          send(final.name, final.data);
+          send(final.name, final.data, END);
         },
       )
       .catch((error: unknown) => logger.error('could not write the last event of a stream', { error: String(error) }))

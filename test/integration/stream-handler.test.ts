@@ -13,6 +13,7 @@ import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import { eventNames, eventStreamReader, splitLambdaStream } from '../support/sse-client.ts';
 import { lambdaContext } from '../support/lambda-context.ts';
+import { requestTag } from '../../lib/http/stream-ids.ts';
 
 const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
 const EVENT_STREAM = 'text/event-stream';
@@ -129,7 +130,18 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     expect(deltas.map((event) => (event.data as { text: string }).text).join('')).toBe((response.events.at(-1)!.data as { reply: string }).reply);
     response.events = response.events.filter((event) => event.event !== 'text-delta');
     expect(eventNames(response)).toEqual(['round-start', 'tool-call', 'tool-call', 'tool-result', 'tool-result', 'round-start', 'turn-end']);
-    expect(response.events.map((event) => event.id)).toEqual(['1', '2', '3', '4', '5', '6', String(6 + deltas.length + 1)]);
+    // Ids name the turn (conversation, turn, a tag of its request) and the event's place in it; deltas
+    // have none. The calls run side by side: a result that comes before the first call's has no id.
+    const tag = requestTag('req-sse-1');
+    expect(response.events.map((event) => event.id)).toEqual([
+      `sse-weather:1:${tag}:round-1`,
+      `sse-weather:1:${tag}:call-1-1`,
+      `sse-weather:1:${tag}:call-1-2`,
+      response.events[3]!.id === undefined ? undefined : `sse-weather:1:${tag}:result-1-1`,
+      `sse-weather:1:${tag}:result-1-2`,
+      `sse-weather:1:${tag}:round-2`,
+      `sse-weather:1:${tag}:end`,
+    ]);
     expect(response.events.map((event) => event.data)).toEqual([
       { round: 1 },
       { round: 1, id: 'call_sh', name: 'getWeather', arguments: { city: '上海' } },

@@ -196,7 +196,7 @@ describe('the turn-start event', () => {
     const replayEvents: Array<{ type: string }> = [];
     await agent.ask({ message: 'hello', requestId: 'start-1', onEvent: (event) => replayEvents.push(event) });
 
-    expect(events[0]).toEqual({ type: 'turn-start', conversationId: result.conversationId, turn: 1 });
+    expect(events[0]).toEqual({ type: 'turn-start', conversationId: result.conversationId, turn: 1, requestId: expect.any(String) });
     expect(events[1]).toEqual({ type: 'round-start', round: 1 });
     expect(replayEvents).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
 import { createHttpHandler } from '../../lib/http/handle.ts';
 import { createStreamingHttpHandler, isEventStreamResponse, withIdleLimit } from '../../lib/http/handle-stream.ts';
+import { requestTag } from '../../lib/http/stream-ids.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
@@ -60,15 +61,16 @@ describe('the streaming HTTP contract', () => {
     expect(response).toEqual(expected);
   });
 
-  it('streams round-start, tool-call and tool-result events with increasing ids, then turn-end', async () => {
+  it('streams round-start, tool-call and tool-result events with ids naming the turn and their place in it, then turn-end', async () => {
     const { handle, request } = streaming([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), textReply('晴')]);
 
-    const response = await handle(request('POST', '/conversations', { message: '天气' }));
+    const response = await handle(request('POST', '/conversations', { message: '天气', requestId: 'ids-1' }));
     const stream = await readEventStream(response);
 
     expect(response.statusCode).toBe(200);
     expect(eventNames(stream)).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'text-delta', 'turn-end']);
-    expect(stream.events.map((event) => event.id)).toEqual(['1', '2', '3', '4', '5', '6']);
+    const turn = `${(stream.events[5]!.data as { conversationId: string }).conversationId}:1:${requestTag('ids-1')}`;
+    expect(stream.events.map((event) => event.id)).toEqual([`${turn}:round-1`, `${turn}:call-1-1`, `${turn}:result-1-1`, `${turn}:round-2`, undefined, `${turn}:end`]);
     // The result as the model reads it, as it happens.
     expect(stream.events[2]!.data).toEqual({ round: 1, id: 'c1', name: 'getWeather', ok: true, durationMs: expect.any(Number), content: '{"city":"上海","condition":"晴"}' });
     expect(stream.events[5]!.data).toMatchObject({ turn: 1, reply: '晴', stopReason: 'completed', toolCalls: [{ id: 'c1', ok: true }] });
