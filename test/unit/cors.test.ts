@@ -24,6 +24,7 @@ describe('parseAllowedOrigins', () => {
     [undefined, ['*']],
     ['', ['*']],
     ['*', ['*']],
+    ['none', []],
     ['https://a.example.com, https://b.example.com', ['https://a.example.com', 'https://b.example.com']],
   ])('reads %j', (value, expected) => {
     expect(parseAllowedOrigins(value)).toEqual(expected);
