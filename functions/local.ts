@@ -19,6 +19,7 @@ import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ENV, readLocalSettings } from '../lib/config/environment.ts';
+import { preflightHeaders } from '../lib/http/cors.ts';
 import { errorResponse } from '../lib/http/errors.ts';
 import { openAIErrorResponse } from '../lib/http/openai/errors.ts';
 import { isOpenAIPath } from '../lib/http/openai/routes.ts';
@@ -74,7 +75,7 @@ const storeDescription = embedded
 // Imported only now: the handler builds its DynamoDB client from the environment set above (and
 // finds no Lambda runtime, so lib/http/lambda/awslambda-global.ts stands in for its `awslambda` global).
 const { handler, agent } = await import('./stream.ts');
-const { logger } = await import('./runtime.ts');
+const { allowedOrigins, logger } = await import('./runtime.ts');
 const context = localContext(ms(config.turn.timeoutSeconds));
 
 /** The host names answered, at the port listened on (known once listening: PORT may be 0). */
@@ -86,6 +87,12 @@ const server = createServer(async (incoming, outgoing) => {
     hosts ??= hostRule(local, (server.address() as AddressInfo).port);
     const refused = refusedHost(incoming.headers.host, hosts);
     if (refused) throw refused;
+    // A deployment's preflights are API Gateway's; here, this server's.
+    const preflight = incoming.method === 'OPTIONS' ? preflightHeaders(incoming.headers, allowedOrigins) : undefined;
+    if (preflight) {
+      outgoing.writeHead(204, preflight).end();
+      return;
+    }
     // The chat page (GET /, and its files); every other request is the API's.
     const page = await readPageFile(incoming.method, incoming.url ?? '/');
     if (page) {

@@ -213,4 +213,20 @@ describe('npm start with ALLOWED_HOSTS and CORS_ALLOW_ORIGINS', () => {
     expect(allowed.headers['access-control-allow-origin']).toBe('http://app.example:5173');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it('answers the preflight of an allowed origin\'s POST, as API Gateway does in a deployment, and no other\'s', async () => {
+    const preflight = (origin: string) =>
+      rawRequest(server.url, {
+        method: 'OPTIONS',
+        path: '/conversations',
+        headers: { host: `localhost:${portOf(server)}`, origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' },
+      });
+    const allowed = await preflight('http://app.example:5173');
+    const other = await preflight('http://evil.example');
+
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers).toMatchObject({ 'access-control-allow-origin': 'http://app.example:5173', 'access-control-allow-methods': expect.stringContaining('POST') });
+    expect(allowed.headers['access-control-allow-headers']?.toLowerCase()).toMatch(/content-type.*authorization/);
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
 });
