@@ -129,13 +129,14 @@ describe('npm start with its default settings', () => {
     await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
     let received = '';
     let rest = true;
-    const answered = new Promise<boolean>((resolve, reject) => {
+    const answered = new Promise<boolean>((resolve) => {
       socket.on('data', (chunk: Buffer) => {
         received += chunk.toString('utf8');
         // The whole answer: the head, and the JSON body after it.
         if (/\r\n\r\n[\s\S]*\}\}/.test(received)) resolve(rest);
       });
-      socket.once('error', reject);
+      // A server that closes with part of a body unread may reset the connection: what came before counts.
+      socket.once('error', () => resolve(rest));
       socket.once('close', () => resolve(rest));
     });
     socket.write(head);
