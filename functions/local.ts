@@ -7,6 +7,11 @@
  * handler itself (functions/stream.ts), as API Gateway REST proxy events with a response stream:
  * JSON for every route, Server-Sent Events for a turn whose client accepts `text/event-stream`.
  * `GET /` is the chat page (lib/page/), served from the working tree.
+ *
+ * Reachable from every web page the user opens, it answers only requests for the host names it is
+ * reached by on this machine (lib/local/allowed-hosts.ts), lets no other origin read its answers
+ * (CORS_ALLOW_ORIGINS: none unless set), reads no body past http.maxBodyBytes, and keeps its data
+ * folder to its user.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,9 +23,15 @@ import { loadConfig, type AgentConfig } from '../lib/config/load.ts';
 import { DEMO_MODEL_NAME } from '../lib/config/schema.ts';
 import { errorMessage } from '../lib/core/errors.ts';
 import { ms } from '../lib/core/time.ts';
+import { preflightHeaders } from '../lib/http/cors.ts';
+import { errorResponse } from '../lib/http/errors.ts';
+import { openAIErrorResponse } from '../lib/http/openai/errors.ts';
+import { isOpenAIPath } from '../lib/http/openai/routes.ts';
+import { hostRule, refusedHost, type HostRule } from '../lib/local/allowed-hosts.ts';
 import { connectionEnvironment, dynamoConnection } from '../lib/local/dynamo-connection.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
 import { readPageFile } from '../lib/local/page-files.ts';
+import { PRIVATE_UMASK, privateFolder } from '../lib/local/private-folder.ts';
 import { localContext, readRequest, responseStreamTo, toLocalEvent } from '../lib/local/lambda-bridge.ts';
 
 const configured = loadConfig();
@@ -33,6 +44,11 @@ const local = readLocalSettings(process.env);
 const dataPath = resolve(local.dataDir, 'dynalite');
 const tableName = config.conversation.tableName;
 
+// What this process writes (dynalite's LevelDB files above all) is its user's only: 0600 files in
+// 0700 folders. Its stdio MCP servers inherit the umask.
+process.umask(PRIVATE_UMASK);
+await privateFolder(local.dataDir);
+
 // A DynamoDB the user runs (DYNAMODB_ENDPOINT) replaces the embedded one; its data is its own.
 const embedded = local.dynamodbEndpoint ? undefined : await startDynalite({ path: dataPath });
 const connection = dynamoConnection(local.dynamodbEndpoint ?? embedded!.endpoint, process.env);
@@ -41,6 +57,9 @@ Object.assign(process.env, connectionEnvironment(connection));
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // The HMAC key of derived conversation ids and page tokens, kept with the data (created 0600 on first start).
 process.env[ENV.hmacKeyFile] ??= resolve(local.dataDir, 'hmac-key');
+// A deployed API lets every origin read it by default; a service on the user's machine lets none
+// but its own (the chat page it serves needs no CORS header), unless CORS_ALLOW_ORIGINS names them.
+process.env[ENV.corsAllowOrigins] ||= 'none';
 try {
   await ensureTable(new DynamoDBClient({}), tableName);
 } catch (error) {
@@ -56,17 +75,31 @@ const storeDescription = embedded
 // Imported only now: the handler builds its DynamoDB client from the environment set above (and
 // finds no Lambda runtime, so lib/http/lambda/awslambda-global.ts stands in for its `awslambda` global).
 const { handler, agent } = await import('./stream.ts');
+const { allowedOrigins, logger } = await import('./runtime.ts');
 const context = localContext(ms(config.turn.timeoutSeconds));
 
+/** The host names answered, at the port listened on (known once listening: PORT may be 0). */
+let hosts: HostRule | undefined;
+
 const server = createServer(async (incoming, outgoing) => {
+  const path = new URL(incoming.url ?? '/', 'http://localhost').pathname;
   try {
+    hosts ??= hostRule(local, (server.address() as AddressInfo).port);
+    const refused = refusedHost(incoming.headers.host, hosts);
+    if (refused) throw refused;
+    // A deployment's preflights are API Gateway's; here, this server's.
+    const preflight = incoming.method === 'OPTIONS' ? preflightHeaders(incoming.headers, allowedOrigins) : undefined;
+    if (preflight) {
+      outgoing.writeHead(204, preflight).end();
+      return;
+    }
     // The chat page (GET /, and its files); every other request is the API's.
-    const page = await readPageFile(incoming.method, new URL(incoming.url ?? '/', 'http://localhost').pathname);
+    const page = await readPageFile(incoming.method, incoming.url ?? '/');
     if (page) {
       outgoing.writeHead(200, page.headers).end(incoming.method === 'HEAD' ? undefined : page.body);
       return;
     }
-    const body = await readRequest(incoming);
+    const body = await readRequest(incoming, config.http.maxBodyBytes);
     // The bridge builds the whole REST proxy event, typed (in lib/, without aws-lambda) by what the contract reads.
     await handler(toLocalEvent(incoming, body, local.callerHeader) as APIGatewayProxyEvent, responseStreamTo(outgoing), context);
   } catch (error) {
@@ -75,10 +108,9 @@ const server = createServer(async (incoming, outgoing) => {
       outgoing.destroy();
       return;
     }
-    const tooLarge = (error as { code?: string }).code === 'body_too_large';
-    outgoing.writeHead(tooLarge ? 413 : 500, { 'content-type': 'application/json' }).end(
-      JSON.stringify({ error: { code: tooLarge ? 'body_too_large' : 'internal_error', message: (error as Error).message } }),
-    );
+    const response = (isOpenAIPath(path) ? openAIErrorResponse : errorResponse)(error, logger);
+    // Closed after the answer: the rest of a refused body is not read.
+    outgoing.writeHead(response.statusCode, { ...response.headers, connection: 'close' }).end(response.body);
   }
 });
 

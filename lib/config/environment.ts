@@ -28,7 +28,10 @@ export const ENV = {
   authMode: 'AUTH_MODE',
   /** iam only: principal | role-session: whether an assumed role's session name is part of the owner. */
   ownerFrom: 'OWNER_FROM',
-  /** `*` or comma-separated origins allowed to read API responses. */
+  /**
+   * `*`, `none` or comma-separated origins allowed to read API responses (a deployed stack: `*`
+   * unless set; npm start: `none`, so only the chat page it serves, on its own origin, reads them).
+   */
   corsAllowOrigins: 'CORS_ALLOW_ORIGINS',
   /** The worker announces finished turns on this bus, and reschedules failed records on this queue. */
   eventBusName: 'EVENT_BUS_NAME',
@@ -48,6 +51,11 @@ export const ENV = {
   port: 'PORT',
   host: 'HOST',
   localDataDir: 'LOCAL_DATA_DIR',
+  /**
+   * npm start only: comma-separated host names it answers for besides localhost, 127.0.0.1, [::1]
+   * and HOST (`*`: any); a request whose Host header names another gets 421 (DNS rebinding).
+   */
+  allowedHosts: 'ALLOWED_HOSTS',
   /**
    * npm start only: a request header the local server takes as the caller API Gateway verified
    * (an authorizer's principalId), so owners and per-owner limits can be tried out locally with
@@ -138,9 +146,10 @@ function parseOwnerFrom(value: string | undefined): OwnerFrom {
   throw new Error(`${ENV.ownerFrom} must be ${OWNER_FROM_VALUES.join(' or ')}, not "${value}"`);
 }
 
-/** `*`, or origins separated by commas. */
+/** `*`, `none` (no other origin: only pages of the API's own origin read it), or origins separated by commas. */
 export function parseAllowedOrigins(value: string | undefined): string[] {
   if (value === undefined || value.trim() === '') return ['*'];
+  if (value.trim() === 'none') return [];
   return value.split(',').map((origin) => origin.trim()).filter(Boolean);
 }
 
@@ -152,6 +161,8 @@ export interface LocalSettings {
   dynamodbEndpoint?: string;
   /** The header (lower case) taken as the verified caller; see ENV.localCallerHeader. */
   callerHeader?: string;
+  /** Host names (lower case) answered besides the loopback ones and `host`; `*` answers any. */
+  allowedHosts: string[];
 }
 
 export function readLocalSettings(environment: Environment): LocalSettings {
@@ -166,6 +177,7 @@ export function readLocalSettings(environment: Environment): LocalSettings {
     port,
     host: environment[ENV.host] || '127.0.0.1',
     dataDir: localDataDir(environment),
+    allowedHosts: (environment[ENV.allowedHosts] ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean),
     ...(endpoint ? { dynamodbEndpoint: endpoint } : {}),
     ...(callerHeader ? { callerHeader } : {}),
   };

@@ -77,6 +77,8 @@ export type InputErrorCode =
   | 'conversation_not_found'
   | 'route_not_found'
   | 'method_not_allowed'
+  /** npm start: a request for a host name it does not answer for (DNS rebinding); see ALLOWED_HOSTS. */
+  | 'host_not_allowed'
   | ConflictCode;
 
 /** A request that conflicts with the conversation's state (409). */

@@ -4,7 +4,7 @@ import type { InputErrorCode, LimitCode, ModelErrorCode, StoreErrorCode } from '
  * The one table from error codes to HTTP statuses. Typed by the error classes' code unions, so a
  * new code that is not given a status here fails the type check.
  */
-export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415> = {
+export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 421> = {
   missing_body: 400,
   malformed_json: 400,
   invalid_body: 400,
@@ -42,6 +42,8 @@ export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 
   turn_not_found: 404,
   trace_not_found: 404,
   method_not_allowed: 405,
+  // Misdirected Request: this server does not answer for that authority.
+  host_not_allowed: 421,
   conversation_busy: 409,
   turn_in_progress: 409,
   approval_not_pending: 409,

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +6,7 @@ import { StoreError } from '../core/errors.ts';
 import { createTableInput } from '../adapters/dynamodb/table.ts';
 import { storeUnavailable } from '../adapters/dynamodb/errors.ts';
 import { closeDynaliteIterators } from './dynalite-iterators.ts';
+import { privateTree } from './private-folder.ts';
 
 /**
  * The embedded DynamoDB for local runs and integration tests: dynalite speaks the DynamoDB wire
@@ -27,7 +27,8 @@ export async function startDynalite(options: { path?: string } = {}): Promise<Lo
   const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
   // Without it every Query leaks an open LevelDB iterator (see dynalite-iterators.ts).
   closeDynaliteIterators();
-  if (options.path) await mkdir(options.path, { recursive: true });
+  // Every conversation is in there: the folder and what is in it are its user's only (0700, 0600).
+  if (options.path) await privateTree(options.path);
   // Tables are usable at once: the CREATING pause real DynamoDB has only slows local runs down.
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {

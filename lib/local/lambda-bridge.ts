@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
+import { InputError } from '../core/errors.ts';
 import type { ApiGatewayProxyEvent } from '../http/lambda/api-gateway.ts';
 import { PRELUDE_CONTENT_TYPE, PRELUDE_DELIMITER } from '../http/lambda/awslambda-global.ts';
 
@@ -9,18 +10,36 @@ import { PRELUDE_CONTENT_TYPE, PRELUDE_DELIMITER } from '../http/lambda/awslambd
  * Lambda service and API Gateway do in a deployment.
  */
 
-/** API Gateway's own payload limit; the handler applies the configured, smaller one. */
-const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/**
+ * The request's body, read up to `maxBytes` (http.maxBodyBytes): a body declared or found to be
+ * longer is refused with body_too_large as soon as that is known, and nothing more of it is kept,
+ * so a large upload costs no more memory than the limit. The caller answers and closes the
+ * connection; node:http discards whatever the client still sends.
+ */
+export function readRequest(incoming: IncomingMessage, maxBytes: number): Promise<string> {
+  const declared = Number(incoming.headers['content-length']);
+  if (declared > maxBytes) return Promise.reject(tooLarge(`has ${declared} bytes`, maxBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      incoming.off('data', onData);
+      chunks.length = 0;
+      reject(tooLarge(`has more than ${maxBytes} bytes`, maxBytes));
+    };
+    incoming.on('data', onData);
+    incoming.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    incoming.once('error', reject);
+  });
+}
 
-export async function readRequest(incoming: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) throw Object.assign(new Error(`the request body exceeds ${MAX_REQUEST_BYTES} bytes`), { code: 'body_too_large' });
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+function tooLarge(what: string, maxBytes: number): InputError {
+  return new InputError('body_too_large', `The request body ${what}; the limit is ${maxBytes}. Send a shorter message.`);
 }
 
 /**

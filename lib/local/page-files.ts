@@ -17,19 +17,36 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * The page talks only to its own origin, or to the API named by `?api=` (any origin); it runs no
- * inline script or style and no code from elsewhere.
+ * The page runs no inline script or style and no code from elsewhere, and talks to its own origin
+ * and, when its `?api=` names one, that API's origin: a page served with `?api=` gets that origin
+ * in `connect-src`, so even a page that misbehaves can send nothing anywhere else. (Which APIs the
+ * user accepted is known only to the page, in localStorage; the page asks before its first request
+ * to a new one: lib/page/api.js.)
  */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; connect-src 'self' http: https:; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const policy = (apiOrigin: string | undefined) =>
+  `default-src 'self'; connect-src 'self'${apiOrigin ? ` ${apiOrigin}` : ''}; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`;
+
+/** The origin of an absolute http(s) `?api=` URL, serialized by the URL parser; nothing for anything else. */
+function apiOriginOf(search: URLSearchParams): string | undefined {
+  const api = search.get('api');
+  if (!api) return undefined;
+  try {
+    const url = new URL(api);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface PageFile {
   headers: Record<string, string>;
   body: Buffer;
 }
 
-/** The page file a GET asks for, or undefined when the request is not for one. */
-export async function readPageFile(method: string | undefined, path: string): Promise<PageFile | undefined> {
+/** The page file a GET asks for (its path and query), or undefined when the request is not for one. */
+export async function readPageFile(method: string | undefined, target: string): Promise<PageFile | undefined> {
   if (method !== 'GET' && method !== 'HEAD') return undefined;
+  const { pathname: path, searchParams } = new URL(target, 'http://localhost');
   const name = path === '/' ? 'index.html' : /^\/([a-z0-9][a-z0-9-]*\.(?:js|css|svg|png))$/.exec(path)?.[1];
   if (!name) return undefined;
   let body: Buffer;
@@ -45,7 +62,7 @@ export async function readPageFile(method: string | undefined, path: string): Pr
       // Served from the working tree: an edited file shows on the next reload.
       'cache-control': 'no-cache',
       'x-content-type-options': 'nosniff',
-      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'content-security-policy': policy(name === 'index.html' ? apiOriginOf(searchParams) : undefined),
     },
   };
 }

@@ -1,13 +1,57 @@
 /**
  * The service's HTTP API, as the page uses it. The API's address is the page's own origin, or the
- * `?api=` query parameter (a deployed stack's ApiUrl); an Authorization value (a Cognito ID token)
- * is sent when one is set in the settings, and kept for the browser tab only.
+ * `?api=` query parameter (a deployed stack's ApiUrl). Anyone can send a link with any `?api=`, so
+ * the page talks to an origin other than its own only once the user has accepted it (asked once per
+ * origin, remembered in localStorage), and never on load before that. An Authorization value (a
+ * Cognito ID token) is kept per API origin, for the browser tab only (sessionStorage): a token set
+ * for one API is never sent to another.
  */
 const params = new URLSearchParams(location.search);
 
 export const apiBase = (params.get('api') ?? '').replace(/\/+$/, '');
 
-const AUTHORIZATION_KEY = 'mcp-agent.authorization';
+/** The API's origin: the page's own, or the one `?api=` names; undefined when `?api=` is not an http(s) URL. */
+export const apiOrigin = originOf(apiBase);
+
+function originOf(base) {
+  if (!base) return location.origin;
+  try {
+    const address = new URL(base, location.href);
+    return address.protocol === 'http:' || address.protocol === 'https:' ? address.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const ACCEPTED_KEY = 'mcp-agent.accepted-apis';
+
+function acceptedOrigins() {
+  try {
+    const list = JSON.parse(localStorage.getItem(ACCEPTED_KEY) ?? '[]');
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Whether the page may talk to the API without asking: its own origin, or one the user accepted. */
+export const isAccepted = () => apiOrigin !== undefined && (apiOrigin === location.origin || acceptedOrigins().includes(apiOrigin));
+
+/** Asks the user (once per origin) whether the page may talk to the API; true when it may. */
+export function ensureAccepted() {
+  if (apiOrigin === undefined) return false;
+  if (isAccepted()) return true;
+  const accepted = confirm(
+    `This page was opened with ?api=${apiOrigin}, an API it has not talked to before.\n\n` +
+      `Send your questions and conversations to ${apiOrigin}?\n\nAccept only if you know and trust that address.`,
+  );
+  if (accepted) localStorage.setItem(ACCEPTED_KEY, JSON.stringify([...acceptedOrigins(), apiOrigin]));
+  return accepted;
+}
+
+// Earlier versions kept one token for every API under this key.
+sessionStorage.removeItem('mcp-agent.authorization');
+const AUTHORIZATION_KEY = `mcp-agent.authorization:${apiOrigin}`;
 export const authorization = {
   get: () => sessionStorage.getItem(AUTHORIZATION_KEY) ?? '',
   set: (value) => (value ? sessionStorage.setItem(AUTHORIZATION_KEY, value) : sessionStorage.removeItem(AUTHORIZATION_KEY)),
@@ -22,12 +66,16 @@ export class ApiError extends Error {
   }
 }
 
-function headers(extra = {}) {
+/** Every request of the page: only to an accepted API, with that API's own token. */
+function send(path, init = {}) {
+  if (!ensureAccepted()) {
+    const where = apiOrigin ?? `"${apiBase}" (not an http or https address)`;
+    return Promise.reject(new ApiError(0, 'api_not_accepted', `Nothing was sent to ${where}: the page talks to an API only once you accept it.`));
+  }
   const token = authorization.get();
-  return { ...extra, ...(token ? { authorization: token } : {}) };
+  return fetch(`${apiBase}${path}`, { ...init, headers: { ...init.headers, ...(token ? { authorization: token } : {}) } });
 }
 
-const url = (path) => `${apiBase}${path}`;
 const segment = (value) => encodeURIComponent(value);
 
 async function failure(response) {
@@ -42,7 +90,7 @@ async function failure(response) {
 }
 
 async function getJson(path) {
-  const response = await fetch(url(path), { headers: headers({ accept: 'application/json' }) });
+  const response = await send(path, { headers: { accept: 'application/json' } });
   if (!response.ok) throw await failure(response);
   return response.json();
 }
@@ -61,7 +109,7 @@ export async function conversation(conversationId) {
 }
 
 export async function deleteConversation(conversationId) {
-  const response = await fetch(url(`/conversations/${segment(conversationId)}`), { method: 'DELETE', headers: headers() });
+  const response = await send(`/conversations/${segment(conversationId)}`, { method: 'DELETE' });
   if (!response.ok) throw await failure(response);
 }
 
@@ -78,9 +126,9 @@ export const decide = (conversationId, decisions, onEvent) => streamTurn(`/conve
  * the turn starts (400, 409, 503) is answered with JSON instead: thrown as an ApiError.
  */
 async function streamTurn(path, body, onEvent) {
-  const response = await fetch(url(path), {
+  const response = await send(path, {
     method: 'POST',
-    headers: headers({ 'content-type': 'application/json', accept: 'text/event-stream' }),
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify(body),
   });
   if (!response.ok) throw await failure(response);

@@ -49,7 +49,7 @@ async function run(view, stream) {
 
 async function ask() {
   const text = question.value.trim();
-  if (!text || busy) return;
+  if (!text || busy || !connect()) return;
   const id = conversationId ?? newConversationId();
   rememberConversation(id, text.slice(0, 80));
   if (id !== conversationId) select(id);
@@ -139,6 +139,31 @@ function scrollDown() {
   transcript.scrollTop = transcript.scrollHeight;
 }
 
+/**
+ * Whether the page may talk to its API, asking the user first for an origin they have not
+ * accepted (api.js); once accepted, the status shows the API's model and tools.
+ */
+function connect() {
+  if (api.isAccepted()) return true;
+  if (!api.ensureAccepted()) {
+    showNotConnected();
+    return false;
+  }
+  element('connect').hidden = true;
+  void showHealth();
+  return true;
+}
+
+/** An API the user has not accepted: say which, and that nothing was sent to it. */
+function showNotConnected() {
+  const status = element('status');
+  status.textContent = api.apiOrigin
+    ? `Not connected to ${api.apiOrigin}: the page asks before it sends anything to an API it has not used.`
+    : `?api=${api.apiBase} is not an http or https address: nothing is sent.`;
+  status.classList.add('degraded');
+  element('connect').hidden = !api.apiOrigin;
+}
+
 async function showHealth() {
   const status = element('status');
   try {
@@ -172,7 +197,15 @@ element('authorization').addEventListener('change', (event) => api.authorization
 element('settings').addEventListener('submit', (event) => event.preventDefault());
 
 const fromAddress = decodeURIComponent(location.hash.slice(1));
-if (fromAddress) void open(fromAddress);
-else renderConversations();
-void showHealth();
+element('connect').addEventListener('click', () => {
+  if (connect() && fromAddress) void open(fromAddress);
+});
+renderConversations();
+// Nothing is sent on load to an API the user has not accepted: a link can name any ?api=.
+if (api.isAccepted()) {
+  if (fromAddress) void open(fromAddress);
+  void showHealth();
+} else {
+  showNotConnected();
+}
 question.focus();

@@ -191,6 +191,8 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
 
     expect(await page.locator('#progress .todos li').allTextContents()).toEqual(['● 查上海天气', '◐ 取消订单 ORD1']);
     expect(await page.locator('#progress .todos li').evaluateAll((items) => items.map((item) => item.className))).toEqual(['completed', 'in_progress']);
+    // The page ignores "New conversation" while a turn runs: the next test starts once this one ended.
+    await page.waitForFunction(IN_PAGE.firstTurnCompleted, undefined, WAIT);
   });
 
   it('declines a call in the page: the model is told, and the turn goes on without running it', async () => {

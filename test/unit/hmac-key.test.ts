@@ -1,5 +1,5 @@
 /** Where the deployment's HMAC key comes from: the stack's secret in Lambda, a file under the data folder locally. */
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -65,5 +65,14 @@ describe('loadLocalHmacKey', () => {
     expect(Buffer.from(loadLocalHmacKey(join(folder, 'own'))).toString('hex')).toBe('a'.repeat(64));
     expect(() => loadLocalHmacKey(join(folder, 'short'))).toThrow(/at least 32 bytes/);
     expect(readFileSync(join(folder, 'own'), 'utf8')).toBe('a'.repeat(64) + '\n');
+  });
+
+  it('makes a key others could read its owner\'s only', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'hmac-key-')), 'hmac-key');
+    writeFileSync(file, 'b'.repeat(64) + '\n');
+    chmodSync(file, 0o644);
+
+    expect(Buffer.from(loadLocalHmacKey(file)).toString('hex')).toBe('b'.repeat(64));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 });

@@ -13,6 +13,19 @@ describe('the chat page\'s files, as npm start serves them', () => {
     expect((await readPageFile('HEAD', '/style.css'))?.headers['content-type']).toBe('text/css; charset=utf-8');
   });
 
+  it('lets the page connect to its own origin only, and to the one API origin its ?api= names', async () => {
+    const connectSources = async (url: string) => /connect-src ([^;]*);/.exec((await readPageFile('GET', url))!.headers['content-security-policy']!)?.[1];
+
+    expect(await connectSources('/')).toBe("'self'");
+    expect(await connectSources('/?api=https://abc123.execute-api.eu-west-1.amazonaws.com/prod/')).toBe("'self' https://abc123.execute-api.eu-west-1.amazonaws.com");
+    expect(await connectSources('/?api=http://127.0.0.1:8080')).toBe("'self' http://127.0.0.1:8080");
+    // Anything but an http(s) URL adds nothing, and nothing can smuggle in a second source or directive.
+    expect(await connectSources('/?api=javascript:alert(1)')).toBe("'self'");
+    expect(await connectSources('/?api=' + encodeURIComponent('https://a.example; script-src *'))).toBe("'self'");
+    expect(await connectSources('/?api=' + encodeURIComponent('https://a.example https://b.example'))).toBe("'self'");
+    expect(await connectSources('/?api=/relative')).toBe("'self'");
+  });
+
   it.each([
     ['an API route', 'GET', '/conversations'],
     ['a file outside the folder', 'GET', '/../agent.yml'],
