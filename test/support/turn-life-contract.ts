@@ -328,6 +328,21 @@ export function turnLifeContract(createStore: () => ConversationStore): void {
       expect(gateway.calls.filter((call) => call.name === 'batchCancelOrdersByOrderNo')).toHaveLength(1);
     });
 
+    it('answers a concurrent duplicate of one decision 409 turn_in_progress, and its later retry the stored result', async () => {
+      const slow = held(textReply('ORD7 已取消'));
+      const { agent, gateway, conversationId } = await pausedTurn({ script: [slow.step] });
+      const decision = { conversationId, decisions: [{ toolCallId: 'c1', approved: true }], requestId: 'approve-twice' };
+      const outcomes = [agent.decide(decision), agent.decide(decision)].map((promise) => promise.then((result) => ({ result }), (error: unknown) => ({ error })));
+      const refused = await Promise.race(outcomes);
+      expect(refused).toMatchObject({ error: { code: 'turn_in_progress' } });
+      expect((refused as { error: ConflictError }).error.retryAfterSeconds).toBeGreaterThan(0);
+      slow.release();
+      const finished = (await Promise.all(outcomes)).find((outcome) => 'result' in outcome) as { result: TurnResult };
+      expect(finished.result).toMatchObject({ turn: 1, stopReason: 'completed', reply: 'ORD7 已取消' });
+      expect(await agent.decide(decision)).toEqual(finished.result);
+      expect(gateway.calls.filter((call) => call.name === 'batchCancelOrdersByOrderNo')).toHaveLength(1);
+    });
+
     it('declines the pending calls when a new message comes instead, and answers the new message', async () => {
       const { agent, model, gateway, conversationId } = await pausedTurn({ script: [textReply('好的，先不取消。')] });
       const next = await agent.ask({ conversationId, message: '算了，先别取消' });
