@@ -24,6 +24,7 @@ import { memoryApi, type MemoryApi } from './memory-api.ts';
 import { newConversationId } from './new-conversation.ts';
 import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
+import { askDigest, decideDigest } from './request-digest.ts';
 import { applyToolPolicies, type OfferedTool } from './tool-policy.ts';
 import { newDraft, type TurnDraft } from './turn-draft.ts';
 import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
@@ -204,7 +205,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),
-        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, deadline: deadlineOf(scope.deadlineAt, now), clock: now, rules, admit: admission.checkConversation }),
+        openTurn({ store, key: scope.key, requestId: scope.requestId, requestDigest: askDigest(input), claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, deadline: deadlineOf(scope.deadlineAt, now), clock: now, rules, admit: admission.checkConversation }),
       ]);
       if (opened.status === 'rejected') throw opened.reason;
       if (opened.value.kind === 'replay') {
@@ -236,6 +237,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         store,
         key: scope.key,
         requestId: scope.requestId,
+        requestDigest: decideDigest(input.decisions),
         claimId: scope.claimId,
         decisions: input.decisions,
         now: now(),

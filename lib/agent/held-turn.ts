@@ -12,6 +12,8 @@ export interface HeldTurn {
   /** This invocation's own id: every write is conditional on the turn still being held by it. */
   claimId: string;
   requestIds: string[];
+  /** Each request's digest, stored with every write: a requestId replays only to its own request. */
+  requestDigests: Record<string, string>;
   createdAt: string;
   leaseExpiresAt: number;
 }
@@ -22,7 +24,7 @@ export interface HeldTurn {
  */
 export function heldTurnWrites(store: ConversationStore, held: HeldTurn, deadline: Deadline, state: () => ConversationState) {
   const expected = { claimId: held.claimId, status: 'running' as const };
-  const base = () => ({ claimId: held.claimId, requestIds: held.requestIds, createdAt: held.createdAt, state: state() });
+  const base = () => ({ claimId: held.claimId, requestIds: held.requestIds, requestDigests: held.requestDigests, createdAt: held.createdAt, state: state() });
   const update = (write: TurnWrite) => deadline.bound((options) => store.update(held.key, held.turn, expected, write, options));
   return {
     /** The round record: what the turn did so far, before and after calls that may change something. */
@@ -52,6 +54,7 @@ export function claimWrite(held: HeldTurn, draft: TurnDraft, state: Conversation
     status: 'running',
     claimId: held.claimId,
     requestIds: held.requestIds,
+    requestDigests: held.requestDigests,
     createdAt: held.createdAt,
     leaseExpiresAt: held.leaseExpiresAt,
     messages: draft.messages,

@@ -6,7 +6,7 @@ import type { TurnResult } from '../core/turn.ts';
 import { earlierTurns } from './earlier-turns.ts';
 import type { EarlierTurns } from './extension.ts';
 import { claimWrite, type HeldTurn } from './held-turn.ts';
-import { settleTurn, storeRetries, type TurnRules } from './open-turn.ts';
+import { requestIdReused, settleTurn, storeRetries, type TurnRules } from './open-turn.ts';
 import type { Deadline } from './held-turn.ts';
 import { toolText } from './tool-messages.ts';
 import { parseArguments, type PlannedCall } from './tool-plan.ts';
@@ -21,6 +21,8 @@ export interface OpenApprovalsInput {
   store: ConversationStore;
   key: ConversationKey;
   requestId: string;
+  /** The digest of these decisions: the requestId replays only to the same decisions. */
+  requestDigest: string;
   claimId: string;
   decisions: ApprovalDecision[];
   now: number;
@@ -51,7 +53,8 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
   const { store, key, requestId, rules } = input;
   const retried = storeRetries(input.deadline, input.clock);
   const recent = await retried((options) => store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options));
-  const own = decideOpening(recent, requestId, input.now);
+  const own = decideOpening(recent, requestId, input.now, input.requestDigest);
+  if (own.kind === 'reused') throw requestIdReused(requestId, 'decisions');
   // A retry of this very request: the same answers as a retried message (replay, in progress, settle).
   if (own.kind === 'replay' && own.record.requestIds.includes(requestId)) return { kind: 'replay', result: own.record.result() as TurnResult };
   if (own.kind === 'busy' && own.ownRequest) throw inProgress(requestId, own.record.turn, own.record.leaseExpiresAt, input.now);
@@ -88,6 +91,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
     turn: paused.turn,
     claimId: input.claimId,
     requestIds: [...paused.requestIds, requestId],
+    requestDigests: { ...paused.requestDigests, [requestId]: input.requestDigest },
     createdAt: paused.createdAt,
     leaseExpiresAt: input.leaseExpiresAt,
   };

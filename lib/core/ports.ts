@@ -186,6 +186,11 @@ export interface TurnRecord {
   turn: number;
   /** The request that started the turn (its message), then each request that decided approvals. */
   requestIds: string[];
+  /**
+   * requestId → digest of the request that used it (lib/agent/request-digest.ts): the same id with
+   * another request is refused. Absent on turns stored before digests, which replay to any request.
+   */
+  requestDigests?: Record<string, string>;
   /** The invocation holding the turn while it runs, or the last one that wrote it. */
   claimId: string;
   status: TurnStatus;
@@ -214,6 +219,7 @@ export interface TurnWrite {
   status: TurnStatus;
   claimId: string;
   requestIds: string[];
+  requestDigests?: Record<string, string>;
   createdAt: string;
   completedAt?: string;
   leaseExpiresAt?: number;

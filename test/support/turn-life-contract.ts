@@ -7,7 +7,7 @@ import type { ConversationKey, ConversationStore, TurnWrite } from '../../lib/co
 import type { TurnResult } from '../../lib/core/turn.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture, cancelTool, testGateway, weatherTool } from './agent-fixture.ts';
-import { claimWrite } from './store-contract.ts';
+import { claimWrite, completeWrite } from './store-contract.ts';
 
 const START = Date.UTC(2025, 0, 1, 12, 0, 0);
 /** turn.timeoutSeconds (300 s) + turn.leaseMarginSeconds (10 s), the defaults. */
@@ -128,6 +128,28 @@ export function turnLifeContract(createStore: () => ConversationStore): void {
       expect(retry).toEqual(first);
       expect(model!.requests).toHaveLength(2);
       expect(gateway.calls).toHaveLength(1);
+    });
+
+    it('refuses another message under a finished request’s requestId (422 request_id_reused), and replays the same message', async () => {
+      const { agent, model } = fixture([textReply('已查到')]);
+      const conversationId = conversation();
+      const first = await agent.ask({ conversationId, message: '查订单 ORD1', requestId: 'req-digest' });
+      const reused = await rejection(agent.ask({ conversationId, message: 'anything else', requestId: 'req-digest' }));
+      expect(reused).toBeInstanceOf(InputError);
+      expect(reused).toMatchObject({ code: 'request_id_reused' });
+      expect(await rejection(agent.ask({ conversationId, message: '查订单 ORD1', instructions: 'other instructions', requestId: 'req-digest' }))).toMatchObject({ code: 'request_id_reused' });
+      expect(await agent.ask({ conversationId, message: '查订单 ORD1', requestId: 'req-digest' })).toEqual(first);
+      expect(model!.requests).toHaveLength(1);
+    });
+
+    it('replays a turn stored before request digests to its requestId, as before them', async () => {
+      const store = createStore();
+      const key: ConversationKey = { conversationId: conversation() };
+      await store.create(key, 1, completeWrite(key, 1, 'old-claim', 'old-request'));
+      const { agent, model } = fixture([], { store });
+      const replayed = await agent.ask({ ...key, message: 'a message the old turn never saw', requestId: 'old-request' });
+      expect(replayed).toMatchObject({ conversationId: key.conversationId, turn: 1 });
+      expect(model!.requests).toHaveLength(0);
     });
 
     it('costs a claim and a completion, and two records per round whose calls may change something', async () => {

@@ -90,6 +90,7 @@ function toRecord(turn: MemoryTurn): TurnRecord {
     result: () => copyJson(turn.result),
     state: () => copyJson(turn.state ?? {}),
   };
+  if (turn.requestDigests !== undefined) record.requestDigests = { ...turn.requestDigests };
   if (turn.completedAt !== undefined) record.completedAt = turn.completedAt;
   if (turn.leaseExpiresAt !== undefined) record.leaseExpiresAt = turn.leaseExpiresAt;
   if (turn.approvalExpiresAt !== undefined) record.approvalExpiresAt = turn.approvalExpiresAt;
