@@ -177,7 +177,7 @@ function conflict(ownRequest: boolean, requestId: string, turn: number, leaseExp
   }
   return new ConflictError(
     'conversation_busy',
-    `Another request is running turn ${turn} of this conversation. Retry after ${seconds} s: by then it has finished or, if its process stopped, the turn is completed as interrupted and the conversation is free.`,
+    `Another request is running turn ${turn} of this conversation. Retry after ${seconds} s, when its claim ends unless its process, still running, renews it; if its process stopped, the turn is then completed as interrupted and the conversation is free.`,
     { cause, retryAfterSeconds: seconds },
   );
 }

@@ -276,6 +276,11 @@ export interface ConversationStore {
   create(key: ConversationKey, turn: number, write: TurnWrite, options?: StoreCallOptions): Promise<void>;
   /** Replaces turn `turn` if it meets `expected`; throws TurnTakenError if it does not (or is gone). */
   update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite, options?: StoreCallOptions): Promise<void>;
+  /**
+   * Moves a running turn's lease end to `leaseExpiresAt` if it meets `expected` (and changes nothing
+   * else); a later end already stored stays. Throws TurnTakenError if the turn is no longer held.
+   */
+  renewLease(key: ConversationKey, turn: number, expected: TurnExpectation, leaseExpiresAt: number, options?: StoreCallOptions): Promise<void>;
   /** Deletes turn `turn` if it meets `expected`; does nothing otherwise. */
   remove(key: ConversationKey, turn: number, expected: TurnExpectation, options?: StoreCallOptions): Promise<void>;
   /** Returns how many turns were deleted (0 when the conversation did not exist). */
@@ -300,6 +305,11 @@ export interface OwnerCounters {
    * ended before `now` (its process died). Undefined when every slot is held.
    */
   acquireTurnSlot(owner: string, request: TurnSlotRequest, options?: StoreCallOptions): Promise<TurnSlot | undefined>;
+  /**
+   * Moves a slot's lease end to `leaseExpiresAt` while its holder still has it: a long turn keeps
+   * its slot. Throws TurnTakenError when the slot is no longer the holder's.
+   */
+  renewTurnSlot(slot: TurnSlot, leaseExpiresAt: number, options?: StoreCallOptions): Promise<void>;
   /** Gives a slot back, if its holder still has it. */
   releaseTurnSlot(slot: TurnSlot, options?: StoreCallOptions): Promise<void>;
 }

@@ -10,8 +10,8 @@ import { agentFixture, cancelTool, testGateway, weatherTool } from './agent-fixt
 import { claimWrite, completeWrite } from './store-contract.ts';
 
 const START = Date.UTC(2025, 0, 1, 12, 0, 0);
-/** turn.timeoutSeconds (300 s) + turn.leaseMarginSeconds (10 s), the defaults. */
-const LEASE_MS = 310_000;
+/** turn.leaseSeconds, the default: a claim's lease, renewed while its process lives. */
+const LEASE_MS = 30_000;
 const APPROVALS = 'maxRounds: 4\nmcpServers:\n  fake: { command: unused, requireApproval: destructive }';
 
 const weather = (id: string, city = '上海') => ({ id, name: 'getWeather', arguments: { city } });

@@ -65,6 +65,12 @@ export function createMemoryConversationStore(): ConversationStore {
       turns.set(turn, stored(turn, write));
     },
 
+    async renewLease(key, turn, expected, leaseExpiresAt) {
+      const existing = turnsOf(key).get(turn);
+      if (!holds(existing, expected)) throw new TurnTakenError(`Turn ${turn} is no longer held by this request.`, current(existing));
+      existing!.leaseExpiresAt = Math.max(existing!.leaseExpiresAt ?? 0, leaseExpiresAt);
+    },
+
     async remove(key, turn, expected) {
       const turns = turnsOf(key);
       if (holds(turns.get(turn), expected)) turns.delete(turn);
