@@ -89,8 +89,9 @@ export function createLease(options: LeaseOptions): Lease {
           released = true;
           return;
         }
+        // The store is unavailable: try again a few times within the lease, never in a tight loop.
         logger.warn(`could not renew a ${claim.what}; trying again`, { error: errorMessage(error) });
-        schedule(Math.max(250, Math.min(renewAfterMs, (until - now()) / 2)));
+        schedule(Math.max(250, renewAfterMs / 2));
       }
     }
 

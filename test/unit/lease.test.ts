@@ -78,10 +78,14 @@ describe('createLease', () => {
     const kept = lease().keep(held);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(renewals).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(renewals).toHaveLength(2);
+    // Half of a third of the lease later, and not before.
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(renewals).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(renewals).toEqual([START + 10_000 + LEASE_MS, START + 15_000 + LEASE_MS]);
     outcome = new TurnTakenError('Turn 1 is no longer held by this request.', undefined);
-    await vi.advanceTimersByTimeAsync(10_000);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(renewals).toHaveLength(3);
     const lost = renewals.length;
     await vi.advanceTimersByTimeAsync(60_000);
     expect(renewals).toHaveLength(lost);
