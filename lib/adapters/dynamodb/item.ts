@@ -138,7 +138,7 @@ function checkedItem(raw: Record<string, unknown>): TurnItem {
 }
 
 const domainStatus = (status: ItemStatus): TurnStatus => (status === 'pending' ? 'running' : status);
-/** Version 1 items carry one requestId and no claimId: the request was its own claim. */
+
 /** Only string digests count: anything else is read as no digest (the turn replays as before them). */
 function requestDigestsOf(item: TurnItem): Record<string, string> | undefined {
   const stored: unknown = item.requestDigests;
@@ -147,6 +147,7 @@ function requestDigestsOf(item: TurnItem): Record<string, string> | undefined {
   return digests.length > 0 ? Object.fromEntries(digests) : undefined;
 }
 
+/** Version 1 items carry one requestId and no claimId: the request was its own claim. */
 const requestIdsOf = (item: TurnItem): string[] => (Array.isArray(item.requestIds) ? item.requestIds : [item.requestId]);
 const claimIdOf = (item: TurnItem): string => (typeof item.claimId === 'string' ? item.claimId : item.requestId);
 
