@@ -341,7 +341,7 @@ export const fileSchema = z.strictObject({
        * a process that died blocks its conversation for at most about this long. Keep it well above
        * the clock skew between machines and a DynamoDB write's worst latency.
        */
-      leaseSeconds: positiveSeconds().default(30),
+      leaseSeconds: numeric(z.number().min(1, 'a lease must be at least 1 s: it is renewed a third of the way through')).default(30),
       /** No claim lasts past the turn's deadline plus this: by then its process has surely stopped. */
       leaseMarginSeconds: seconds().default(10),
     })
