@@ -37,8 +37,8 @@ function renewalsLogged() {
   return { store: loggedStore, counters: loggedCounters, renewals };
 }
 
-function agentWith(script: ScriptedStep[], logged: ReturnType<typeof renewalsLogged>) {
-  const config = parseConfig(`maxRounds: 4\n${LEASE}`, { source: 'test.yml', environment: {} });
+function agentWith(script: ScriptedStep[], logged: ReturnType<typeof renewalsLogged>, yaml = '') {
+  const config = parseConfig(`maxRounds: 4\n${LEASE}\n${yaml}`, { source: 'test.yml', environment: {} });
   return createAgent(config, { model: createScriptedModel(script), gateway: testGateway(), store: logged.store, ownerCounters: logged.counters, logger: silentLogger });
 }
 
@@ -64,6 +64,19 @@ describe('a turn’s lease, kept while it runs', () => {
     await expect(asked).resolves.toMatchObject({ stopReason: 'completed' });
     await vi.advanceTimersByTimeAsync(120_000);
     expect(logged.renewals).toHaveLength(2);
+  });
+
+  it('renews a plan-execute turn’s claim while its planner thinks', async () => {
+    const logged = renewalsLogged();
+    const slow = gated(textReply('不需要计划：直接回答。'));
+    const agent = agentWith([slow.step, ...Array.from({ length: 4 }, () => textReply('直接回答。'))], logged, 'strategy: plan-execute');
+    const asked = agent.ask({ conversationId: 'planned', message: '你好' });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(logged.renewals).toEqual(['claim 1 to +40 s']);
+    slow.open();
+    await expect(asked).resolves.toMatchObject({ turn: 1 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(logged.renewals).toHaveLength(1);
   });
 
   it('renews nothing while a turn is paused for approval, and renews the resumed turn while its decision runs', async () => {
