@@ -7,8 +7,9 @@ import { CONVERSATION_TABLE } from '../lib/adapters/dynamodb/table.ts';
 /**
  * The DynamoDB actions each function performs, and nothing more:
  * - a turn: Query (history), PutItem (claim, complete), DeleteItem (release a failed claim), GetItem
- *   (read back a write whose answer was lost); its budgets: GetItem (the owner's tokens today),
- *   UpdateItem (count them), PutItem and DeleteItem (a turn slot); with memory on, also Query and
+ *   (read back a write whose answer was lost), UpdateItem (renew the claim's lease in a long turn);
+ *   its budgets: GetItem (the owner's tokens today), UpdateItem (count them, renew a turn slot),
+ *   PutItem and DeleteItem (a turn slot); with memory on, also Query and
  *   PutItem on the owner's notes (remember, recall);
  * - deleting a conversation, or all of an owner's notes: BatchWriteItem (25 items at a time), which
  *   only the HTTP routes do.

@@ -17,7 +17,8 @@ import type { AgentConfig } from '../config/load.ts';
 import { readConversationPage, type ConversationPageRequest } from './conversation-page.ts';
 import type { ConversationView } from './conversation-view.ts';
 import { driveTurn, type DriveInput, type DriveServices } from './drive-turn.ts';
-import { deadlineOf } from './held-turn.ts';
+import { deadlineOf, type HeldTurn } from './held-turn.ts';
+import { createLease, type KeptClaim, type Lease } from './lease.ts';
 import type { LoopEvent } from './loop-events.ts';
 import { healthReport, type HealthReport } from './health.ts';
 import { memoryApi, type MemoryApi } from './memory-api.ts';
@@ -25,6 +26,7 @@ import { newConversationId } from './new-conversation.ts';
 import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
 import { readStoredTurn, type StoredTurn } from './stored-turn.ts';
+import { askDigest, decideDigest } from './request-digest.ts';
 import { applyToolPolicies, type OfferedTool } from './tool-policy.ts';
 import { newDraft, type TurnDraft } from './turn-draft.ts';
 import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
@@ -171,9 +173,20 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     const key: ConversationKey = { conversationId: input.conversationId, ...(input.owner ? { owner: input.owner } : {}) };
     const requestId = input.requestId ?? randomUUID();
     const deadlineAt = input.deadlineAt ?? now() + ms(config.turn.timeoutSeconds);
-    // The claim outlives the turn's own deadline by a margin: then its holder is surely gone.
-    const leaseExpiresAt = deadlineAt + ms(config.turn.leaseMarginSeconds);
-    return withLogContext({ conversationId: key.conversationId, requestId }, () => work({ key, requestId, deadlineAt, leaseExpiresAt, claimId: randomUUID() }));
+    // Short and renewed while this process lives; never past the deadline and a margin, when its holder is surely gone.
+    const lease = createLease({ durationMs: ms(config.turn.leaseSeconds), latestEnd: deadlineAt + ms(config.turn.leaseMarginSeconds), now, logger });
+    return withLogContext({ conversationId: key.conversationId, requestId }, () => work({ key, requestId, deadlineAt, lease, claimId: randomUUID() }));
+  }
+
+  /** Renews a held turn's claim until `work` ends: stored, paused (a paused turn holds no lease), given back or failed. */
+  async function keepingClaim<T>(scope: RequestScope, held: HeldTurn, work: (lease: KeptClaim) => Promise<T>): Promise<T> {
+    const expected = { claimId: held.claimId, status: 'running' as const };
+    const kept = scope.lease.keep({ what: 'turn claim', until: held.leaseExpiresAt, renew: (until, signal) => store.renewLease(held.key, held.turn, expected, until, { signal }) });
+    try {
+      return await work(kept);
+    } finally {
+      kept.release();
+    }
   }
 
   /** Runs a held turn, with the log lines and metrics of a turn. */
@@ -205,13 +218,13 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     if (!model) throw new ModelNotConfiguredError();
     if (input.earlierMessages !== undefined) checkEarlierMessages(input.earlierMessages, input.conversationId);
     const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner, hmacKey);
-    return start({ ...input, conversationId }, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, leaseExpiresAt: scope.leaseExpiresAt, refuseWhenSpent: true }, async (admission) => {
+    return start({ ...input, conversationId }, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, lease: scope.lease, refuseWhenSpent: true }, async (admission) => {
       // A long chat sent whole would reach the model's context limit: it gets what a stored one would.
       const draft = newDraft(input.message, input.earlierMessages && windowOfMessages(input.earlierMessages, config.history.maxTokens));
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),
-        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, deadline: deadlineOf(scope.deadlineAt, now), clock: now, rules, admit: admission.checkConversation }),
+        openTurn({ store, key: scope.key, requestId: scope.requestId, requestDigest: askDigest(input), claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.lease.end(), deadline: deadlineOf(scope.deadlineAt, now), clock: now, rules, admit: admission.checkConversation }),
       ]);
       if (opened.status === 'rejected') throw opened.reason;
       if (opened.value.kind === 'replay') {
@@ -223,11 +236,13 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
         throw listed.reason;
       }
-      // Every model call of the turn (the strategy's and the extensions') goes through its budget.
-      const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
-      const runner = runnerFor(scope, held.turn, listed.value, { state, history }, budgeted.model, input.onEvent, draft);
-      input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn, requestId: scope.requestId });
-      return drive({ held, history, earlier, draft, runner, deadlineAt: scope.deadlineAt, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.conversationUsage, scope);
+      return keepingClaim(scope, held, (lease) => {
+        // Every model call of the turn (the strategy's and the extensions') goes through its budget.
+        const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
+        const runner = runnerFor(scope, held.turn, listed.value, { state, history }, budgeted.model, input.onEvent, draft);
+        input.onEvent?.({ type: 'turn-start', conversationId, turn: held.turn, requestId: scope.requestId });
+        return drive({ held, history, earlier, draft, runner, deadlineAt: scope.deadlineAt, lease, ...(input.instructions ? { instructions: input.instructions } : {}), ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.conversationUsage, scope);
+      });
     }));
   }
 
@@ -237,27 +252,30 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     checkDecisions(input.decisions);
     const model = dependencies.model;
     if (!model) throw new ModelNotConfiguredError();
-    return start(input, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, leaseExpiresAt: scope.leaseExpiresAt, refuseWhenSpent: false }, async (admission) => {
+    return start(input, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, lease: scope.lease, refuseWhenSpent: false }, async (admission) => {
       const mcpTools = await offeredTools();
       const opened = await openApprovals({
         store,
         key: scope.key,
         requestId: scope.requestId,
+        requestDigest: decideDigest(input.decisions),
         claimId: scope.claimId,
         decisions: input.decisions,
         now: now(),
-        leaseExpiresAt: scope.leaseExpiresAt,
+        leaseExpiresAt: scope.lease.end(),
         deadline: deadlineOf(scope.deadlineAt, now),
         clock: now,
         rules,
       });
       if (opened.kind === 'replay') return opened.result;
       const { held, history, earlier, draft, waiting, state, asked } = opened;
-      const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
-      const runner = runnerFor(scope, held.turn, mcpTools, { state, history }, budgeted.model, input.onEvent, draft);
-      const decided = planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
-      input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn, requestId: scope.requestId });
-      return drive({ held, history, earlier, draft, decided, runner, deadlineAt: scope.deadlineAt, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.conversationUsage, scope);
+      return keepingClaim(scope, held, (lease) => {
+        const budgeted = admission.turnModel(model, { usage: draft.usage, state, usageState: () => runner.stateOf(USAGE_STATE) });
+        const runner = runnerFor(scope, held.turn, mcpTools, { state, history }, budgeted.model, input.onEvent, draft);
+        const decided = planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) });
+        input.onEvent?.({ type: 'turn-start', conversationId: input.conversationId, turn: held.turn, requestId: scope.requestId });
+        return drive({ held, history, earlier, draft, decided, runner, deadlineAt: scope.deadlineAt, lease, ...(input.onEvent ? { onEvent: input.onEvent } : {}) }, budgeted.conversationUsage, scope);
+      });
     }));
   }
 
@@ -305,7 +323,8 @@ interface RequestScope {
   requestId: string;
   claimId: string;
   deadlineAt: number;
-  leaseExpiresAt: number;
+  /** What the request holds (its turn's claim, its turn slot) is renewed under it while it runs. */
+  lease: Lease;
 }
 
 const notFound = (key: ConversationKey) =>

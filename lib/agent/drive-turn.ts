@@ -6,6 +6,7 @@ import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage, TokenUsage, UserMessage } from '../core/messages.ts';
 import type { ConversationStore, ModelClient } from '../core/ports.ts';
 import type { ExtensionRunner } from './extension-runner.ts';
+import type { KeptClaim } from './lease.ts';
 import type { EarlierTurns } from './extension.ts';
 import type { PendingApproval, PendingElicitation, StopReason, TurnError, TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './loop-events.ts';
@@ -32,6 +33,8 @@ export interface DriveInput {
   /** The caller's instructions for this turn, after the configured system prompt. */
   instructions?: string;
   deadlineAt: number;
+  /** The claim's lease, kept alive while the turn runs: its round records carry it on. */
+  lease?: Pick<KeptClaim, 'end' | 'written'>;
   onEvent?: (event: LoopEvent) => void;
 }
 
@@ -69,7 +72,7 @@ export interface DriveServices {
  */
 export async function driveTurn(input: DriveInput, services: DriveServices): Promise<TurnResult> {
   const { held, draft, runner } = input;
-  const writes = heldTurnWrites(services.store, held, deadlineOf(input.deadlineAt, services.now), () => runner.state());
+  const writes = heldTurnWrites(services.store, held, deadlineOf(input.deadlineAt, services.now), () => runner.state(), input.lease);
   const journal = { record: writes.record };
   let outcome: LoopOutcome | undefined;
   let history = input.history;

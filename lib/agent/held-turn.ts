@@ -3,6 +3,7 @@ import { StoreError } from '../core/errors.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, TurnWrite } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
+import type { KeptClaim } from './lease.ts';
 import { progressOf, type TurnDraft } from './turn-draft.ts';
 
 /** A turn this request holds: it claimed it, or took over a paused turn to resume it. */
@@ -12,7 +13,10 @@ export interface HeldTurn {
   /** This invocation's own id: every write is conditional on the turn still being held by it. */
   claimId: string;
   requestIds: string[];
+  /** Each request's digest, stored with every write: a requestId replays only to its own request. */
+  requestDigests: Record<string, string>;
   createdAt: string;
+  /** ms epoch: the lease its claim was written with (renewed while it runs: lib/agent/lease.ts). */
   leaseExpiresAt: number;
 }
 
@@ -20,13 +24,18 @@ export interface HeldTurn {
  * The writes of a held turn's life, each conditional on the turn still being held (running) by
  * this claim, and each ended (the client's own retries too) when the turn's time is up.
  */
-export function heldTurnWrites(store: ConversationStore, held: HeldTurn, deadline: Deadline, state: () => ConversationState) {
+export function heldTurnWrites(store: ConversationStore, held: HeldTurn, deadline: Deadline, state: () => ConversationState, lease?: Pick<KeptClaim, 'end' | 'written'>) {
   const expected = { claimId: held.claimId, status: 'running' as const };
-  const base = () => ({ claimId: held.claimId, requestIds: held.requestIds, createdAt: held.createdAt, state: state() });
+  const base = () => ({ claimId: held.claimId, requestIds: held.requestIds, requestDigests: held.requestDigests, createdAt: held.createdAt, state: state() });
   const update = (write: TurnWrite) => deadline.bound((options) => store.update(held.key, held.turn, expected, write, options));
   return {
     /** The round record: what the turn did so far, before and after calls that may change something. */
-    record: (draft: TurnDraft) => update({ ...base(), status: 'running', leaseExpiresAt: held.leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }),
+    /** It carries the lease on (lib/agent/lease.ts): a turn that records its rounds needs no renewal besides. */
+    record: async (draft: TurnDraft) => {
+      const leaseExpiresAt = lease?.end() ?? held.leaseExpiresAt;
+      await update({ ...base(), status: 'running', leaseExpiresAt, messages: draft.messages, result: progressOf(draft) });
+      lease?.written(leaseExpiresAt);
+    },
     pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number) => update({ ...base(), status: 'paused', approvalExpiresAt, messages, result }),
     complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string) => update({ ...base(), status: 'complete', completedAt, messages, result }),
     /** Gives the claim back when the turn produced nothing worth keeping (nothing ran). */
@@ -52,6 +61,7 @@ export function claimWrite(held: HeldTurn, draft: TurnDraft, state: Conversation
     status: 'running',
     claimId: held.claimId,
     requestIds: held.requestIds,
+    requestDigests: held.requestDigests,
     createdAt: held.createdAt,
     leaseExpiresAt: held.leaseExpiresAt,
     messages: draft.messages,

@@ -6,7 +6,7 @@ import type { TurnResult } from '../core/turn.ts';
 import { earlierTurns } from './earlier-turns.ts';
 import type { EarlierTurns } from './extension.ts';
 import { claimWrite, type HeldTurn } from './held-turn.ts';
-import { settleTurn, storeRetries, type TurnRules } from './open-turn.ts';
+import { requestIdReused, settleTurn, storeRetries, type TurnRules } from './open-turn.ts';
 import type { Deadline } from './held-turn.ts';
 import { toolText } from './tool-messages.ts';
 import { parseArguments, type PlannedCall } from './tool-plan.ts';
@@ -21,6 +21,8 @@ export interface OpenApprovalsInput {
   store: ConversationStore;
   key: ConversationKey;
   requestId: string;
+  /** The digest of these decisions: the requestId replays only to the same decisions. */
+  requestDigest: string;
   claimId: string;
   decisions: ApprovalDecision[];
   now: number;
@@ -51,10 +53,11 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
   const { store, key, requestId, rules } = input;
   const retried = storeRetries(input.deadline, input.clock);
   const recent = await retried((options) => store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options));
-  const own = decideOpening(recent, requestId, input.now);
+  const own = decideOpening(recent, requestId, input.now, input.requestDigest);
+  if (own.kind === 'reused') throw requestIdReused(requestId, 'decisions');
   // A retry of this very request: the same answers as a retried message (replay, in progress, settle).
   if (own.kind === 'replay' && own.record.requestIds.includes(requestId)) return { kind: 'replay', result: own.record.result() as TurnResult };
-  if (own.kind === 'busy' && own.ownRequest) throw new ConflictError('turn_in_progress', `Request ${requestId} is still running turn ${own.record.turn}; retry later to get its result.`, { retryAfterSeconds: Math.max(1, Math.ceil(((own.record.leaseExpiresAt ?? input.now) - input.now) / 1000)) });
+  if (own.kind === 'busy' && own.ownRequest) throw inProgress(requestId, own.record.turn, own.record.leaseExpiresAt, input.now);
   if (own.kind === 'settle' && own.then === 'replay') {
     const settled = await retried((options) => settleTurn(store, key, own.record, own.how, input.claimId, new Date(input.now).toISOString(), rules, options));
     return { kind: 'replay', result: settled.result };
@@ -88,6 +91,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
     turn: paused.turn,
     claimId: input.claimId,
     requestIds: [...paused.requestIds, requestId],
+    requestDigests: { ...paused.requestDigests, [requestId]: input.requestDigest },
     createdAt: paused.createdAt,
     leaseExpiresAt: input.leaseExpiresAt,
   };
@@ -96,12 +100,22 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
     await retried((options) => store.update(key, paused.turn, { claimId: paused.claimId, status: 'paused' }, claimWrite(held, draft, paused.state()), options));
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
+    // This very request, sent twice at once: its twin took the turn over; this one waits for it.
+    if (error.current?.requestIds.includes(requestId)) {
+      if (error.current.status === 'running') throw inProgress(requestId, paused.turn, error.current.leaseExpiresAt, input.now, error);
+      return openApprovals({ ...input, now: input.clock() });
+    }
     throw new ConflictError('approval_not_pending', `The calls waiting for approval in turn ${paused.turn} were just decided by another request.`, { cause: error });
   }
   const complete = recent.filter((record) => record.status === 'complete');
   const history = historyMessages(complete, rules.historyTokenBudget);
   const earlier = earlierTurns(complete, rules.historyTokenBudget, (wantsMore) => retried((options) => store.readRecent(key, wantsMore, options)));
   return { kind: 'resumed', held, history, draft, waiting: open?.unanswered ?? [], state: paused.state(), earlier, asked };
+}
+
+function inProgress(requestId: string, turn: number, leaseExpiresAt: number | undefined, now: number, cause?: unknown): ConflictError {
+  const seconds = Math.max(1, Math.ceil(((leaseExpiresAt ?? now) - now) / 1000));
+  return new ConflictError('turn_in_progress', `Request ${requestId} is still running turn ${turn}; retry after ${seconds} s to get its result.`, { cause, retryAfterSeconds: seconds });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ConflictError, TurnTakenError } from '../core/errors.ts';
+import { ConflictError, InputError, TurnTakenError } from '../core/errors.ts';
 import { historyMessages } from '../core/history.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, StoreCallOptions, TurnRecord } from '../core/ports.ts';
@@ -21,6 +21,8 @@ export interface OpenTurnInput {
   store: ConversationStore;
   key: ConversationKey;
   requestId: string;
+  /** The digest of this request (its message, instructions, earlier messages): its requestId replays only to it. */
+  requestDigest: string;
   claimId: string;
   /** The new turn's draft: its question. */
   draft: TurnDraft;
@@ -48,7 +50,8 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   const { store, key, requestId, rules } = input;
   const retried = storeRetries(input.deadline, input.clock);
   const recent = await retried((options) => store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options));
-  const opening = decideOpening(recent, requestId, input.now);
+  const opening = decideOpening(recent, requestId, input.now, input.requestDigest);
+  if (opening.kind === 'reused') throw requestIdReused(requestId, 'message');
   if (opening.kind === 'replay') return { kind: 'replay', result: opening.record.result() as TurnResult };
   if (opening.kind === 'busy') throw busy(opening.record, opening.ownRequest, requestId, input.now);
 
@@ -65,6 +68,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
     turn: nextTurn,
     claimId: input.claimId,
     requestIds: [requestId],
+    requestDigests: { [requestId]: input.requestDigest },
     createdAt: new Date(input.now).toISOString(),
     leaseExpiresAt: input.leaseExpiresAt,
   };
@@ -113,6 +117,7 @@ export async function settleTurn(
       status: 'complete',
       claimId,
       requestIds: record.requestIds,
+      ...(record.requestDigests ? { requestDigests: record.requestDigests } : {}),
       createdAt: record.createdAt,
       completedAt,
       messages: settled.messages,
@@ -150,6 +155,17 @@ function asComplete(record: TurnRecord, settled: SettledTurn): TurnRecord {
   return { ...record, status: 'complete', messages: () => settled.messages, result: () => settled.result };
 }
 
+/**
+ * 422: the requestId was used for another request. Says nothing of that request's turn or its
+ * conversation: the caller may be someone who guessed the id.
+ */
+export function requestIdReused(requestId: string, what: 'message' | 'decisions'): InputError {
+  return new InputError(
+    'request_id_reused',
+    `The requestId "${requestId}" was already used for a different request (another message, other decisions, or another kind of request). A requestId names one request: send a new requestId for a new ${what === 'message' ? 'message' : 'decision'}, or resend exactly the same request to get its result.`,
+  );
+}
+
 function busy(record: TurnRecord, ownRequest: boolean, requestId: string, now: number): ConflictError {
   return conflict(ownRequest, requestId, record.turn, record.leaseExpiresAt, now);
 }
@@ -161,7 +177,7 @@ function conflict(ownRequest: boolean, requestId: string, turn: number, leaseExp
   }
   return new ConflictError(
     'conversation_busy',
-    `Another request is running turn ${turn} of this conversation. Retry after ${seconds} s: by then it has finished or, if its process stopped, the turn is completed as interrupted and the conversation is free.`,
+    `Another request is running turn ${turn} of this conversation. Retry after ${seconds} s, when its claim ends unless its process, still running, renews it; if its process stopped, the turn is then completed as interrupted and the conversation is free.`,
     { cause, retryAfterSeconds: seconds },
   );
 }

@@ -1,11 +1,13 @@
 import type { TurnRecord } from '../core/ports.ts';
+import { requestReused } from './request-digest.ts';
 
 /**
  * What a request finds when it opens a turn, decided from the conversation's newest turns (newest
  * first) without any database. Only the newest turn can be unfinished: opening a turn first
  * completes the one before it.
  *
- *   this request's turn is there:  complete, or paused and waiting   -> replay its result
+ *   this request's turn is there:  made by another request (digest)   -> reused (422)
+ *                                  complete, or paused and waiting   -> replay its result
  *                                  running, lease holds               -> busy (turn_in_progress)
  *                                  running past its lease, expired    -> settle it, then replay
  *   the newest turn is running, lease holds                          -> busy (conversation_busy)
@@ -14,6 +16,7 @@ import type { TurnRecord } from '../core/ports.ts';
  *   otherwise                                                        -> claim newest + 1
  */
 export type Opening =
+  | { kind: 'reused'; record: TurnRecord }
   | { kind: 'replay'; record: TurnRecord }
   | { kind: 'busy'; record: TurnRecord; ownRequest: boolean }
   | { kind: 'settle'; record: TurnRecord; how: SettleHow; then: 'replay' | 'claim' }
@@ -22,10 +25,12 @@ export type Opening =
 /** Why an unfinished turn is completed by someone else: its process died, or its approvals will not come. */
 export type SettleHow = 'interrupted' | 'new-message' | 'approval-expired';
 
-export function decideOpening(recent: readonly TurnRecord[], requestId: string, now: number): Opening {
+/** `digest`: of this request (lib/agent/request-digest.ts), compared with the one its id was stored with. */
+export function decideOpening(recent: readonly TurnRecord[], requestId: string, now: number, digest?: string): Opening {
   const own = recent.find((record) => record.requestIds.includes(requestId));
   const newest = recent[0];
   if (own) {
+    if (requestReused(own.requestDigests, requestId, digest)) return { kind: 'reused', record: own };
     if (own.status === 'complete') return { kind: 'replay', record: own };
     if (own.status === 'running') {
       return leaseHolds(own, now) ? { kind: 'busy', record: own, ownRequest: true } : { kind: 'settle', record: own, how: 'interrupted', then: 'replay' };

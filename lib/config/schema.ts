@@ -336,9 +336,13 @@ export const fileSchema = z.strictObject({
       /** Time kept back at the end of a turn to store it. */
       reserveSeconds: seconds().default(3),
       /**
-       * A turn's claim outlives its deadline by this much; then the next request completes a turn
-       * whose process died as `interrupted`. Keep it above the clock skew between machines.
+       * How long a running turn's claim (and its turn slot) holds without being renewed. The process
+       * renews it while it lives (a third of the way through, unless a round record carried it), so
+       * a process that died blocks its conversation for at most about this long. Keep it well above
+       * the clock skew between machines and a DynamoDB write's worst latency.
        */
+      leaseSeconds: numeric(z.number().min(1, 'a lease must be at least 1 s: it is renewed a third of the way through')).default(30),
+      /** No claim lasts past the turn's deadline plus this: by then its process has surely stopped. */
       leaseMarginSeconds: seconds().default(10),
     })
     .prefault({}),

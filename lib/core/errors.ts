@@ -40,6 +40,8 @@ export type InputErrorCode =
   | 'invalid_conversation_id'
   | 'missing_request_id'
   | 'invalid_request_id'
+  /** A requestId (or Idempotency-Key) already used for another request: another message, other decisions. */
+  | 'request_id_reused'
   | 'invalid_owner'
   /** Earlier messages a stateless client sent that no model would accept (a call without its answer). */
   | 'invalid_messages'

@@ -186,6 +186,11 @@ export interface TurnRecord {
   turn: number;
   /** The request that started the turn (its message), then each request that decided approvals. */
   requestIds: string[];
+  /**
+   * requestId → digest of the request that used it (lib/agent/request-digest.ts): the same id with
+   * another request is refused. Absent on turns stored before digests, which replay to any request.
+   */
+  requestDigests?: Record<string, string>;
   /** The invocation holding the turn while it runs, or the last one that wrote it. */
   claimId: string;
   status: TurnStatus;
@@ -214,6 +219,7 @@ export interface TurnWrite {
   status: TurnStatus;
   claimId: string;
   requestIds: string[];
+  requestDigests?: Record<string, string>;
   createdAt: string;
   completedAt?: string;
   leaseExpiresAt?: number;
@@ -270,6 +276,11 @@ export interface ConversationStore {
   create(key: ConversationKey, turn: number, write: TurnWrite, options?: StoreCallOptions): Promise<void>;
   /** Replaces turn `turn` if it meets `expected`; throws TurnTakenError if it does not (or is gone). */
   update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite, options?: StoreCallOptions): Promise<void>;
+  /**
+   * Moves a running turn's lease end to `leaseExpiresAt` if it meets `expected` (and changes nothing
+   * else); a later end already stored stays. Throws TurnTakenError if the turn is no longer held.
+   */
+  renewLease(key: ConversationKey, turn: number, expected: TurnExpectation, leaseExpiresAt: number, options?: StoreCallOptions): Promise<void>;
   /** Deletes turn `turn` if it meets `expected`; does nothing otherwise. */
   remove(key: ConversationKey, turn: number, expected: TurnExpectation, options?: StoreCallOptions): Promise<void>;
   /** Returns how many turns were deleted (0 when the conversation did not exist). */
@@ -294,6 +305,11 @@ export interface OwnerCounters {
    * ended before `now` (its process died). Undefined when every slot is held.
    */
   acquireTurnSlot(owner: string, request: TurnSlotRequest, options?: StoreCallOptions): Promise<TurnSlot | undefined>;
+  /**
+   * Moves a slot's lease end to `leaseExpiresAt` while its holder still has it: a long turn keeps
+   * its slot. Throws TurnTakenError when the slot is no longer the holder's.
+   */
+  renewTurnSlot(slot: TurnSlot, leaseExpiresAt: number, options?: StoreCallOptions): Promise<void>;
   /** Gives a slot back, if its holder still has it. */
   releaseTurnSlot(slot: TurnSlot, options?: StoreCallOptions): Promise<void>;
 }

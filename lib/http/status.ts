@@ -4,7 +4,7 @@ import type { InputErrorCode, LimitCode, ModelErrorCode, StoreErrorCode } from '
  * The one table from error codes to HTTP statuses. Typed by the error classes' code unions, so a
  * new code that is not given a status here fails the type check.
  */
-export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 421> = {
+export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 421 | 422> = {
   missing_body: 400,
   malformed_json: 400,
   invalid_body: 400,
@@ -17,6 +17,7 @@ export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 
   invalid_conversation_id: 400,
   missing_request_id: 400,
   invalid_request_id: 400,
+  request_id_reused: 422,
   invalid_owner: 400,
   invalid_messages: 400,
   model_not_found: 404,

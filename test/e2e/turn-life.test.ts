@@ -59,6 +59,57 @@ describe('a turn’s life across restarts of the local server', () => {
     expect(JSON.parse(answer!.content!)).toEqual({ success: ['ORD20250514118567'], fail: [] });
   });
 
+  it('keeps a running turn’s short lease alive while its process lives, and frees the conversation within about that lease once the process is killed', async () => {
+    folder = mkdtempSync(join(tmpdir(), 'agent-lease-'));
+    const toolLog = join(folder, 'tool.log');
+    model = await startScriptedOpenAIServer([
+      toolCallsReply([{ id: 'call_slow', name: 'slowCancel', arguments: { orderNo: 'ORD43' } }]),
+      textReply('ORD43 的取消结果未知。'),
+    ]);
+    // A long deadline (the old lease: 120 s + 10 s), a lease of 4 s renewed while the turn runs.
+    const LEASE_SECONDS = 4;
+    const config = `turn: { timeoutSeconds: 120, leaseSeconds: ${LEASE_SECONDS} }\nmcpServers:\n  slow:\n    command: node\n    args: [${JSON.stringify(SLOW_TOOL_SERVER)}]\n    env: { SLOW_TOOL_LOG: ${JSON.stringify(toolLog)}, SLOW_TOOL_MS: "60000" }\n`;
+    server = await start(config);
+    await waitForOutput(server, /MCP server "slow".*connected/);
+
+    void post(`${server.url}/conversations/orders-leased/messages`, { message: '取消订单 ORD43', requestId: 'leased-request' }).catch(() => undefined);
+    const started = Date.now();
+    while (!(existsSync(toolLog) && readFileSync(toolLog, 'utf8').includes('started ORD43'))) {
+      if (Date.now() - started > 20_000) throw new Error(`the slow tool never started:\n${server.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    // While the process lives, the turn holds the conversation well past one lease, and each 409
+    // says to come back within the lease, not at the deadline.
+    const toolStarted = Date.now();
+    const waits: number[] = [];
+    while (Date.now() - toolStarted < 2.5 * LEASE_SECONDS * 1000) {
+      const busy = await post(`${server.url}/conversations/orders-leased/messages`, { message: '好了吗?' });
+      expect(busy).toMatchObject({ status: 409, body: { error: { code: 'conversation_busy' } } });
+      waits.push(Number(busy.headers.get('retry-after')));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(Math.max(...waits)).toBeLessThanOrEqual(LEASE_SECONDS);
+    expect(Math.min(...waits)).toBeGreaterThan(0);
+
+    await server.kill();
+    const killed = Date.now();
+    server = await start(config);
+    let next = await post(`${server.url}/conversations/orders-leased/messages`, { message: '好了吗?' });
+    for (let tries = 0; next.status === 409 && tries < 3; tries += 1) {
+      expect(next.body.error.code).toBe('conversation_busy');
+      const wait = Number(next.headers.get('retry-after'));
+      expect(wait).toBeLessThanOrEqual(LEASE_SECONDS);
+      await new Promise((resolve) => setTimeout(resolve, wait * 1000 + 200));
+      next = await post(`${server.url}/conversations/orders-leased/messages`, { message: '好了吗?' });
+    }
+    expect(next).toMatchObject({ status: 200, body: { turn: 2, stopReason: 'completed' } });
+    // Free again within a lease of the kill (plus the restart), far from the deadline's 130 s.
+    expect(Date.now() - killed).toBeLessThan(60_000);
+    const view = (await (await fetch(`${server.url}/conversations/orders-leased`)).json()) as any;
+    expect(view.turns.map((turn: any) => [turn.turn, turn.stopReason])).toEqual([[1, 'interrupted'], [2, 'completed']]);
+  });
+
   it('completes a turn killed during a tool call as interrupted, before answering the next message', async () => {
     folder = mkdtempSync(join(tmpdir(), 'agent-interrupted-'));
     const toolLog = join(folder, 'tool.log');

@@ -89,6 +89,31 @@ describe('DynamoDB requests of a turn of three model calls', () => {
     expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'bob', message: 'weather' }))).toEqual({ Query: 1, GetItem: 1, PutItem: 3, UpdateItem: 3, DeleteItem: 1 });
   });
 
+  it('a short lease (turn.leaseSeconds: 3) renews nothing in a turn shorter than a third of it: the same requests', async () => {
+    const alone = agentWith('turn: { leaseSeconds: 3 }\nlimits: { concurrentTurnsPerOwner: 0 }', threeCalls());
+    expect(await requestsOf(() => alone.ask({ conversationId: `c-${randomUUID()}`, owner: 'alice', message: 'weather' }))).toEqual({ Query: 1, PutItem: 2 });
+    const slotted = agentWith('turn: { leaseSeconds: 3 }', threeCalls());
+    expect(await requestsOf(() => slotted.ask({ conversationId: `c-${randomUUID()}`, owner: 'alice', message: 'weather' }))).toEqual({ Query: 1, PutItem: 3, DeleteItem: 1 });
+  });
+
+  it.each([
+    ['without turn slots', 'limits: { concurrentTurnsPerOwner: 0 }', 1, { Query: 1, PutItem: 2, UpdateItem: 1 }],
+    ['with a turn slot, renewed with the claim', '', 2, { Query: 1, PutItem: 3, UpdateItem: 2, DeleteItem: 1 }],
+  ])('a turn that outlives a third of its lease renews it: one UpdateItem per claim it holds, %s', async (_name, limits, renewals, expected) => {
+    // The model answers once the renewals went out (a third of 3 s after the claim), as a slow model would.
+    const renewed = (): Promise<void> => new Promise((resolve) => {
+      const check = () => (commands.filter((command) => command === 'UpdateItem').length >= renewals ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    const slowAnswer: ScriptedStep = async () => {
+      await renewed();
+      return textReply('done');
+    };
+    const agent = agentWith(`turn: { leaseSeconds: 3 }\n${limits}`, [slowAnswer]);
+    const counts = await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'frank', message: 'weather' }));
+    expect(counts).toEqual(expected);
+  });
+
   it('a conversation whose budget is spent is refused before its turn is claimed: no claim to write and give back', async () => {
     const agent = agentWith('limits: { tokensPerConversation: 10, tokensPerOwnerPerDay: 100000 }', [textReply('over the budget')]);
     const conversationId = `c-${randomUUID()}`;

@@ -1,3 +1,4 @@
+import { TurnTakenError } from '../../lib/core/errors.ts';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { OwnerCounters } from '../../lib/core/ports.ts';
@@ -107,6 +108,18 @@ export function ownerCountersContract(createCounters: () => OwnerCounters): void
       expect(next).toMatchObject({ holder: 'next-turn' });
       await counters.releaseTurnSlot(dead);
       expect(await counters.acquireTurnSlot(owner, request('third', { slots: 1, now: NOW + 2_000 }))).toBeUndefined();
+    });
+
+    it('keeps a renewed slot past its first lease, and renews a slot only for its holder', async () => {
+      const counters = createCounters();
+      const owner = newOwner();
+      const slot = (await counters.acquireTurnSlot(owner, request('long-turn', { slots: 1, leaseExpiresAt: NOW + 1_000 })))!;
+      await counters.renewTurnSlot(slot, NOW + 30_000);
+      expect(await counters.acquireTurnSlot(owner, request('next', { slots: 1, now: NOW + 20_000 }))).toBeUndefined();
+      const taken = await counters.acquireTurnSlot(owner, request('after', { slots: 1, now: NOW + 30_001, leaseExpiresAt: NOW + 90_000 }));
+      expect(taken).toMatchObject({ holder: 'after' });
+      await expect(counters.renewTurnSlot(slot, NOW + 120_000)).rejects.toBeInstanceOf(TurnTakenError);
+      expect(await counters.acquireTurnSlot(owner, request('third', { slots: 1, now: NOW + 60_000 }))).toBeUndefined();
     });
 
     it('gives out exactly as many slots as allowed to holders racing for them', async () => {

@@ -197,6 +197,46 @@ export function conversationStoreContract(createStore: () => ConversationStore):
     });
   });
 
+  describe('renewLease', () => {
+    it('moves a running turn’s lease on, and nothing else', async () => {
+      const key = newConversation();
+      const write = claimWrite('claim-1', 'request-1');
+      await store.create(key, 1, write);
+      const later = write.leaseExpiresAt! + 30_000;
+      await store.renewLease(key, 1, { claimId: 'claim-1', status: 'running' }, later);
+      const [record] = await store.readAll(key);
+      expect(recordFields(record)).toEqual({ ...recordFields((await createdAlone(write))[0]), leaseExpiresAt: later });
+    });
+
+    it('never moves a lease back: a renewal delayed behind a later one changes nothing', async () => {
+      const key = newConversation();
+      const write = claimWrite('claim-1', 'request-1');
+      await store.create(key, 1, write);
+      await store.renewLease(key, 1, { claimId: 'claim-1', status: 'running' }, write.leaseExpiresAt! + 60_000);
+      await store.renewLease(key, 1, { claimId: 'claim-1', status: 'running' }, write.leaseExpiresAt! + 30_000);
+      expect((await store.readAll(key))[0]?.leaseExpiresAt).toBe(write.leaseExpiresAt! + 60_000);
+    });
+
+    it.each([
+      ['held by another claim', { claimId: 'claim-2', status: 'running' as const }],
+      ['paused or complete', { claimId: 'claim-1', status: 'paused' as const }],
+    ])('refuses a turn %s, saying what is there', async (_, expected) => {
+      const key = newConversation();
+      const write = claimWrite('claim-1', 'request-1');
+      await store.create(key, 1, write);
+      const error = await takenError(store.renewLease(key, 1, expected, write.leaseExpiresAt! + 30_000));
+      expect(error.current).toMatchObject({ claimId: 'claim-1', status: 'running' });
+      expect((await store.readAll(key))[0]?.leaseExpiresAt).toBe(write.leaseExpiresAt);
+    });
+
+    /** The same write, in a conversation of its own: what the renewed turn reads as, but for its lease. */
+    async function createdAlone(write: TurnWrite) {
+      const alone = newConversation();
+      await store.create(alone, 1, write);
+      return store.readAll(alone);
+    }
+  });
+
   describe('remove', () => {
     it('deletes the turn only when it is held as expected', async () => {
       const key = newConversation();

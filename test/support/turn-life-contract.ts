@@ -7,11 +7,11 @@ import type { ConversationKey, ConversationStore, TurnWrite } from '../../lib/co
 import type { TurnResult } from '../../lib/core/turn.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture, cancelTool, testGateway, weatherTool } from './agent-fixture.ts';
-import { claimWrite } from './store-contract.ts';
+import { claimWrite, completeWrite } from './store-contract.ts';
 
 const START = Date.UTC(2025, 0, 1, 12, 0, 0);
-/** turn.timeoutSeconds (300 s) + turn.leaseMarginSeconds (10 s), the defaults. */
-const LEASE_MS = 310_000;
+/** turn.leaseSeconds, the default: a claim's lease, renewed while its process lives. */
+const LEASE_MS = 30_000;
 const APPROVALS = 'maxRounds: 4\nmcpServers:\n  fake: { command: unused, requireApproval: destructive }';
 
 const weather = (id: string, city = '上海') => ({ id, name: 'getWeather', arguments: { city } });
@@ -128,6 +128,28 @@ export function turnLifeContract(createStore: () => ConversationStore): void {
       expect(retry).toEqual(first);
       expect(model!.requests).toHaveLength(2);
       expect(gateway.calls).toHaveLength(1);
+    });
+
+    it('refuses another message under a finished request’s requestId (422 request_id_reused), and replays the same message', async () => {
+      const { agent, model } = fixture([textReply('已查到')]);
+      const conversationId = conversation();
+      const first = await agent.ask({ conversationId, message: '查订单 ORD1', requestId: 'req-digest' });
+      const reused = await rejection(agent.ask({ conversationId, message: 'anything else', requestId: 'req-digest' }));
+      expect(reused).toBeInstanceOf(InputError);
+      expect(reused).toMatchObject({ code: 'request_id_reused' });
+      expect(await rejection(agent.ask({ conversationId, message: '查订单 ORD1', instructions: 'other instructions', requestId: 'req-digest' }))).toMatchObject({ code: 'request_id_reused' });
+      expect(await agent.ask({ conversationId, message: '查订单 ORD1', requestId: 'req-digest' })).toEqual(first);
+      expect(model!.requests).toHaveLength(1);
+    });
+
+    it('replays a turn stored before request digests to its requestId, as before them', async () => {
+      const store = createStore();
+      const key: ConversationKey = { conversationId: conversation() };
+      await store.create(key, 1, completeWrite(key, 1, 'old-claim', 'old-request'));
+      const { agent, model } = fixture([], { store });
+      const replayed = await agent.ask({ ...key, message: 'a message the old turn never saw', requestId: 'old-request' });
+      expect(replayed).toMatchObject({ conversationId: key.conversationId, turn: 1 });
+      expect(model!.requests).toHaveLength(0);
     });
 
     it('costs a claim and a completion, and two records per round whose calls may change something', async () => {
@@ -325,6 +347,21 @@ export function turnLifeContract(createStore: () => ConversationStore): void {
       ]);
       expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
       expect(outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected').map((outcome) => (outcome.reason as ConflictError).code)).toEqual(['approval_not_pending']);
+      expect(gateway.calls.filter((call) => call.name === 'batchCancelOrdersByOrderNo')).toHaveLength(1);
+    });
+
+    it('answers a concurrent duplicate of one decision 409 turn_in_progress, and its later retry the stored result', async () => {
+      const slow = held(textReply('ORD7 已取消'));
+      const { agent, gateway, conversationId } = await pausedTurn({ script: [slow.step] });
+      const decision = { conversationId, decisions: [{ toolCallId: 'c1', approved: true }], requestId: 'approve-twice' };
+      const outcomes = [agent.decide(decision), agent.decide(decision)].map((promise) => promise.then((result) => ({ result }), (error: unknown) => ({ error })));
+      const refused = await Promise.race(outcomes);
+      expect(refused).toMatchObject({ error: { code: 'turn_in_progress' } });
+      expect((refused as { error: ConflictError }).error.retryAfterSeconds).toBeGreaterThan(0);
+      slow.release();
+      const finished = (await Promise.all(outcomes)).find((outcome) => 'result' in outcome) as { result: TurnResult };
+      expect(finished.result).toMatchObject({ turn: 1, stopReason: 'completed', reply: 'ORD7 已取消' });
+      expect(await agent.decide(decision)).toEqual(finished.result);
       expect(gateway.calls.filter((call) => call.name === 'batchCancelOrdersByOrderNo')).toHaveLength(1);
     });
 

@@ -208,6 +208,7 @@ describe('limits.tokensPerOwnerPerDay', () => {
       tokensOn: (...args) => (calls.push('read'), counters.tokensOn(...args)),
       addTokens: (...args) => (calls.push(`add ${args[2]}`), counters.addTokens(...args)),
       acquireTurnSlot: (...args) => (calls.push('take slot'), counters.acquireTurnSlot(...args)),
+      renewTurnSlot: (...args) => (calls.push('renew slot'), counters.renewTurnSlot(...args)),
       releaseTurnSlot: (...args) => (calls.push('give slot'), counters.releaseTurnSlot(...args)),
     };
     const { agent } = budgeted([weather('w1'), weather('w2'), answer('done', tokens(1, 2))], { yaml: 'limits: { tokensPerOwnerPerDay: 100000 }', counters: counting });

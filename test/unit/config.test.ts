@@ -28,7 +28,7 @@ describe('parseConfig', () => {
         elicitation: 'decline',
       },
       approvals: { ttlSeconds: 86_400 },
-      turn: { timeoutSeconds: 300, reserveSeconds: 3, leaseMarginSeconds: 10 },
+      turn: { timeoutSeconds: 300, reserveSeconds: 3, leaseSeconds: 30, leaseMarginSeconds: 10 },
       history: { maxTokens: 16_000 },
       conversation: { ttlDays: 30 },
       openaiApi: { modelId: 'mcp-agent' },
@@ -165,6 +165,7 @@ mcpServers:
     ['a bad url', 'mcpServers: { remote: { url: "not a url" } }', /mcpServers\.remote\.url: /],
     ['an unset variable', 'model: { apiKey: "${NOT_SET}" }', /model\.apiKey: environment variable NOT_SET is not set/],
     ['a document that is not a mapping', '- a\n- b', /must be a YAML mapping/],
+    ['a lease under a second', 'turn: { leaseSeconds: 0.5 }', /turn\.leaseSeconds: .*at least 1 s/],
     ['a model id with a space', 'openaiApi: { modelId: "my agent" }', /openaiApi\.modelId: a model id is 1 to 128 characters without spaces/],
     ['invalid YAML', 'model: {', /is not valid YAML/],
   ])('rejects %s with a message naming the key', (_, text, expected) => {

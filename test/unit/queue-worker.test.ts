@@ -44,6 +44,24 @@ describe('the queue worker with an EventBridge event', () => {
 });
 
 describe('the queue worker with a direct invoke', () => {
+  it('holds a 15-minute invocation’s turn under the short lease (turn.leaseSeconds), not until its deadline', async () => {
+    let answer!: () => void;
+    let asked!: () => void;
+    const modelAsked = new Promise<void>((resolve) => (asked = resolve));
+    const gate = new Promise<void>((resolve) => (answer = resolve));
+    const { work, store } = worker([async () => (asked(), await gate, textReply('四个工具'))]);
+
+    const running = work(directInvoke, lambdaContext({ remainingMs: 900_000 }));
+    await modelAsked;
+    const [claim] = await store.readRecent({ conversationId: 'direct-invoke' }, () => false);
+    answer();
+    await running;
+
+    expect(claim?.status).toBe('running');
+    expect(claim!.leaseExpiresAt! - Date.now()).toBeLessThanOrEqual(30_000);
+    expect(claim!.leaseExpiresAt! - Date.now()).toBeGreaterThan(25_000);
+  });
+
   it('returns the turn result as JSON', async () => {
     const { work } = worker([textReply('四个工具')]);
 

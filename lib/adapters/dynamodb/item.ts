@@ -23,6 +23,8 @@ export interface TurnItem {
   /** The request that started the turn (the first of requestIds). */
   requestId: string;
   requestIds: string[];
+  /** requestId → digest of its request (a map; absent on items written before digests). */
+  requestDigests?: Record<string, string>;
   /** The invocation holding (or that last wrote) the turn; every conditional write checks it. */
   claimId: string;
   status: ItemStatus;
@@ -73,6 +75,7 @@ export function turnItem(pk: string, turn: number, write: TurnWrite, messages: r
     result: JSON.stringify(write.result),
     tokens: estimateTokens(messages),
   };
+  if (write.requestDigests !== undefined && Object.keys(write.requestDigests).length > 0) item.requestDigests = write.requestDigests;
   if (write.completedAt !== undefined) item.completedAt = write.completedAt;
   if (write.leaseExpiresAt !== undefined) item.leaseExpiresAt = write.leaseExpiresAt;
   if (write.approvalExpiresAt !== undefined) item.approvalExpiresAt = write.approvalExpiresAt;
@@ -109,6 +112,8 @@ export function readTurnItem(raw: Record<string, unknown>): TurnRecord {
     result: once(() => decodeResult(item)),
     state: once(() => decodeState(item)),
   };
+  const digests = requestDigestsOf(item);
+  if (digests) record.requestDigests = digests;
   if (typeof item.completedAt === 'string') record.completedAt = item.completedAt;
   if (typeof item.leaseExpiresAt === 'number') record.leaseExpiresAt = item.leaseExpiresAt;
   if (typeof item.approvalExpiresAt === 'number') record.approvalExpiresAt = item.approvalExpiresAt;
@@ -133,6 +138,15 @@ function checkedItem(raw: Record<string, unknown>): TurnItem {
 }
 
 const domainStatus = (status: ItemStatus): TurnStatus => (status === 'pending' ? 'running' : status);
+
+/** Only string digests count: anything else is read as no digest (the turn replays as before them). */
+function requestDigestsOf(item: TurnItem): Record<string, string> | undefined {
+  const stored: unknown = item.requestDigests;
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return undefined;
+  const digests = Object.entries(stored).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return digests.length > 0 ? Object.fromEntries(digests) : undefined;
+}
+
 /** Version 1 items carry one requestId and no claimId: the request was its own claim. */
 const requestIdsOf = (item: TurnItem): string[] => (Array.isArray(item.requestIds) ? item.requestIds : [item.requestId]);
 const claimIdOf = (item: TurnItem): string => (typeof item.claimId === 'string' ? item.claimId : item.requestId);

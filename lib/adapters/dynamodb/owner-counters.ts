@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentCommands } from '#dynamodb-commands';
 import { dayStartMs } from '../../core/budget.ts';
+import { TurnTakenError } from '../../core/errors.ts';
 import type { OwnerCounters, StoreCallOptions, TurnSlot } from '../../core/ports.ts';
 import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
 import { ownerTokensPartitionKey, ownerTurnsPartitionKey } from './keys.ts';
@@ -28,6 +29,8 @@ const KEPT_AFTER_SECONDS = 86_400;
  *   turns:<owner>   sk = slot      {holder, leaseExpiresAt, expiresAt}
  *     take    PutItem if no item, or its lease ended,     from a random slot on, until one is free
  *             or it is already this holder's              (usually the first)
+ *     renew   UpdateItem SET leaseExpiresAt               while a long turn runs (lib/agent/lease.ts)
+ *             if holder = this holder
  *     give    DeleteItem if holder = this holder          once, when the turn ends or pauses
  *
  * Every item carries `expiresAt` (the table's TTL attribute): a day's item goes a day after the
@@ -99,6 +102,26 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
     return undefined;
   }
 
+  async function renewTurnSlot(slot: TurnSlot, leaseExpiresAt: number, callOptions: StoreCallOptions = {}): Promise<void> {
+    try {
+      await client.send(
+        new (await documentCommands()).UpdateCommand({
+          TableName: tableName,
+          Key: { pk: ownerTurnsPartitionKey(slot.owner), sk: slot.index },
+          UpdateExpression: 'SET #leaseExpiresAt = :leaseExpiresAt, #expiresAt = :expiresAt',
+          // Why: after its lease ended the slot may be another turn's; that one is not ours to keep.
+          ConditionExpression: '#holder = :holder',
+          ExpressionAttributeNames: { '#holder': 'holder', '#leaseExpiresAt': 'leaseExpiresAt', '#expiresAt': 'expiresAt' },
+          ExpressionAttributeValues: { ':holder': slot.holder, ':leaseExpiresAt': leaseExpiresAt, ':expiresAt': Math.ceil(leaseExpiresAt / 1000) + KEPT_AFTER_SECONDS },
+        }),
+        sendOptions(callOptions),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) throw new TurnTakenError(`Turn slot ${slot.index} is no longer held by this turn.`, undefined, { cause: error });
+      throw storeUnavailable('UpdateItem (turn slot)', tableName, error);
+    }
+  }
+
   async function releaseTurnSlot(slot: TurnSlot, callOptions: StoreCallOptions = {}): Promise<void> {
     try {
       await client.send(
@@ -117,5 +140,5 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
     }
   }
 
-  return { tokensOn, addTokens, acquireTurnSlot, releaseTurnSlot };
+  return { tokensOn, addTokens, acquireTurnSlot, renewTurnSlot, releaseTurnSlot };
 }

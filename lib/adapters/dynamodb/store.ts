@@ -10,7 +10,7 @@ import { expiresAtSeconds, readHolder, readTurnItem, turnItem, type ItemHolder, 
 import { itemSizeBytes } from './item-size.ts';
 import { conversationPartitionKey } from './keys.ts';
 import { queryConversationPages } from './query.ts';
-import { createTurnInput, readBackInput, removeTurnInput, updateTurnInput } from './writes.ts';
+import { createTurnInput, readBackInput, removeTurnInput, renewLeaseInput, updateTurnInput } from './writes.ts';
 
 export interface DynamoConversationStoreOptions {
   /** Built with the request timeouts of conversation.* (lib/adapters/dynamodb/client.ts). */
@@ -117,6 +117,19 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
     }
   }
 
+  async function renewLease(key: ConversationKey, turn: number, expected: TurnExpectation, leaseExpiresAt: number, options: StoreCallOptions = {}): Promise<void> {
+    const itemKey = { pk: conversationPartitionKey(key), sk: turn };
+    try {
+      await client.send(new (await documentCommands()).UpdateCommand(renewLeaseInput(tableName, itemKey, expected, leaseExpiresAt)), sendOptions(options));
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw storeUnavailable('UpdateItem (lease)', tableName, error);
+      const current = await readBack(key, turn, 'UpdateItem (lease)', options);
+      // Still ours, with this end or a later one (this renewal's first answer was lost, or a record carried it).
+      if (current?.claimId === expected.claimId && current.status === expected.status && (current.leaseExpiresAt ?? 0) >= leaseExpiresAt) return;
+      throw new TurnTakenError(`Turn ${turn} is no longer held by this request (${current ? `it is ${current.status}` : 'it was deleted'}).`, current, { cause: error });
+    }
+  }
+
   async function remove(key: ConversationKey, turn: number, expected: TurnExpectation, options: StoreCallOptions = {}): Promise<void> {
     try {
       await client.send(new (await documentCommands()).DeleteCommand(removeTurnInput(tableName, { pk: conversationPartitionKey(key), sk: turn }, expected)), sendOptions(options));
@@ -132,6 +145,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
     readPage,
     create,
     update,
+    renewLease,
     remove,
     deleteConversation: (key) => deleteConversationItems(client, tableName, key),
   };

@@ -1,4 +1,4 @@
-import type { DeleteCommandInput, GetCommandInput, PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DeleteCommandInput, GetCommandInput, PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { TurnExpectation } from '../../core/ports.ts';
 import { itemStatus, type TurnItem } from './item.ts';
 
@@ -9,6 +9,8 @@ import { itemStatus, type TurnItem } from './item.ts';
  *   create  Put    (pk, n)   if no item at (pk, n)                               -> else taken (409)
  *   update  Put    (pk, n)   if its claimId and status are the expected ones,
  *                            and it was written before this write                -> else taken
+ *   renew   Update (pk, n)   SET leaseExpiresAt, if its claimId and status are
+ *                            the expected ones and its lease ends earlier        -> else taken
  *   remove  Delete (pk, n)   if its claimId and status are the expected ones     -> else nothing to do
  *
  * A write whose condition fails is read back (GetItem) before it is called a conflict: DynamoDB
@@ -36,6 +38,23 @@ export function updateTurnInput(tableName: string, item: TurnItem, expected: Tur
     ConditionExpression: `${held.ConditionExpression} AND (attribute_not_exists(#writtenAt) OR #writtenAt < :writtenAt)`,
     ExpressionAttributeNames: { ...held.ExpressionAttributeNames, '#writtenAt': 'writtenAt' },
     ExpressionAttributeValues: { ...held.ExpressionAttributeValues, ':writtenAt': item.writtenAt },
+  };
+}
+
+/**
+ * A running turn's lease moved on, nothing else: not `writtenAt` either, which orders the turn's
+ * whole-item writes (a renewal must not make a round record delayed behind it look stale).
+ */
+export function renewLeaseInput(tableName: string, key: { pk: string; sk: number }, expected: TurnExpectation, leaseExpiresAt: number): UpdateCommandInput {
+  const held = heldBy(expected);
+  return {
+    TableName: tableName,
+    Key: key,
+    UpdateExpression: 'SET #leaseExpiresAt = :leaseExpiresAt',
+    // Why the comparison: a renewal delayed on the network must not shorten a lease a later write set.
+    ConditionExpression: `${held.ConditionExpression} AND (attribute_not_exists(#leaseExpiresAt) OR #leaseExpiresAt < :leaseExpiresAt)`,
+    ExpressionAttributeNames: { ...held.ExpressionAttributeNames, '#leaseExpiresAt': 'leaseExpiresAt' },
+    ExpressionAttributeValues: { ...held.ExpressionAttributeValues, ':leaseExpiresAt': leaseExpiresAt },
   };
 }
 

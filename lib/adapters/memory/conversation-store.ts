@@ -65,6 +65,12 @@ export function createMemoryConversationStore(): ConversationStore {
       turns.set(turn, stored(turn, write));
     },
 
+    async renewLease(key, turn, expected, leaseExpiresAt) {
+      const existing = turnsOf(key).get(turn);
+      if (!holds(existing, expected)) throw new TurnTakenError(`Turn ${turn} is no longer held by this request.`, current(existing));
+      existing!.leaseExpiresAt = Math.max(existing!.leaseExpiresAt ?? 0, leaseExpiresAt);
+    },
+
     async remove(key, turn, expected) {
       const turns = turnsOf(key);
       if (holds(turns.get(turn), expected)) turns.delete(turn);
@@ -90,6 +96,7 @@ function toRecord(turn: MemoryTurn): TurnRecord {
     result: () => copyJson(turn.result),
     state: () => copyJson(turn.state ?? {}),
   };
+  if (turn.requestDigests !== undefined) record.requestDigests = { ...turn.requestDigests };
   if (turn.completedAt !== undefined) record.completedAt = turn.completedAt;
   if (turn.leaseExpiresAt !== undefined) record.leaseExpiresAt = turn.leaseExpiresAt;
   if (turn.approvalExpiresAt !== undefined) record.approvalExpiresAt = turn.approvalExpiresAt;

@@ -1,3 +1,4 @@
+import { TurnTakenError } from '../../core/errors.ts';
 import type { OwnerCounters, TurnSlot } from '../../core/ports.ts';
 
 /**
@@ -42,6 +43,11 @@ export function createMemoryOwnerCounters(): OwnerCounters {
         return { owner, index, holder: request.holder } satisfies TurnSlot;
       }
       return undefined;
+    },
+    async renewTurnSlot(slot, leaseExpiresAt) {
+      const current = slots.get(slot.owner)?.get(slot.index);
+      if (current?.holder !== slot.holder) throw new TurnTakenError(`Turn slot ${slot.index} is no longer held by this turn.`, undefined);
+      current.leaseExpiresAt = Math.max(current.leaseExpiresAt, leaseExpiresAt);
     },
     async releaseTurnSlot(slot) {
       const held = slots.get(slot.owner);

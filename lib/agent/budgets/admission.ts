@@ -3,6 +3,7 @@ import { BudgetExhaustedError, errorMessage, LimitError } from '../../core/error
 import type { Logger } from '../../core/logger.ts';
 import type { TokenUsage } from '../../core/messages.ts';
 import type { ConversationState, JsonObject, ModelClient, OwnerCounters, TurnMetrics, TurnSlot } from '../../core/ports.ts';
+import type { KeptClaim, Lease } from '../lease.ts';
 import { spentBudget, type TokenLimits } from './spent.ts';
 import { createTurnBudget, type TurnBudget } from './turn-budget.ts';
 
@@ -26,8 +27,8 @@ export interface AdmitRequest {
   owner: string | undefined;
   /** The request's claim id: the turn slot is held under it. */
   holder: string;
-  /** ms epoch: the turn's lease. A slot whose holder died is free again after it, like the turn. */
-  leaseExpiresAt: number;
+  /** The request's lease (lib/agent/lease.ts): the slot is renewed with it, and a dead holder's slot is free again when it ends, like the turn. */
+  lease: Lease;
   /**
    * Refuse (429) when the owner's day is spent. A question is refused; decisions on a paused turn
    * are not (the approved calls run, and the turn stops before its next model call).
@@ -68,15 +69,19 @@ export function createBudgets(input: BudgetsInput) {
     const slotted = owner !== undefined && limits.concurrentTurnsPerOwner > 0;
     const day = utcDay(now());
     let slot: TurnSlot | undefined;
+    let keptSlot: KeptClaim | undefined;
     let budget: TurnBudget | undefined;
     try {
+      const leaseExpiresAt = request.lease.end();
       const [taken, today] = await Promise.allSettled([
-        slotted ? counters.acquireTurnSlot(owner, { slots: limits.concurrentTurnsPerOwner, holder: request.holder, leaseExpiresAt: request.leaseExpiresAt, now: now() }) : Promise.resolve(undefined),
+        slotted ? counters.acquireTurnSlot(owner, { slots: limits.concurrentTurnsPerOwner, holder: request.holder, leaseExpiresAt, now: now() }) : Promise.resolve(undefined),
         dailyLimit ? counters.tokensOn(owner, day) : Promise.resolve(0),
       ]);
       if (taken.status === 'rejected') throw taken.reason;
       slot = taken.value;
       if (slotted && slot === undefined) throw tooManyTurns(limits.concurrentTurnsPerOwner);
+      const held = slot;
+      keptSlot = held && request.lease.keep({ what: 'turn slot', until: leaseExpiresAt, renew: (until, signal) => counters.renewTurnSlot(held, until, { signal }) });
       if (today.status === 'rejected') throw today.reason;
       const ownerToday = today.value;
       const refuse = (usedConversation: number) => {
@@ -103,6 +108,7 @@ export function createBudgets(input: BudgetsInput) {
       if (error instanceof LimitError) input.metrics?.limitReached?.(limitOf(error), 'refused');
       throw error;
     } finally {
+      keptSlot?.release();
       await budget?.settled();
       if (slot) await release(slot);
     }
