@@ -269,6 +269,17 @@ export const fileSchema = z.strictObject({
   summary: z.strictObject({ prompt: z.string().min(1).default(DEFAULT_SUMMARY_PROMPT) }).prefault({}),
   model: modelSchema.prefault({}),
   tools: toolsSchema.prefault({}),
+  /**
+   * Approval for the built-in tools (memory's remember and recall, write_todos, read_resource, the
+   * routing tools, an embedding's own): a server's requireApproval values, plus `auto` (default):
+   * the built-ins whose calls change what later conversations see (remember) need approval
+   * whenever any server's tools may need it (its requireApproval is not `never`); the others none.
+   */
+  builtInTools: z
+    .strictObject({
+      requireApproval: z.union([z.enum(['auto', 'never', 'always', 'destructive']), z.array(toolPattern)]).default('auto'),
+    })
+    .prefault({}),
   approvals: z
     .strictObject({
       /** Calls waiting for a decision longer than this are declined on the next request. */
@@ -405,3 +416,4 @@ export const RENAMED_KEYS: Readonly<Record<string, string>> = {
 export type AgentFile = z.output<typeof fileSchema>;
 export type OAuthSettings = z.output<typeof oauthSchema>;
 export type ToolPolicy = Pick<z.output<typeof stdioServerSchema>, 'allowTools' | 'denyTools' | 'requireApproval'>;
+export type BuiltInApprovalSetting = AgentFile['builtInTools']['requireApproval'];
