@@ -213,6 +213,9 @@ export const oauthSchema = z
     const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
     const method = oauth.tokenEndpointAuthMethod;
     if ((oauth.clientSecret || oauth.privateKey) && !oauth.clientId) problem('clientId', 'a client secret or private key needs the clientId it belongs to');
+    if ((oauth.clientSecret || oauth.privateKey) && !oauth.authorizationServer) {
+      problem('authorizationServer', `a ${oauth.clientSecret ? 'client secret' : 'private key'} is only ever presented to the authorization server named here: set it to that server's issuer URL (never to whatever the MCP server advertises)`);
+    }
     if (oauth.clientSecret && oauth.privateKey) problem('privateKey', 'give either clientSecret or privateKey, not both');
     if (oauth.privateKey && method && method !== 'private_key_jwt') problem('tokenEndpointAuthMethod', 'a private key is used with private_key_jwt');
     if (method === 'private_key_jwt' && !oauth.privateKey) problem('privateKey', 'private_key_jwt needs a privateKey');
