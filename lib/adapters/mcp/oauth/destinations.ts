@@ -60,8 +60,12 @@ export class OAuthDestinations {
   /** `fetch` that refuses (with McpOAuthError, never a TypeError the SDK would swallow) what may not be reached. */
   guard(fetch: FetchLike): FetchLike {
     return async (input, init) => {
-      await this.check(new URL(String(input)));
-      return fetch(input, init);
+      const url = new URL(String(input));
+      await this.check(url);
+      if (this.configured.has(url.origin)) return fetch(input, init);
+      // A redirect is a URL someone else names too: never followed unchecked (the SDK follows
+      // same-origin ones itself, through this fetch again).
+      return fetch(input, { ...init, redirect: init?.redirect === 'error' ? 'error' : 'manual' });
     };
   }
 
