@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { createMcpGateway } from './adapters/mcp/gateway.ts';
 import { attachOAuth, usesOAuth } from './adapters/mcp/oauth/attach.ts';
 import { createFileTokenStore, TOKEN_FILE_NAME } from './adapters/mcp/oauth/file-store.ts';
+import type { OAuthNetwork } from './adapters/mcp/oauth/destinations.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
 import type { McpGatewayOptions } from './adapters/mcp/types.ts';
-import { localDataDir } from './config/environment.ts';
+import { localDataDir, runsLocally } from './config/environment.ts';
 import type { AgentConfig } from './config/load.ts';
 import type { Logger } from './core/logger.ts';
 import type { ToolGateway } from './core/ports.ts';
@@ -17,11 +18,13 @@ export interface ConfiguredGatewayOptions extends Pick<McpGatewayOptions, 'onEli
   logger: Logger;
   /** Where OAuth tokens are kept; default: mcp-oauth-tokens.json under the local data folder. */
   oauthTokenStore?: OAuthTokenStore;
+  /** How far OAuth discovery may reach; default: loopback allowed in a local run, not on Lambda. */
+  oauthNetwork?: OAuthNetwork;
 }
 
 export function createConfiguredGateway(config: Pick<AgentConfig, 'mcpServers' | 'tools'>, options: ConfiguredGatewayOptions): ToolGateway {
   const servers = usesOAuth(config.mcpServers)
-    ? attachOAuth(config.mcpServers, { store: options.oauthTokenStore ?? defaultTokenStore(), logger: options.logger })
+    ? attachOAuth(config.mcpServers, { store: options.oauthTokenStore ?? defaultTokenStore(), logger: options.logger, network: options.oauthNetwork ?? { allowLoopback: runsLocally(process.env) } })
     : config.mcpServers;
   const { onElicitation, onSampling } = options;
   return createMcpGateway({ servers, settings: config.tools, logger: options.logger, ...(onElicitation ? { onElicitation } : {}), ...(onSampling ? { onSampling } : {}) });

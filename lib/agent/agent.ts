@@ -27,7 +27,7 @@ import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
 import { readStoredTurn, type StoredTurn } from './stored-turn.ts';
 import { askDigest, decideDigest } from './request-digest.ts';
-import { applyToolPolicies, type OfferedTool } from './tool-policy.ts';
+import { applyToolPolicies, builtInApproval, type OfferedTool } from './tool-policy.ts';
 import { newDraft, type TurnDraft } from './turn-draft.ts';
 import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
 
@@ -128,6 +128,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const strategy = configuredStrategy(config);
   const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters, logger, metrics: dependencies.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
+  const builtInNeedsApproval = builtInApproval(config.builtInTools.requireApproval, policies);
   /** One turn's extensions, with its tools and the conversation's state. */
   const runnerFor = (scope: RequestScope, turn: number, mcpTools: OfferedTool[], opened: { state: ConversationState; history: HistoryMessage[] }, model: ModelClient, onEvent: AskInput['onEvent'], draft: TurnDraft) =>
     createExtensionRunner({
@@ -145,6 +146,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       now,
       ...(onEvent ? { onEvent } : {}),
       takeRound: () => takeRound(draft, config.maxRounds),
+      builtInNeedsApproval,
     });
 
   /** What every held turn needs (its model comes with its extensions, in the runner). */

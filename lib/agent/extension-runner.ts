@@ -57,6 +57,8 @@ export interface ExtensionRunnerInput {
   onEvent?: (event: LoopEvent) => void;
   /** Counts a round for a model call an extension makes (TurnContext.takeRound); without it none is counted. */
   takeRound?: () => boolean;
+  /** Whether a built-in tool's calls wait for approval (builtInApproval in tool-policy.ts); without it none do. */
+  builtInNeedsApproval?: (tool: BuiltinTool) => boolean;
 }
 
 /** The extensions of one turn, composed. Without extensions it passes every call straight through. */
@@ -68,7 +70,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
   // A built-in tool's name is the extension's to keep: an MCP tool of the same name is not offered.
   const tools: OfferedTool[] = [
     ...input.mcpTools.filter((tool) => !builtins.has(tool.name)),
-    ...[...builtins.values()].map(({ definition }) => ({ ...definition, needsApproval: false, readOnly: definition.annotations?.readOnlyHint === true })),
+    ...[...builtins.values()].map((tool) => ({ ...tool.definition, needsApproval: input.builtInNeedsApproval?.(tool) ?? false, readOnly: tool.definition.annotations?.readOnlyHint === true })),
   ];
   let round = 0;
   let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };

@@ -139,6 +139,12 @@ export interface TurnContext {
 
 export interface BuiltinTool {
   definition: ToolDefinition;
+  /**
+   * Its calls change what later conversations see (a memory note): under builtInTools.requireApproval
+   * `auto` (the default) they need approval whenever any MCP server's tools may need it, so a tool
+   * result cannot plant what every later conversation reads without the user saying yes.
+   */
+  changesLaterConversations?: boolean;
   /** Runs a call; the arguments already match the definition's parameters. Failures are `ok: false`. */
   run(args: JsonObject, call: RunningCall, turn: TurnContext): ToolOutput | Promise<ToolOutput>;
 }

@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '../core/ports.ts';
-import type { ToolPolicy } from '../config/schema.ts';
+import type { BuiltInApprovalSetting, ToolPolicy } from '../config/schema.ts';
 import { globsMatcher } from '../core/globs.ts';
+import type { BuiltinTool } from './extension.ts';
 
 export { globsMatcher } from '../core/globs.ts';
 
@@ -57,4 +58,20 @@ function compilePolicy(policy: ToolPolicy): CompiledPolicy {
       return !(tool.annotations?.readOnlyHint === true || tool.annotations?.destructiveHint === false);
     },
   };
+}
+
+/**
+ * Which built-in tools need approval (agent.yml builtInTools.requireApproval), decided like a
+ * server's tools: `never`, `always`, `destructive`, or patterns over the built-in names. `auto`:
+ * the built-ins that change what later conversations see (remember) need it whenever some server's
+ * tools may (its requireApproval is not `never`), since a tool result of such a server could
+ * otherwise have the model save what every later conversation reads; the others need none.
+ */
+export function builtInApproval(setting: BuiltInApprovalSetting, servers: ReadonlyMap<string, ToolPolicy>): (tool: BuiltinTool) => boolean {
+  if (setting === 'auto') {
+    const anyServerAsks = [...servers.values()].some((policy) => (Array.isArray(policy.requireApproval) ? policy.requireApproval.length > 0 : policy.requireApproval !== 'never'));
+    return (tool) => anyServerAsks && tool.changesLaterConversations === true;
+  }
+  const policy = compilePolicy({ denyTools: [], requireApproval: setting });
+  return (tool) => policy.needsApproval(tool.definition.name, tool.definition);
 }

@@ -70,7 +70,14 @@ export const ENV = {
   awsDynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
   /** The Secrets Manager secret holding MCP servers' OAuth tokens (the stack creates it when agent.yml uses OAuth). */
   mcpOAuthTokenSecretArn: 'MCP_OAUTH_TOKEN_SECRET_ARN',
+  /** Set by Lambda itself: a process without it is a local run (npm start, mcp-login, tests). */
+  lambdaFunctionName: 'AWS_LAMBDA_FUNCTION_NAME',
 } as const;
+
+/** A local run, not a Lambda function: OAuth may reach the developer's own servers on loopback. */
+export function runsLocally(environment: Environment): boolean {
+  return !environment[ENV.lambdaFunctionName];
+}
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 

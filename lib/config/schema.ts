@@ -213,6 +213,9 @@ export const oauthSchema = z
     const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
     const method = oauth.tokenEndpointAuthMethod;
     if ((oauth.clientSecret || oauth.privateKey) && !oauth.clientId) problem('clientId', 'a client secret or private key needs the clientId it belongs to');
+    if ((oauth.clientSecret || oauth.privateKey) && !oauth.authorizationServer) {
+      problem('authorizationServer', `a ${oauth.clientSecret ? 'client secret' : 'private key'} is only ever presented to the authorization server named here: set it to that server's issuer URL (never to whatever the MCP server advertises)`);
+    }
     if (oauth.clientSecret && oauth.privateKey) problem('privateKey', 'give either clientSecret or privateKey, not both');
     if (oauth.privateKey && method && method !== 'private_key_jwt') problem('tokenEndpointAuthMethod', 'a private key is used with private_key_jwt');
     if (method === 'private_key_jwt' && !oauth.privateKey) problem('privateKey', 'private_key_jwt needs a privateKey');
@@ -269,6 +272,17 @@ export const fileSchema = z.strictObject({
   summary: z.strictObject({ prompt: z.string().min(1).default(DEFAULT_SUMMARY_PROMPT) }).prefault({}),
   model: modelSchema.prefault({}),
   tools: toolsSchema.prefault({}),
+  /**
+   * Approval for the built-in tools (memory's remember and recall, write_todos, read_resource, the
+   * routing tools, an embedding's own): a server's requireApproval values, plus `auto` (default):
+   * the built-ins whose calls change what later conversations see (remember) need approval
+   * whenever any server's tools may need it (its requireApproval is not `never`); the others none.
+   */
+  builtInTools: z
+    .strictObject({
+      requireApproval: z.union([z.enum(['auto', 'never', 'always', 'destructive']), z.array(toolPattern)]).default('auto'),
+    })
+    .prefault({}),
   approvals: z
     .strictObject({
       /** Calls waiting for a decision longer than this are declined on the next request. */
@@ -409,3 +423,4 @@ export const RENAMED_KEYS: Readonly<Record<string, string>> = {
 export type AgentFile = z.output<typeof fileSchema>;
 export type OAuthSettings = z.output<typeof oauthSchema>;
 export type ToolPolicy = Pick<z.output<typeof stdioServerSchema>, 'allowTools' | 'denyTools' | 'requireApproval'>;
+export type BuiltInApprovalSetting = AgentFile['builtInTools']['requireApproval'];

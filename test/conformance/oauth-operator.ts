@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { discoverOAuthServerInfo } from '@modelcontextprotocol/sdk/client/auth.js';
 import { stringify } from 'yaml';
 import { runMcpLogin } from '../../functions/mcp-login.ts';
 import { freePort } from '../support/mcp-servers.ts';
@@ -40,8 +41,11 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
     LOCAL_DATA_DIR: join(directory, 'data'),
   };
   let oauth: Record<string, unknown>;
+  // A secret or key is only ever presented to the authorization server agent.yml names: the
+  // operator looks it up once, as from the server's documentation.
+  const authorizationServer = async () => (await discoverOAuthServerInfo(serverUrl)).authorizationServerUrl;
   if (scenario === 'auth/client-credentials-basic') {
-    oauth = { grant: 'client_credentials', clientId: context.client_id, clientSecret: '${CONFORMANCE_CLIENT_SECRET}' };
+    oauth = { grant: 'client_credentials', clientId: context.client_id, clientSecret: '${CONFORMANCE_CLIENT_SECRET}', authorizationServer: await authorizationServer() };
     environment['CONFORMANCE_CLIENT_SECRET'] = context.client_secret ?? '';
   } else if (scenario === 'auth/client-credentials-jwt') {
     oauth = {
@@ -49,13 +53,14 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
       clientId: context.client_id,
       privateKey: '${CONFORMANCE_PRIVATE_KEY}',
       privateKeyAlgorithm: context.signing_algorithm ?? 'ES256',
+      authorizationServer: await authorizationServer(),
     };
     environment['CONFORMANCE_PRIVATE_KEY'] = context.private_key_pem ?? '';
   } else {
     const redirectUrl = `http://localhost:${await freePort()}/callback`;
     oauth = { redirectUrl };
     if (scenario === 'auth/pre-registration') {
-      Object.assign(oauth, { clientId: context.client_id, clientSecret: '${CONFORMANCE_CLIENT_SECRET}' });
+      Object.assign(oauth, { clientId: context.client_id, clientSecret: '${CONFORMANCE_CLIENT_SECRET}', authorizationServer: await authorizationServer() });
       environment['CONFORMANCE_CLIENT_SECRET'] = context.client_secret ?? '';
     }
     if (scenario === 'auth/basic-cimd') oauth['clientMetadataUrl'] = CLIENT_METADATA_URL;

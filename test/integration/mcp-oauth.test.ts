@@ -247,11 +247,12 @@ describe('an MCP server behind OAuth (authorization code)', () => {
 });
 
 describe('an MCP server behind OAuth (client credentials)', () => {
-  const CLIENT_CREDENTIALS = '{ grant: client_credentials, clientId: agent, clientSecret: "${NOTES_CLIENT_SECRET}" }';
+  // The secret is only ever presented to the authorization server agent.yml names.
+  const clientCredentials = () => `{ grant: client_credentials, clientId: agent, clientSecret: "\${NOTES_CLIENT_SECRET}", authorizationServer: "${double.issuer}" }`;
 
   it('gets a token at the first 401 without a person, stores it, and a new process reuses it', async () => {
     double = await startOAuthServerDouble({ clients: [{ clientId: 'agent', clientSecret: CLIENT_SECRET }] });
-    const config = configFor(CLIENT_CREDENTIALS);
+    const config = configFor(clientCredentials());
 
     const first = await call(gatewayFor(config), 'whoami');
     const second = await call(gatewayFor(config), 'whoami');
@@ -265,7 +266,7 @@ describe('an MCP server behind OAuth (client credentials)', () => {
 
   it('asks for the scope a tool needs by itself (no person involved in a client_credentials step-up)', async () => {
     double = await startOAuthServerDouble({ clients: [{ clientId: 'agent', clientSecret: CLIENT_SECRET }] });
-    const gateway = gatewayFor(configFor(CLIENT_CREDENTIALS));
+    const gateway = gatewayFor(configFor(clientCredentials()));
 
     const written = await call(gateway, 'write-note');
 
@@ -279,7 +280,7 @@ describe('an MCP server behind OAuth (client credentials)', () => {
   it('fails with the authorization server\'s answer when the secret is wrong', async () => {
     double = await startOAuthServerDouble({ clients: [{ clientId: 'agent', clientSecret: 'another-secret-entirely' }] });
 
-    const [status] = await gatewayFor(configFor(CLIENT_CREDENTIALS)).status();
+    const [status] = await gatewayFor(configFor(clientCredentials())).status();
 
     expect(status).toMatchObject({ status: 'failed', error: expect.stringMatching(/^client authentication failed/) });
   });

@@ -12,7 +12,7 @@ import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import { splitLambdaStream } from '../support/sse-client.ts';
-import { answered, completionBodies, questionOf, systemPromptOf, toolAnswers } from '../support/wire-requests.ts';
+import { answered, completionBodies, questionOf, systemPromptOf, toolAnswers, wireMessages } from '../support/wire-requests.ts';
 import { lambdaContext } from '../support/lambda-context.ts';
 
 const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
@@ -85,11 +85,12 @@ describe('memory per owner through the Lambda entry (AUTH_MODE=iam)', () => {
     // Assess: alice's second conversation has the note in its prompt and from recall.
     const bodies = completionBodies(model);
     const alicesAsk = bodies.slice(2, requestsBeforeBob);
-    expect(systemPromptOf(alicesAsk[0]!)).toMatch(/\n- \(\d{4}-\d\d-\d\d\) Favourite city: Hangzhou\.$/);
+    expect(systemPromptOf(alicesAsk[0]!)).not.toContain('Hangzhou');
+    expect(wireMessages(alicesAsk[0]!)[1]).toEqual({ role: 'user', content: expect.stringMatching(/^\[Memory\] .*\n- \(\d{4}-\d\d-\d\d\) "Favourite city: Hangzhou\."$/) });
     expect(toolAnswers(alicesAsk[1]!)[0]!.content).toMatch(/^Notes matching "favourite city":\n- \(\d{4}-\d\d-\d\d\) Favourite city: Hangzhou\./);
     // Bob's (same conversation id, his own) has none.
     const bobsAsk = bodies.slice(requestsBeforeBob);
-    expect(systemPromptOf(bobsAsk[0]!)).toMatch(/You have no notes about this user yet\.$/);
+    expect(JSON.stringify(bobsAsk[0]!.messages)).not.toContain('Hangzhou');
     expect(toolAnswers(bobsAsk[1]!)[0]!.content).toBe('You have no notes about this user yet.');
 
     // Over the API: each lists their own; bob cannot delete alice's note; alice can.

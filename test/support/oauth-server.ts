@@ -29,6 +29,12 @@ export interface OAuthServerDoubleOptions {
   accessTokenSeconds?: number;
   /** Clients registered out of band (pre-registered, client_credentials). */
   clients?: { clientId: string; clientSecret: string }[];
+  /** Changes the authorization server metadata it serves (an attacker's or a broken server's). */
+  tamperMetadata?: (metadata: Record<string, unknown>, issuer: string) => Record<string, unknown>;
+  /** The authorization servers its protected resource metadata names, instead of its own. */
+  authorizationServers?: string[];
+  /** RFC 9207: advertise authorization_response_iss_parameter_supported and send `iss` with each authorization response. */
+  issParameter?: boolean;
 }
 
 export type RecordedEvent =
@@ -99,6 +105,7 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
       const target = new URL(params.redirectUri);
       target.searchParams.set('code', code);
       if (params.state !== undefined) target.searchParams.set('state', params.state);
+      if (options.issParameter) target.searchParams.set('iss', issuer.href);
       response.redirect(target.href);
     },
     async challengeForAuthorizationCode(_client, code) {
@@ -152,6 +159,16 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     response.json(issue(clientId, body['scope']?.split(' ') ?? [READ_SCOPE], body['resource']));
   });
   const rateLimit = { rateLimit: false } as const;
+  const servedMetadata = () => {
+    const metadata: Record<string, unknown> = { ...createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported: [READ_SCOPE, WRITE_SCOPE, 'offline_access'] }) };
+    if (options.issParameter) metadata['authorization_response_iss_parameter_supported'] = true;
+    return options.tamperMetadata ? options.tamperMetadata(metadata, issuer.href) : metadata;
+  };
+  if (options.tamperMetadata || options.issParameter) {
+    authorization.get('/.well-known/oauth-authorization-server', (_request: Request, response: Response) => {
+      response.json(servedMetadata());
+    });
+  }
   authorization.use(
     mcpAuthRouter({
       provider,
@@ -169,6 +186,11 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
   const url = `http://localhost:${port(resourceListener)}/mcp`;
   const resourceMetadataUrl = `http://localhost:${port(resourceListener)}/.well-known/oauth-protected-resource/mcp`;
   const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: issuer });
+  if (options.authorizationServers) {
+    resource.get('/.well-known/oauth-protected-resource/mcp', (_request: Request, response: Response) => {
+      response.json({ resource: url, authorization_servers: options.authorizationServers, scopes_supported: [READ_SCOPE] });
+    });
+  }
   resource.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: new URL(url), scopesSupported: [READ_SCOPE] }));
   resource.use(express.json());
   resource.use('/mcp', (request: Request, response: Response, next: NextFunction) => {
@@ -275,4 +297,23 @@ function close(server: HttpServer): Promise<void> {
     server.closeAllConnections();
     server.close(() => resolve());
   });
+}
+
+/** An endpoint that answers nothing useful and records every request: what a hostile metadata document points at. */
+export interface RecordingEndpoint {
+  url: string;
+  requests: Array<{ method: string; path: string; body: string }>;
+  close(): Promise<void>;
+}
+
+export async function startRecordingEndpoint(): Promise<RecordingEndpoint> {
+  const requests: RecordingEndpoint['requests'] = [];
+  const app = express();
+  app.use(express.text({ type: '*/*' }));
+  app.all('/{*path}', (request: Request, response: Response) => {
+    requests.push({ method: request.method, path: request.path, body: typeof request.body === 'string' ? request.body : '' });
+    response.status(404).json({ error: 'not_found' });
+  });
+  const listener = await listen(app);
+  return { url: `http://127.0.0.1:${port(listener)}`, requests, close: () => close(listener) };
 }

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { chooseMethod, clientAuthentication } from '../../lib/adapters/mcp/oauth/client-auth.ts';
 import { oauthSchema, type OAuthSettings } from '../../lib/config/schema.ts';
 
-const settings = (fields: Record<string, unknown>): OAuthSettings => oauthSchema.parse(fields);
+/** A secret or key is only ever configured with the authorization server it belongs to. */
+const settings = (fields: Record<string, unknown>): OAuthSettings => oauthSchema.parse({ authorizationServer: 'https://login.example.com', ...fields });
 const metadata = (methods?: string[]) => ({
   issuer: 'https://login.example.com',
   authorization_endpoint: 'https://login.example.com/authorize',

@@ -18,7 +18,7 @@ mcpServers:
   demo: { command: node, args: ["\${DEMO_MCP_SERVER:-lib/demo/server.ts}"] }
   tickets:
     url: https://tickets.example.com/mcp
-    oauth: { grant: client_credentials, clientId: agent, clientSecret: "\${TICKETS_CLIENT_SECRET}" }
+    oauth: { grant: client_credentials, clientId: agent, clientSecret: "\${TICKETS_CLIENT_SECRET}", authorizationServer: "https://login.example.com" }
   wiki:
     url: https://wiki.example.com/mcp
     oauth: {}

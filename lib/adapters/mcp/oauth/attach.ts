@@ -4,6 +4,7 @@
  */
 import type { McpServerConfig } from '../../../config/load.ts';
 import type { Logger } from '../../../core/logger.ts';
+import type { OAuthNetwork } from './destinations.ts';
 import { ServerOAuthProvider } from './provider.ts';
 import type { OAuthTokenStore } from './store.ts';
 import { serverAuthorization, type McpServerAuthorization } from './transport.ts';
@@ -11,6 +12,7 @@ import { serverAuthorization, type McpServerAuthorization } from './transport.ts
 export interface AttachOAuthOptions {
   store: OAuthTokenStore;
   logger: Logger;
+  network: OAuthNetwork;
 }
 
 export type WithAuthorization<Server> = Server & { authorization?: McpServerAuthorization };

@@ -17,7 +17,13 @@ export type McpOAuthErrorCode =
   | 'mcp_login_state_mismatch'
   | 'mcp_login_expired'
   /** The authorization server answered the callback with an error (the person declined, ...). */
-  | 'mcp_login_denied';
+  | 'mcp_login_denied'
+  /** The callback's `iss` is not the authorization server the login went to, or is missing where it must be (RFC 9207). */
+  | 'mcp_login_issuer_mismatch'
+  /** Discovery named a place the flow may not go: plain http, a private or link-local address, another origin. */
+  | 'mcp_oauth_destination_refused'
+  /** An authorization server's metadata names another issuer, or it is not the one agent.yml names. */
+  | 'mcp_oauth_issuer_mismatch';
 
 export class McpOAuthError extends AgentError<McpOAuthErrorCode> {
   readonly server: string;

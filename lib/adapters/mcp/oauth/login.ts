@@ -18,10 +18,11 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AgentConfig } from '../../../config/load.ts';
 import type { OAuthSettings } from '../../../config/schema.ts';
 import type { Logger } from '../../../core/logger.ts';
+import { OAuthDestinations, type OAuthNetwork } from './destinations.ts';
 import { McpOAuthError } from './errors.ts';
 import { probeChallenge, type ProbedServer } from './probe.ts';
 import { ServerOAuthProvider, type LoginInteraction } from './provider.ts';
-import { recordFor } from './record.ts';
+import { recordFor, type PendingLogin } from './record.ts';
 import { selectScope } from './scope.ts';
 import type { OAuthTokenStore } from './store.ts';
 
@@ -38,6 +39,8 @@ export interface LoginDependencies {
   logger: Logger;
   fetch?: FetchLike;
   now?: () => number;
+  /** How far discovery may reach (destinations.ts); default: loopback allowed, as a login runs on an operator's machine. */
+  network?: OAuthNetwork;
 }
 
 export type LoginStart =
@@ -58,7 +61,7 @@ export function findLoginServer(config: Pick<AgentConfig, 'mcpServers'>, name: s
 }
 
 export async function startLogin(server: LoginServer, dependencies: LoginDependencies, options: { redirectUrl?: string; signal?: AbortSignal } = {}): Promise<LoginStart> {
-  const fetch = dependencies.fetch ?? globalThis.fetch;
+  const fetch = new OAuthDestinations({ name: server.name, url: server.url, settings: server.oauth }, networkOf(dependencies)).guard(dependencies.fetch ?? globalThis.fetch);
   const now = dependencies.now ?? Date.now;
   const challenge = await probeChallenge(server, fetch, options.signal);
   const discovery = await discoverOAuthServerInfo(server.url, {
@@ -83,7 +86,9 @@ export async function startLogin(server: LoginServer, dependencies: LoginDepende
   };
   const provider = providerFor(server, dependencies, interaction);
   provider.unauthorized(challenge.scope);
+  // Checks the issuer before anything is sent to the authorization server.
   provider.saveDiscoveryState({ ...discovery, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) });
+  const metadata = discovery.authorizationServerMetadata;
   const result = await auth(provider, {
     serverUrl: server.url,
     ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
@@ -102,6 +107,9 @@ export async function startLogin(server: LoginServer, dependencies: LoginDepende
       ...(scope ? { scope } : {}),
       ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
       startedAt: now(),
+      issuer: metadata?.issuer ?? discovery.authorizationServerUrl,
+      // RFC 9207's flag: kept by the SDK's loose schema, though not in its type.
+      ...((metadata as { authorization_response_iss_parameter_supported?: unknown } | undefined)?.authorization_response_iss_parameter_supported === true ? { issRequired: true } : {}),
     },
   }));
   dependencies.logger.info('mcp oauth login started', { server: server.name, ...(scope ? { scope } : {}) });
@@ -119,6 +127,7 @@ export async function completeLogin(server: LoginServer, dependencies: LoginDepe
   if (query.get('state') !== pending.state) {
     throw new McpOAuthError('mcp_login_state_mismatch', server.name, `the callback for "${server.name}" does not belong to the login in progress (its state differs): start again`);
   }
+  checkIssuer(server.name, pending, query.get('iss'));
   if (now() - pending.startedAt > LOGIN_TIMEOUT_MS) {
     throw new McpOAuthError('mcp_login_expired', server.name, `the login of "${server.name}" took longer than ${LOGIN_TIMEOUT_MS / 60_000} minutes: start again`);
   }
@@ -139,11 +148,24 @@ export async function completeLogin(server: LoginServer, dependencies: LoginDepe
     authorizationCode: code,
     ...(pending.resourceMetadataUrl ? { resourceMetadataUrl: new URL(pending.resourceMetadataUrl) } : {}),
     ...(pending.scope ? { scope: pending.scope } : {}),
-    fetchFn: dependencies.fetch ?? globalThis.fetch,
+    fetchFn: provider.destinations.guard(dependencies.fetch ?? globalThis.fetch),
   });
   return pending.scope ? { scope: pending.scope } : {};
 }
 
 function providerFor(server: LoginServer, dependencies: LoginDependencies, interaction: LoginInteraction): ServerOAuthProvider {
-  return new ServerOAuthProvider({ name: server.name, url: server.url, settings: server.oauth }, dependencies, interaction);
+  return new ServerOAuthProvider({ name: server.name, url: server.url, settings: server.oauth }, { ...dependencies, network: networkOf(dependencies) }, interaction);
+}
+
+const networkOf = (dependencies: LoginDependencies): OAuthNetwork => dependencies.network ?? { allowLoopback: true };
+
+/**
+ * RFC 9207 against mix-up attacks: a callback's `iss` must be exactly the issuer the person was sent
+ * to, and must be there when that server says it sends it. Checked before anything else of the
+ * callback, an error response included.
+ */
+function checkIssuer(server: string, pending: PendingLogin, iss: string | null): void {
+  if (iss === null ? pending.issRequired !== true : pending.issuer === undefined || iss === pending.issuer) return;
+  const why = iss === null ? `carries no iss, although its authorization server (${pending.issuer}) sends one with every response` : `came from ${iss}, not from ${pending.issuer}, where the login went`;
+  throw new McpOAuthError('mcp_login_issuer_mismatch', server, `the callback for "${server}" ${why} (RFC 9207): start again`);
 }

@@ -28,6 +28,7 @@ import { errorMessage } from '../../../core/errors.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { clientAuthentication } from './client-auth.ts';
 import { clientMetadataFor, configuredClient } from './client.ts';
+import { OAuthDestinations, type OAuthNetwork } from './destinations.ts';
 import { authorizationRequired, McpOAuthError, redact } from './errors.ts';
 import { expiresAt, recordFor, type OAuthServerRecord } from './record.ts';
 import { covers, selectScope, union, words } from './scope.ts';
@@ -45,6 +46,8 @@ export interface OAuthProviderDependencies {
   logger: Logger;
   /** For the renewals this provider starts itself (the transports pass their own fetch). */
   fetch?: FetchLike;
+  /** How far discovery may reach (destinations.ts); default: as deployed, no loopback but the configured servers. */
+  network?: OAuthNetwork;
   now?: () => number;
 }
 
@@ -65,6 +68,8 @@ const renewing = new AsyncLocalStorage<ServerOAuthProvider>();
 
 export class ServerOAuthProvider implements OAuthClientProvider {
   readonly server: OAuthServer;
+  /** Where this server's OAuth requests may go: every fetch of its flows passes `destinations.guard`. */
+  readonly destinations: OAuthDestinations;
   addClientAuthentication?: AddClientAuthentication;
   private readonly dependencies: OAuthProviderDependencies;
   private readonly interaction: LoginInteraction | undefined;
@@ -83,6 +88,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     this.server = server;
     this.dependencies = dependencies;
     this.interaction = interaction;
+    this.destinations = new OAuthDestinations(server, dependencies.network ?? { allowLoopback: false });
     const addClientAuthentication = clientAuthentication(server.settings);
     if (addClientAuthentication) this.addClientAuthentication = addClientAuthentication;
   }
@@ -232,6 +238,8 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    // Before anything is sent to it: the issuer checks, and its endpoints become places the flow may go.
+    this.destinations.accept(state.authorizationServerUrl, state.authorizationServerMetadata);
     // The SDK only knows the metadata URL when a challenge named it: keep the one we know.
     const resourceMetadataUrl = state.resourceMetadataUrl ?? this.discovery?.resourceMetadataUrl ?? this.record?.resourceMetadataUrl;
     this.discovery = { ...state, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) };
@@ -337,7 +345,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
         auth(this, {
           serverUrl: this.server.url,
           ...(resourceMetadataUrl ? { resourceMetadataUrl: new URL(resourceMetadataUrl) } : {}),
-          ...(this.dependencies.fetch ? { fetchFn: this.dependencies.fetch } : {}),
+          fetchFn: this.destinations.guard(this.dependencies.fetch ?? globalThis.fetch),
         }),
       );
     } catch (error) {

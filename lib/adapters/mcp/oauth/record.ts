@@ -32,6 +32,10 @@ export interface PendingLogin {
   scope?: string;
   resourceMetadataUrl?: string;
   startedAt: number;
+  /** The issuer the person was sent to: a callback's `iss` must be exactly this (RFC 9207). */
+  issuer?: string;
+  /** The authorization server advertises authorization_response_iss_parameter_supported: a callback without `iss` is refused. */
+  issRequired?: boolean;
 }
 
 /** The record, when it belongs to this server URL. */

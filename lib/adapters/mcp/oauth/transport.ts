@@ -20,7 +20,8 @@ export interface McpServerAuthorization {
 export function serverAuthorization(provider: ServerOAuthProvider): McpServerAuthorization {
   return {
     provider,
-    forTransport: (fetch) => ({ authProvider: provider, fetch: watchChallenges(provider, fetch) }),
+    // The transport's fetch carries its MCP requests and the SDK's OAuth requests alike: each is checked.
+    forTransport: (fetch) => ({ authProvider: provider, fetch: watchChallenges(provider, provider.destinations.guard(fetch)) }),
   };
 }
 
