@@ -172,7 +172,7 @@ function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRou
   const base = { conversationId: held.key.conversationId, turn: held.turn, rounds: draft.rounds, toolCalls: draft.toolCalls, usage };
   const stopped = (stopReason: Exclude<StopReason, 'completed'>, extra: { error?: TurnError; pendingApprovals?: PendingApproval[]; pendingElicitations?: PendingElicitation[] } = {}): TurnResult => ({
     ...base,
-    reply: fallbackReply(stopReason, draft.messages, { maxRounds, ...extra }),
+    reply: fallbackReply(stopReason, draft.messages, { maxRounds, rounds: draft.rounds, ...extra }),
     stopReason,
     ...extra,
   });
