@@ -96,7 +96,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       // A spent budget ends the turn as it is (lib/agent/drive-turn.ts says how); nothing was sent.
       if (error instanceof BudgetExhaustedError) return { kind: 'failed', cause: error };
       // A model client that throws something else is still a model that failed.
-      return { kind: 'failed', cause: error instanceof ModelError ? error : new ModelError('model_unavailable', errorMessage(error), { cause: error }) };
+      return { kind: 'failed', cause: error instanceof ModelError ? error : new ModelError('model_unavailable', 'The model client failed.', { cause: error, detail: errorMessage(error) }) };
     }
     draft.rounds = round;
     draft.usage = {

@@ -83,7 +83,7 @@ describe('the streaming adapter over every streamed provider recording, replayed
     expect(server.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
-  it('fails with the provider’s words when Groq ends a 200 stream with an error event (tool_use_failed)', async () => {
+  it('fails with the provider’s words in the log detail when Groq ends a 200 stream with an error event (tool_use_failed)', async () => {
     const recording = recordings.find(({ file }) => file === 'groq/stream-error-event-tool_use_failed.json')!;
     const { model, server } = await modelAgainst([recording.stream]);
     const { request, joined } = watched();
@@ -91,7 +91,8 @@ describe('the streaming adapter over every streamed provider recording, replayed
     const error = await modelFailure(model.complete(request));
 
     expect(error.code).toBe('model_rejected_request');
-    expect(error.message).toContain('HTTP 400: Tool call validation failed');
+    expect(error.message).toContain('HTTP 400');
+    expect(error.detail).toContain('HTTP 400: Tool call validation failed');
     // Reasoning was handed out before the error: the call is not retried.
     expect(joined('reasoning')).toMatch(/^We need to call the tool/);
     expect(server.requests).toHaveLength(1);

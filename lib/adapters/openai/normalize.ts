@@ -53,11 +53,10 @@ function firstMessage(body: unknown): Json {
   if (isObject(message)) return message;
   // Some gateways answer HTTP 200 with an error envelope instead of a completion.
   const providerError = isObject(body) && isObject(body['error']) ? body['error']['message'] : undefined;
-  const detail = typeof providerError === 'string' ? ` The provider said: ${providerError.slice(0, 500)}` : '';
-  throw new ModelError(
-    'model_bad_response',
-    `The model endpoint answered without choices[0].message, so there is no reply to use.${detail}`,
-  );
+  // The provider's words go to the log only (ModelError.detail): they may name internal hosts.
+  throw new ModelError('model_bad_response', 'The model endpoint answered without choices[0].message, so there is no reply to use.', {
+    ...(typeof providerError === 'string' ? { detail: providerError.slice(0, 500) } : {}),
+  });
 }
 
 /** Only a non-empty `tool_calls` list means "call tools": never `finish_reason` (quirks §2.4). */

@@ -87,7 +87,7 @@ export async function streamReply(options: StreamedCallOptions): Promise<Streame
       const { failure } = error;
       const retry = delivered === 0 && attempt <= options.client.maxRetries && RETRYABLE.has(failure.code);
       if (!retry) throw failure;
-      options.logger.warn('model-stream-retried', { attempt, code: failure.code, message: failure.message });
+      options.logger.warn('model-stream-retried', { attempt, code: failure.code, message: failure.message, ...(failure.detail === undefined ? {} : { detail: failure.detail }) });
       await waitForRetry(retryDelayMs(undefined, options.client.maxRetries - attempt + 1, options.client.maxRetries), options.signal);
     }
   }
