@@ -161,6 +161,7 @@ function toolRunOf(input: DriveInput, services: DriveServices, signal: AbortSign
     runTool: input.runner.runTool,
     timeoutMs: Math.min(services.limits.toolTimeoutMs, timeLeftOf(input, services)),
     maxOutputChars: services.limits.maxOutputChars,
+    maxTurnOutputChars: services.limits.maxTurnOutputChars,
     maxConcurrentCalls: services.limits.maxConcurrentCalls,
     signal,
     now: services.now,

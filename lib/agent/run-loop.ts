@@ -17,6 +17,8 @@ export interface LoopLimits extends CallLimits {
   modelTimeoutMs: number;
   toolTimeoutMs: number;
   maxOutputChars: number;
+  /** All tool results of one loop together (tools.maxTurnOutputChars). */
+  maxTurnOutputChars: number;
   maxConcurrentCalls: number;
   /** Kept back before the deadline to store the turn. */
   reserveMs: number;
@@ -133,6 +135,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
           runTool: (call, tool) => input.hooks.runTool(call, tool),
           timeoutMs: Math.max(1, Math.min(limits.toolTimeoutMs, timeLeft())),
           maxOutputChars: limits.maxOutputChars,
+          maxTurnOutputChars: limits.maxTurnOutputChars,
           maxConcurrentCalls: limits.maxConcurrentCalls,
           signal,
           now,
