@@ -8,6 +8,9 @@ import { toolText, turnOutputChars, withinTurnOutput } from './tool-messages.ts'
 import { plannedName, type PlannedCall } from './tool-plan.ts';
 import type { TurnDraft } from './turn-draft.ts';
 
+/** What a failed call's message keeps past tools.maxTurnOutputChars. */
+const FAILURE_KEPT_CHARS = 500;
+
 /** Durable record of a running turn: written before a round's calls that may change something start, and after they end. */
 export interface Journal {
   /** Throws when the record could not be written. */
@@ -49,7 +52,9 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
     context.onEvent?.({ type: 'tool-result', round, result: call.record, content: call.message.content });
   };
   const answerResult = (id: string, result: AnsweredCall) => {
-    const content = withinTurnOutput(result.message.content, outputLeft, maxTurnOutputChars);
+    // A failure keeps at least its beginning: why it failed is what the model must read.
+    const room = result.record.ok ? outputLeft : Math.max(outputLeft, FAILURE_KEPT_CHARS);
+    const content = withinTurnOutput(result.message.content, room, maxTurnOutputChars);
     outputLeft -= Math.min(content.length, Math.max(0, outputLeft));
     answer(id, content === result.message.content ? result : { ...result, message: { ...result.message, content } });
   };
