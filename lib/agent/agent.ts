@@ -161,6 +161,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       modelTimeoutMs: ms(config.model.timeoutSeconds),
       toolTimeoutMs: ms(config.tools.callTimeoutSeconds),
       maxOutputChars: config.tools.maxOutputChars,
+      maxTurnOutputChars: config.tools.maxTurnOutputChars,
       maxCallsPerRound: config.tools.maxCallsPerRound,
       maxCallsPerTurn: config.tools.maxCallsPerTurn,
       maxConcurrentCalls: config.tools.maxConcurrentCalls,

@@ -164,6 +164,7 @@ function toolRunOf(input: DriveInput, services: DriveServices, signal: AbortSign
     runTool: input.runner.runTool,
     timeoutMs: Math.min(services.limits.toolTimeoutMs, timeLeftOf(input, services)),
     maxOutputChars: services.limits.maxOutputChars,
+    maxTurnOutputChars: services.limits.maxTurnOutputChars,
     maxConcurrentCalls: services.limits.maxConcurrentCalls,
     signal,
     now: services.now,
@@ -175,7 +176,7 @@ function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRou
   const base = { conversationId: held.key.conversationId, turn: held.turn, rounds: draft.rounds, toolCalls: draft.toolCalls, usage };
   const stopped = (stopReason: Exclude<StopReason, 'completed'>, extra: { error?: TurnError; pendingApprovals?: PendingApproval[]; pendingElicitations?: PendingElicitation[] } = {}): TurnResult => ({
     ...base,
-    reply: fallbackReply(stopReason, draft.messages, { maxRounds, ...extra }),
+    reply: fallbackReply(stopReason, draft.messages, { maxRounds, rounds: draft.rounds, ...extra }),
     stopReason,
     ...extra,
   });

@@ -3,6 +3,8 @@ import type { PendingApproval, PendingElicitation, StopReason, TurnError } from 
 
 export interface FallbackContext {
   maxRounds: number;
+  /** The model calls the turn made; a max_rounds stop names them, not just the limit. */
+  rounds?: number;
   error?: TurnError;
   pendingApprovals?: readonly PendingApproval[];
   pendingElicitations?: readonly PendingElicitation[];
@@ -20,7 +22,7 @@ export function fallbackReply(reason: Exclude<StopReason, 'completed'>, messages
   const questions = (context.pendingElicitations ?? []).map((asked) => `${asked.name} (${asked.toolCallId}) asks: ${withoutFullStop(asked.message)}.`).join(' ');
   const alsoWaiting = waiting ? ` I also need your approval before I run ${waiting}.` : '';
   const why = {
-    max_rounds: `I stopped after ${context.maxRounds} rounds without reaching a final answer.${used} Ask me to continue if you want me to go on.`,
+    max_rounds: `I stopped after ${context.rounds ?? context.maxRounds} rounds, at the turn's limit of ${context.maxRounds}, without reaching a final answer.${used} Ask me to continue if you want me to go on.`,
     deadline: `I ran out of time before reaching a final answer.${used} Ask me to continue if you want me to go on.`,
     error: `I could not finish: ${withoutFullStop(context.error?.message ?? 'unknown error')}.${used} The results so far are kept in this conversation; ask again to continue.`,
     approval_required: `I need your approval before I run ${waiting || 'some tool calls'}.${used} Approve or decline each call to continue.`,

@@ -17,6 +17,8 @@ export interface LoopLimits extends CallLimits {
   modelTimeoutMs: number;
   toolTimeoutMs: number;
   maxOutputChars: number;
+  /** All tool results of one loop together (tools.maxTurnOutputChars). */
+  maxTurnOutputChars: number;
   maxConcurrentCalls: number;
   /** Kept back before the deadline to store the turn. */
   reserveMs: number;
@@ -96,7 +98,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       // A spent budget ends the turn as it is (lib/agent/drive-turn.ts says how); nothing was sent.
       if (error instanceof BudgetExhaustedError) return { kind: 'failed', cause: error };
       // A model client that throws something else is still a model that failed.
-      return { kind: 'failed', cause: error instanceof ModelError ? error : new ModelError('model_unavailable', errorMessage(error), { cause: error }) };
+      return { kind: 'failed', cause: error instanceof ModelError ? error : new ModelError('model_unavailable', 'The model client failed.', { cause: error, detail: errorMessage(error) }) };
     }
     draft.rounds = round;
     draft.usage = {
@@ -133,6 +135,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
           runTool: (call, tool) => input.hooks.runTool(call, tool),
           timeoutMs: Math.max(1, Math.min(limits.toolTimeoutMs, timeLeft())),
           maxOutputChars: limits.maxOutputChars,
+          maxTurnOutputChars: limits.maxTurnOutputChars,
           maxConcurrentCalls: limits.maxConcurrentCalls,
           signal,
           now,

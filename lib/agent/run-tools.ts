@@ -14,6 +14,8 @@ export interface ToolRunContext {
   /** Per call. */
   timeoutMs: number;
   maxOutputChars: number;
+  /** The tool output the turn carries, all results together; answerCalls (tool-round.ts) cuts past it. */
+  maxTurnOutputChars: number;
   /** Calls running at once; the rest wait for a free slot. */
   maxConcurrentCalls: number;
   /** Aborts every call (the turn's deadline). */

@@ -1,3 +1,5 @@
+import type { HistoryMessage } from '../core/messages.ts';
+
 /**
  * The texts of tool messages that report a failure or a call that did not run. Each says what
  * happened and what the model can do about it, because the model reads them and decides its next
@@ -44,6 +46,30 @@ export const toolText = {
   notRecorded: () =>
     'Not executed: the service could not record this call before running it, so it did not run.',
 } as const;
+
+/**
+ * A result as the turn can still carry it: whole while the turn's tool output stays within
+ * `limit` (tools.maxTurnOutputChars), else cut to the `left` characters, with a note the model can
+ * act on; nothing of it once the turn has none left.
+ */
+export function withinTurnOutput(text: string, left: number, limit: number): string {
+  if (text.length <= left) return text;
+  const next = 'Answer with what you have, or tell the user what is missing so they can ask for it in a new message.';
+  if (left <= 0) {
+    return `Not shown: this turn's tool results already reached their limit of ${limit} characters (tools.maxTurnOutputChars), so this result (${text.length} characters) is left out. ${next}`;
+  }
+  return `${text.slice(0, left)}\n…[cut: this turn's tool results reached their limit of ${limit} characters (tools.maxTurnOutputChars); ${text.length - left} of this result's ${text.length} characters are left out. ${next}]`;
+}
+
+/** The tool output a turn's messages carry: its tool messages since its question (a stateless caller's earlier ones not counted). */
+export function turnOutputChars(messages: readonly HistoryMessage[]): number {
+  let chars = 0;
+  for (let at = messages.length - 1; at >= 0 && messages[at]!.role !== 'user'; at -= 1) {
+    const message = messages[at]!;
+    if (message.role === 'tool') chars += message.content.length;
+  }
+  return chars;
+}
 
 export function truncateOutput(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;

@@ -4,9 +4,12 @@ import type { PendingApproval, PendingElicitation, ToolCallRecord } from '../cor
 import type { AwaitedInput } from './call-input.ts';
 import type { LoopEvent } from './loop-events.ts';
 import { answered, runToolCalls, type AnsweredCall, type ToolRunContext } from './run-tools.ts';
-import { toolText } from './tool-messages.ts';
+import { toolText, turnOutputChars, withinTurnOutput } from './tool-messages.ts';
 import { plannedName, type PlannedCall } from './tool-plan.ts';
 import type { TurnDraft } from './turn-draft.ts';
+
+/** What a failed call's message keeps past tools.maxTurnOutputChars. */
+const FAILURE_KEPT_CHARS = 500;
 
 /** Durable record of a running turn: written before a round's calls that may change something start, and after they end. */
 export interface Journal {
@@ -39,10 +42,21 @@ export type ToolRoundOutcome =
 export async function answerCalls(planned: readonly PlannedCall[], context: ToolRoundContext): Promise<ToolRoundOutcome> {
   const { draft, round } = context;
   const answers = new Map<string, AnsweredCall>();
-  const maxOutputChars = context.toolRun.maxOutputChars;
+  const { maxOutputChars, maxTurnOutputChars } = context.toolRun;
+  // Every round re-sends the turn's results: past tools.maxTurnOutputChars, the next ones are cut
+  // (in the order they are answered), so what a turn makes the model read stays bounded.
+  // Only what tools returned is cut: the texts of calls that did not run stay whole (they are short).
+  let outputLeft = maxTurnOutputChars - turnOutputChars(draft.messages);
   const answer = (id: string, call: AnsweredCall) => {
     answers.set(id, call);
     context.onEvent?.({ type: 'tool-result', round, result: call.record, content: call.message.content });
+  };
+  const answerResult = (id: string, result: AnsweredCall) => {
+    // A failure keeps at least its beginning: why it failed is what the model must read.
+    const room = result.record.ok ? outputLeft : Math.max(outputLeft, FAILURE_KEPT_CHARS);
+    const content = withinTurnOutput(result.message.content, room, maxTurnOutputChars);
+    outputLeft -= Math.min(content.length, Math.max(0, outputLeft));
+    answer(id, content === result.message.content ? result : { ...result, message: { ...result.message, content } });
   };
   for (const entry of planned) {
     if (entry.kind === 'refused') answer(entry.call.id, answered(entry.call, entry.arguments, false, entry.text, maxOutputChars, { name: plannedName(entry) }));
@@ -64,7 +78,7 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
       const id = toRun[index]!.call.id;
       // A call whose server asked what only a person can give stays unanswered, like one awaiting approval.
       if ('awaiting' in result) awaiting.set(id, result.awaiting);
-      else answer(id, result);
+      else answerResult(id, result);
     });
   } else {
     for (const entry of toRun) answer(entry.call.id, answered(entry.call, entry.arguments, false, toolText.notRecorded(), maxOutputChars, { name: entry.tool.name }));

@@ -93,6 +93,11 @@ const toolsSchema = z.strictObject({
   callTimeoutSeconds: positiveSeconds().default(30),
   /** A tool result longer than this is cut, with a note saying so, before the model sees it. */
   maxOutputChars: positiveInt().default(16_000),
+  /**
+   * The tool output one turn carries, all its results together: every round re-sends them, so past
+   * this the results that follow are cut (to nothing, when it is used up), with a note saying so.
+   */
+  maxTurnOutputChars: positiveInt().default(64_000),
   /** A result larger than this is cut off while it arrives, and only that call fails. */
   maxResultBytes: positiveInt().default(1024 * 1024),
   catalogTtlSeconds: seconds().default(300),
@@ -362,11 +367,11 @@ export const fileSchema = z.strictObject({
     .prefault({}),
   /**
    * Budgets for a shared deployment. Tokens are prompt + completion tokens as the model reports
-   * them, checked before every model call; none is limited by default.
+   * them, checked before every model call. A turn is bounded by default; 0 turns that off.
    */
   limits: z
     .strictObject({
-      tokensPerTurn: positiveInt().optional(),
+      tokensPerTurn: numeric(z.number().int().min(0)).default(200_000).transform((tokens) => (tokens === 0 ? undefined : tokens)),
       tokensPerConversation: positiveInt().optional(),
       /** Per owner (the caller's identity; without authentication, all callers together) and UTC day. */
       tokensPerOwnerPerDay: positiveInt().optional(),

@@ -172,14 +172,21 @@ export type ModelErrorCode =
   | 'model_aborted'
   | 'model_bad_response';
 
-/** The model endpoint failed (after retries) or answered with something unusable. */
+/**
+ * The model endpoint failed (after retries) or answered with something unusable. The message is the
+ * service's own, shown to callers and stored with a failed turn; what the provider said (its error
+ * text, which may name internal hosts) is the `detail`, for the log only.
+ */
 export class ModelError extends AgentError<ModelErrorCode> {
   /** True when the model did not answer in time. */
   readonly timeout: boolean;
+  /** The provider's own words or the endpoint's host: logged, never shown to a caller. */
+  readonly detail: string | undefined;
 
-  constructor(code: ModelErrorCode, message: string, options?: { cause?: unknown; timeout?: boolean }) {
+  constructor(code: ModelErrorCode, message: string, options?: { cause?: unknown; timeout?: boolean; detail?: string }) {
     super(code, message, options);
     this.timeout = options?.timeout ?? false;
+    this.detail = options?.detail;
   }
 }
 

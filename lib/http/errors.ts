@@ -21,7 +21,7 @@ export function errorResponse(error: unknown, logger: Logger): HttpResponse {
   if (error instanceof InputError) return json(INPUT_STATUS[(error as InputError).code], errorBody(error.code, error.message));
   if (error instanceof ModelNotConfiguredError) return json(503, errorBody(error.code, error.message));
   if (error instanceof ModelError) {
-    logger.warn('model failed', { code: error.code, error: error.message });
+    logger.warn('model failed', { code: error.code, error: error.message, ...(error.detail === undefined ? {} : { detail: error.detail }) });
     return json(MODEL_STATUS[error.code], errorBody(error.code, upstreamMessage(error.code, error.message)));
   }
   if (error instanceof StoreError) {

@@ -249,6 +249,60 @@ describe('strategy: plan-execute through npm start', () => {
     expect(toolRounds(stored.turns[0].messages).map((message: any) => message.toolCallId ?? message.toolCalls[0].id)).toEqual(['call_cancel', 'call_cancel', 'call_weather', 'call_weather']);
     expect(stored.plan).toEqual(turnEnd.plan);
   });
+
+  describe('a summary call answered with a tool call (the summary is offered none)', () => {
+    /** One task that checks the weather, then a summary that asks for a tool: `summaryText` beside it, or none. */
+    const modelWhoseSummaryCallsATool = (summaryText: string | null) =>
+      servers.model((body, index) => {
+        switch (phaseOf(body)) {
+          case 'planner':
+            return answered(body, 'planning') ? textReply('ok') : createPlan(`plan_${index}`, [{ title: '查上海天气' }]);
+          case 'executor':
+            return answered(body, 'getWeather') ? textReply('上海：多云') : toolCallsReply([{ id: 'w_1', name: 'getWeather', arguments: { city: '上海' } }]);
+          case 'summary': {
+            const reply = toolCallsReply([{ id: 'summary_call', name: 'getNews', arguments: { topic: '上海' } }]) as any;
+            reply.choices[0].message.content = summaryText;
+            return reply;
+          }
+        }
+      });
+
+    it('fails the turn with model_bad_response saying so, with the real count of model calls, never max_rounds', async () => {
+      const model = await modelWhoseSummaryCallsATool(null);
+      const local = await servers.local(`strategy: plan-execute\nmaxRounds: 20\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+
+      const result = await postJson(`${local.server.url}/conversations/summary-tool/messages`, { message: '上海天气怎么样？' });
+
+      // Planner, planner, executor, executor, summary: 5 model calls of the 20 allowed.
+      expect(completionBodies(model).map(phaseOf)).toEqual(['planner', 'planner', 'executor', 'executor', 'summary']);
+      // The tool ran, so the turn is stored, and the caller is told what happened.
+      const turn = result.body.turn;
+      expect(turn).toMatchObject({ stopReason: 'error', rounds: 5, error: { code: 'model_bad_response' }, toolCalls: [{ id: 'w_1', name: 'getWeather', ok: true }] });
+      expect(result.body.error.code).toBe('model_bad_response');
+      expect(turn.error.message).toMatch(/asked for getNews instead of writing the answer/);
+      expect(turn.error.message).toMatch(/after 5 model calls/);
+      expect(turn.reply).not.toMatch(/I stopped after|20 rounds/);
+      expect(turn.reply).toMatch(/after 5 model calls/);
+      // The summary's call never ran, and is not in the conversation: the history stays valid.
+      const stored = (await getJson(`${local.server.url}/conversations/summary-tool`)).body.turns[0];
+      expect(stored.stopReason).toBe('error');
+      expect(historyViolations(stored.messages)).toEqual([]);
+      expect(JSON.stringify(stored.messages)).not.toContain('summary_call');
+    });
+
+    it('answers with the summary’s text when it wrote one beside the call', async () => {
+      const model = await modelWhoseSummaryCallsATool('上海今天多云。');
+      const local = await servers.local(`strategy: plan-execute\nmaxRounds: 20\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+
+      const result = await postJson(`${local.server.url}/conversations/summary-text/messages`, { message: '上海天气怎么样？' });
+
+      expect(result.status).toBe(200);
+      expect(result.body).toMatchObject({ stopReason: 'completed', reply: '上海今天多云。', rounds: 5 });
+      const stored = (await getJson(`${local.server.url}/conversations/summary-text`)).body.turns[0].messages;
+      expect(historyViolations(stored)).toEqual([]);
+      expect(stored.at(-1)).toEqual({ role: 'assistant', content: '上海今天多云。', toolCalls: [] });
+    });
+  });
 });
 
 /** A stored message as the wire carries it back to the model. */

@@ -59,15 +59,26 @@ const recordings = streamedRecordings();
 const expected = expectedCompletions();
 const replies = recordings.filter(({ file }) => !('error' in (expected[file] ?? {})));
 
+/** How the unstreamed body of a recording fails to be a reply, if it does (a call that names no tool, beside no text). */
+function unstreamedFailure(file: string): { code: string; message: string } | undefined {
+  try {
+    normalizeCompletion(expected[file]);
+    return undefined;
+  } catch (error) {
+    return { code: (error as { code: string }).code, message: (error as Error).message };
+  }
+}
+
 describe('the streaming adapter over every streamed provider recording, replayed as SSE over HTTP', () => {
   it('finds every recording, each with the completion it stands for (no folder silently empty)', () => {
     expect(recordings.length).toBeGreaterThanOrEqual(24);
     expect(recordings.map(({ file }) => file).sort()).toEqual(Object.keys(expected).sort());
   });
 
-  it.each(replies)('$file: the reply is the one the same response gives unstreamed, and the deltas are its text', async ({ file, stream }) => {
-    // Prepare: events written in two parts each, so no event arrives whole.
-    const { model, server } = await modelAgainst([{ ...stream, splitEvents: true }]);
+  it.each(replies.filter(({ file }) => unstreamedFailure(file) === undefined))('$file: the reply is the one the same response gives unstreamed, and the deltas are its text', async ({ file, stream, partial }) => {
+    // Prepare: events written in two parts each, so no event arrives whole. An excerpt is closed
+    // as a stream that finished ([DONE]); as recorded it is cut off (tested below).
+    const { model, server } = await modelAgainst([{ ...stream, splitEvents: true, ...(partial ? { ending: 'done' as const } : {}) }]);
     const { request, deltas, joined } = watched();
 
     // Act
@@ -83,7 +94,39 @@ describe('the streaming adapter over every streamed provider recording, replayed
     expect(server.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
-  it('fails with the provider’s words when Groq ends a 200 stream with an error event (tool_use_failed)', async () => {
+  it.each(replies.filter(({ file }) => unstreamedFailure(file) !== undefined))('$file: fails as the same response fails unstreamed', async ({ file, stream, partial }) => {
+    const { model, server } = await modelAgainst([{ ...stream, ...(partial ? { ending: 'done' as const } : {}) }]);
+
+    const error = await modelFailure(model.complete(watched().request));
+
+    expect(error.code).toBe(unstreamedFailure(file)!.code);
+    expect(error.message).toBe(unstreamedFailure(file)!.message);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('fails LiteLLM’s index -1 call, which names no tool, beside no text: never an empty completed reply', async () => {
+    const recording = recordings.find(({ file }) => file === 'litellm-proxy/stream-anthropic-tool_call-index-minus-1.json')!;
+    const { model } = await modelAgainst([{ ...recording.stream, ending: 'done' }]);
+
+    const error = await modelFailure(model.complete(watched().request));
+
+    expect(error.code).toBe('model_bad_response');
+    expect(error.message).toMatch(/names no tool/);
+  });
+
+  it.each(recordings.filter(({ partial }) => partial))('$file as recorded (cut off: neither finish_reason nor [DONE]) is a failure, retried as no delta was handed out', async ({ stream }) => {
+    const { model, server } = await modelAgainst([stream, stream], { maxRetries: 1 });
+    const { request, deltas } = watched();
+
+    const error = await modelFailure(model.complete(request));
+
+    expect(error.code).toBe('model_unavailable');
+    expect(error.message).toMatch(/ended before the reply was complete/);
+    expect(deltas).toEqual([]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('fails with the provider’s words in the log detail when Groq ends a 200 stream with an error event (tool_use_failed)', async () => {
     const recording = recordings.find(({ file }) => file === 'groq/stream-error-event-tool_use_failed.json')!;
     const { model, server } = await modelAgainst([recording.stream]);
     const { request, joined } = watched();
@@ -91,7 +134,8 @@ describe('the streaming adapter over every streamed provider recording, replayed
     const error = await modelFailure(model.complete(request));
 
     expect(error.code).toBe('model_rejected_request');
-    expect(error.message).toContain('HTTP 400: Tool call validation failed');
+    expect(error.message).toContain('HTTP 400');
+    expect(error.detail).toContain('HTTP 400: Tool call validation failed');
     // Reasoning was handed out before the error: the call is not retried.
     expect(joined('reasoning')).toMatch(/^We need to call the tool/);
     expect(server.requests).toHaveLength(1);
@@ -275,6 +319,40 @@ describe('createOpenAIModel streaming failures and retries', () => {
     expect(error.message).toMatch(/broke off while it streamed its reply/);
     expect(joined('text')).toBe('上海今天');
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('fails a stream that ends cleanly after a delta with neither finish_reason nor [DONE]: a cut-off reply, never retried', async () => {
+    const cutOff = { sse: textStream().sse.slice(0, 3), ending: 'end' } as const;
+    const { model, server } = await modelAgainst([cutOff, textStream()]);
+    const { request, joined } = watched();
+
+    const error = await modelFailure(model.complete(request));
+
+    expect(error.code).toBe('model_unavailable');
+    expect(error.message).toMatch(/ended before the reply was complete/);
+    expect(joined('text')).toBe('上海今天');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a stream that ends cleanly before any delta with neither finish_reason nor [DONE]', async () => {
+    const { model, server } = await modelAgainst([{ ...firstEvents(callsOnly(), 3), ending: 'end' }, callsOnly()]);
+    const { request, deltas } = watched();
+
+    const reply = await model.complete(request);
+
+    expect(reply.toolCalls).toEqual([{ id: 'call_U7223vIrlmpFRa36bSDdAbza', name: 'getWeather', arguments: '{"city":"上海"}' }]);
+    expect(deltas).toEqual([]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('takes a stream with a finish_reason and no [DONE], or [DONE] and no finish_reason, as a whole reply', async () => {
+    const noDone = { ...textStream(), ending: 'end' } as const;
+    const noFinish = { sse: textStream().sse.filter((event) => !(event as { choices?: Array<{ finish_reason?: unknown }> }).choices?.some((choice) => choice.finish_reason)) };
+    const { model, server } = await modelAgainst([noDone, noFinish]);
+
+    expect((await model.complete(watched().request)).content).toBe('上海今天多云');
+    expect((await model.complete(watched().request)).content).toBe('上海今天多云');
+    expect(server.requests).toHaveLength(2);
   });
 
   it('retries an error event without a status (a provider failing mid-way) before any delta', async () => {

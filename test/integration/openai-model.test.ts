@@ -203,7 +203,9 @@ describe('createOpenAIModel retries (the SDK’s own)', () => {
     expect(server.requests).toHaveLength(1);
     expect(error.code).toBe('model_quota_exceeded');
     expect(error.message).toContain('HTTP 429');
-    expect(error.message).toContain(quota.message);
+    // The provider's words are for the log (detail), never for the caller.
+    expect(error.message).not.toContain(quota.message);
+    expect(error.detail).toContain(quota.message);
     expect(error.cause).toBeInstanceOf(APIError);
   });
 
@@ -220,8 +222,10 @@ describe('createOpenAIModel retries (the SDK’s own)', () => {
 
     expect(server.requests).toHaveLength(1);
     expect(error).toMatchObject({ code: 'model_auth_failed', timeout: false });
-    expect(error.message).toContain('Incorrect API key provided');
+    expect(error.message).not.toContain('Incorrect API key provided');
+    expect(error.detail).toContain('Incorrect API key provided');
     expect(error.message).not.toContain(TEST_API_KEY);
+    expect(error.detail).not.toContain(TEST_API_KEY);
     expect(error.message).not.toContain(MESSAGES[1]!.content);
   });
 
@@ -233,7 +237,8 @@ describe('createOpenAIModel retries (the SDK’s own)', () => {
 
     expect(server.requests).toHaveLength(3);
     expect(error.code).toBe('model_unavailable');
-    expect(error.message).toContain('HTTP 503: Service Unavailable');
+    expect(error.message).toContain('HTTP 503');
+    expect(error.detail).toBe('HTTP 503: Service Unavailable');
   });
 
   it('reports model_unavailable with the reason when nothing listens at the endpoint', async () => {
@@ -262,7 +267,7 @@ describe('createOpenAIModel on recorded provider errors', () => {
     ['openai/error-400-unsupported_value.json', 'model_rejected_request', 1],
     ['openai/error-400-max_tokens-unsupported-on-reasoning-model.json', 'model_rejected_request', 1],
     ['openrouter/error-429-upstream-rate-limited.json', 'model_rate_limited', 3],
-  ])('maps %s to %s after %i request(s), quoting the provider', async (file, code, requestCount) => {
+  ])('maps %s to %s after %i request(s), the provider quoted for the log only', async (file, code, requestCount) => {
     const { status, body, message } = recordedError(file);
     const step = { status, body, headers: QUICK_RETRY };
     const { server, model } = await modelAgainst([step, step, step], { maxRetries: 2 });
@@ -270,7 +275,9 @@ describe('createOpenAIModel on recorded provider errors', () => {
     const error = await modelFailure(model.complete(request()));
 
     expect(error.code).toBe(code);
-    expect(error.message).toContain(`HTTP ${status}: ${message}`);
+    expect(error.message).toContain(`HTTP ${status}`);
+    expect(error.message).not.toContain(message);
+    expect(error.detail).toContain(`HTTP ${status}: ${message}`);
     expect(server.requests).toHaveLength(requestCount);
   });
 
@@ -285,13 +292,14 @@ describe('createOpenAIModel on recorded provider errors', () => {
       [{ error: { code: 400, message: 'Please ensure that the number of function response parts is equal to the number of function call parts.', status: 'INVALID_ARGUMENT' } }],
       'Please ensure that the number of function response parts',
     ],
-  ])('quotes the provider message from %s', async (_label, body, expected) => {
+  ])('quotes the provider message from %s for the log', async (_label, body, expected) => {
     const { model } = await modelAgainst([{ status: 400, body }]);
 
     const error = await modelFailure(model.complete(request()));
 
     expect(error.code).toBe('model_rejected_request');
-    expect(error.message).toContain(`HTTP 400: ${expected}`);
+    expect(error.detail).toContain(`HTTP 400: ${expected}`);
+    expect(error.message).not.toContain(expected);
   });
 });
 

@@ -207,7 +207,9 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     const streamed = await invoke(ask('model-down', { message: '你好' }));
     expect(streamed.prelude.statusCode).toBe(200);
     expect(eventNames(streamed)).toEqual(['round-start', 'error']);
-    expect(streamed.events[1]!.data).toEqual({ error: { code: 'model_unavailable', message: expect.stringMatching(/HTTP 500: upstream exploded.*history is unchanged/) }, status: 502 });
+    expect(streamed.events[1]!.data).toEqual({ error: { code: 'model_unavailable', message: expect.stringMatching(/HTTP 500\).*history is unchanged/) }, status: 502 });
+    // The provider's own words are for the log, not for the caller.
+    expect(JSON.stringify(streamed.events[1]!.data)).not.toContain('upstream exploded');
 
     const json = await invoke(ask('model-down', { message: '你好' }, 'application/json'));
     expect(json.prelude).toEqual({ statusCode: 502, headers: { 'content-type': JSON_TYPE, ...CORS } });

@@ -19,6 +19,11 @@ export interface StreamedRecording {
   stream: ScriptedStream;
   /** The data payloads in order, as parsed JSON (no comments, no [DONE]). */
   chunks: Json[];
+  /**
+   * An excerpt quoted in an issue (`sse_chunks_partial`): the provider's stream went on after it,
+   * so as recorded it ends cut off, with neither a finish_reason nor [DONE].
+   */
+  partial: boolean;
 }
 
 /**
@@ -34,12 +39,12 @@ export function streamedRecordings(): StreamedRecording[] {
       return (['sse_chunks', 'sse_chunks_partial', 'reference_stream_text_only'] as const).flatMap((field) => {
         const entries = recording[field];
         if (!Array.isArray(entries)) return [];
-        return [toRecording(field === 'reference_stream_text_only' ? `${file}#${field}` : file, entries)];
+        return [{ ...toRecording(field === 'reference_stream_text_only' ? `${file}#${field}` : file, entries), partial: field === 'sse_chunks_partial' }];
       });
     });
 }
 
-function toRecording(file: string, entries: unknown[]): StreamedRecording {
+function toRecording(file: string, entries: unknown[]): Omit<StreamedRecording, 'partial'> {
   const events: ScriptedEvent[] = [];
   const chunks: Json[] = [];
   let ending: ScriptedStream['ending'] = 'end';

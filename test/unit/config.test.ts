@@ -20,6 +20,7 @@ describe('parseConfig', () => {
       tools: {
         callTimeoutSeconds: 30,
         maxOutputChars: 16_000,
+        maxTurnOutputChars: 64_000,
         maxResultBytes: 1_048_576,
         maxCallsPerRound: 16,
         maxCallsPerTurn: 64,
@@ -32,6 +33,7 @@ describe('parseConfig', () => {
       history: { maxTokens: 16_000 },
       conversation: { ttlDays: 30 },
       openaiApi: { modelId: 'mcp-agent' },
+      limits: { tokensPerTurn: 200_000 },
       mcpServers: [],
     });
   });
@@ -97,15 +99,17 @@ mcpServers:
     expect(configFailure('tools:\n  elicitation: always')).toMatch(/tools\.elicitation/);
   });
 
-  it('limits nothing but concurrent turns by default, and refuses token limits that are not positive whole numbers', () => {
-    expect(parseAgentYml('').limits).toEqual({ concurrentTurnsPerOwner: 4 });
+  it('limits a turn’s tokens and concurrent turns by default, 0 turning the turn’s limit off, and refuses token limits that are not whole numbers', () => {
+    expect(parseAgentYml('').limits).toEqual({ tokensPerTurn: 200_000, concurrentTurnsPerOwner: 4 });
+    expect(parseAgentYml('limits: { tokensPerTurn: 0 }').limits).toEqual({ tokensPerTurn: undefined, concurrentTurnsPerOwner: 4 });
     expect(parseAgentYml('limits: { tokensPerTurn: 8000, tokensPerConversation: "${CAP}", tokensPerOwnerPerDay: 1000000, concurrentTurnsPerOwner: 0 }', { CAP: '50000' }).limits).toEqual({
       tokensPerTurn: 8000,
       tokensPerConversation: 50_000,
       tokensPerOwnerPerDay: 1_000_000,
       concurrentTurnsPerOwner: 0,
     });
-    expect(configFailure('limits:\n  tokensPerTurn: 0')).toMatch(/limits\.tokensPerTurn/);
+    expect(configFailure('limits:\n  tokensPerTurn: -1')).toMatch(/limits\.tokensPerTurn/);
+    expect(configFailure('limits:\n  tokensPerConversation: 0')).toMatch(/limits\.tokensPerConversation/);
     expect(configFailure('limits:\n  concurrentTurnsPerOwner: 1.5')).toMatch(/limits\.concurrentTurnsPerOwner/);
     expect(configFailure('limits:\n  tokensPerDay: 10')).toMatch(/limits\.tokensPerDay: unknown key/);
   });

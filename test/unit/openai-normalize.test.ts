@@ -262,7 +262,14 @@ describe('normalizeCompletion on provider quirks', () => {
     expect(() => normalizeCompletion(body)).toThrow(ModelError);
   });
 
-  it('quotes the provider error of a 200 answer that carries an error envelope', () => {
-    expect(() => normalizeCompletion({ error: { message: 'upstream overloaded' } })).toThrow(/upstream overloaded/);
+  it('keeps the provider error of a 200 answer that carries an error envelope for the log, out of the message', () => {
+    let thrown: unknown;
+    try {
+      normalizeCompletion({ error: { message: 'upstream http://10.0.0.5:8000 overloaded' } });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'model_bad_response', detail: 'upstream http://10.0.0.5:8000 overloaded' });
+    expect((thrown as ModelError).message).not.toMatch(/upstream|10\.0\.0\.5/);
   });
 });

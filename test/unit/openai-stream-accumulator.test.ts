@@ -87,9 +87,15 @@ describe('createCompletionAccumulator: tool calls', () => {
     ).toEqual([{ id: 'tooluse_Baw', name: 'jira_get_worklog', arguments: '{"issue":"AB-1"}' }]);
   });
 
-  it('drops a lone LiteLLM entry with index -1 and neither id nor name, as the unstreamed reply would', () => {
-    expect(replyOf([chunk({ content: '', tool_calls: [{ function: { arguments: '' }, type: 'function', index: -1 }] })])).toEqual({
-      content: null,
+  it('fails a lone LiteLLM entry with index -1 and neither id nor name, beside no text, as the unstreamed reply does: never an empty answer', () => {
+    expect(() => replyOf([chunk({ content: '', tool_calls: [{ function: { arguments: '' }, type: 'function', index: -1 }] })])).toThrow(
+      expect.objectContaining({ code: 'model_bad_response', message: expect.stringMatching(/names no tool/) }),
+    );
+  });
+
+  it('drops an entry that names no tool beside text, as the unstreamed reply would (LM Studio)', () => {
+    expect(replyOf([chunk({ content: 'Done.', tool_calls: [{ function: { arguments: '' }, type: 'function', index: -1 }] })])).toEqual({
+      content: 'Done.',
       toolCalls: [],
       usage: { promptTokens: 0, completionTokens: 0 },
     });

@@ -26,6 +26,7 @@ const LIMITS: LoopLimits = {
   maxCallsPerRound: 16,
   maxCallsPerTurn: 64,
   maxConcurrentCalls: 8,
+  maxTurnOutputChars: 64_000,
   reserveMs: 0,
 };
 
@@ -305,6 +306,25 @@ describe('runLoop', () => {
       const outcome = await run();
       expect(gateway.calls).toHaveLength(4);
       expect(toolMessages(outcome.messages).at(-1)!.content).toMatch(/already made 4 tool calls, its limit \(tools\.maxCallsPerTurn\)/);
+    });
+
+    it('cuts the results past tools.maxTurnOutputChars with a note, the next round’s to nothing, and leaves refused calls whole', async () => {
+      const gateway = createFakeGateway([{ definition: getWeather, run: (args: Record<string, unknown>) => (args.city === 'e' ? { ok: false, text: 'the weather service is down' } : { ok: true, text: `${String(args.city)}:`.padEnd(80, 'x') }) }]);
+      const weather = (ids: string[]) => toolCallsReply(ids.map((id) => ({ id, name: 'getWeather', arguments: { city: id } })));
+      const { run } = setup([weather(['a', 'b', 'c']), weather(['d', 'e']), textReply('done')], { tools: [offered(getWeather)], limits: { maxTurnOutputChars: 100, maxCallsPerRound: 2, maxConcurrentCalls: 1 } }, gateway);
+
+      const outcome = await run();
+
+      const [a, b, c, d, e] = toolMessages(outcome.messages).map((message) => message.content);
+      expect(a).toBe('a:'.padEnd(80, 'x'));
+      expect(b).toMatch(/^b:x{18}\n…\[cut: this turn's tool results reached their limit of 100 characters \(tools\.maxTurnOutputChars\); 60 of this result's 80 characters are left out\. Answer with what you have/);
+      expect(c).toMatch(/^Not executed: this reply asked for 3 tool calls/);
+      expect(d).toMatch(/^Not shown: this turn's tool results already reached their limit of 100 characters \(tools\.maxTurnOutputChars\), so this result \(80 characters\) is left out\./);
+      // A failure still says why.
+      expect(e).toBe('Error: the weather service is down');
+      // The calls ran, and are reported as they ran.
+      expect(outcome.toolCalls.map((call) => [call.id, call.ok])).toEqual([['a', true], ['b', true], ['c', false], ['d', true], ['e', false]]);
+      expect(outcome.stopReason).toBe('completed');
     });
 
     it('runs at most tools.maxConcurrentCalls at once, the rest waiting their turn', async () => {

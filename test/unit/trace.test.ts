@@ -193,7 +193,7 @@ describe('the turn trace', () => {
   it('stays within trace.maxBytes, cutting the longest texts with a marker', async () => {
     const huge = '天气数据'.repeat(20_000);
     const { agent, store } = agentFixture([toolCallsReply([weather('big')]), textReply('ok')], {
-      yaml: 'trace: { maxBytes: 8192 }\ntools: { maxOutputChars: 100000 }',
+      yaml: 'trace: { maxBytes: 8192 }\ntools: { maxOutputChars: 100000, maxTurnOutputChars: 100000 }',
       gateway: testGateway([weatherTool(() => ({ ok: true, text: huge }))]),
     });
     await agent.ask({ conversationId: 'bounded', message: 'weather' });

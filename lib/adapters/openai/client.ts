@@ -11,7 +11,7 @@
  * operator has to see.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
-import { Stream } from 'openai/core/streaming';
+import { _iterSSEMessages } from 'openai/core/streaming';
 import { isJsonObject } from '../../core/json.ts';
 import { retryDelayMs, shouldRetry, waitForRetry } from './retry.ts';
 
@@ -41,7 +41,15 @@ export interface ChatCompletionsClient {
   /** An unstreamed completion: the response body, parsed. */
   create(body: Record<string, unknown>, options?: RequestOptions): Promise<unknown>;
   /** A streamed completion (`stream: true` in the body): its chunks, once the response has begun. */
-  stream(body: Record<string, unknown>, options?: RequestOptions): Promise<AsyncIterable<unknown>>;
+  stream(body: Record<string, unknown>, options?: RequestOptions): Promise<CompletionStream>;
+}
+
+/**
+ * A streamed completion's parsed chunks. `done` turns true when the provider's `data: [DONE]`
+ * arrived: a stream that simply ends may have been cut off (stream.ts decides with finish_reason).
+ */
+export interface CompletionStream extends AsyncIterable<unknown> {
+  readonly done: boolean;
 }
 
 /** Local servers ignore the key, but a request without one looks misconfigured to proxies. */
@@ -145,7 +153,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ChatCompletion
       // ends the stream, through the attempt's controller, until the stream is done. (The SDK's
       // decoder ends a stream quietly when it is aborted: stream.ts checks the signal after it.)
       stopTimer();
-      return settledAfter(Stream.fromSSEResponse<unknown>(response, controller), settle);
+      return completionStream(response, controller, settle);
     },
   };
 }
@@ -157,12 +165,51 @@ interface Attempt {
   settle: () => void;
 }
 
-async function* settledAfter(chunks: AsyncIterable<unknown>, settle: () => void): AsyncIterable<unknown> {
-  try {
-    yield* chunks;
-  } finally {
-    settle();
+/**
+ * The chunks of a Server-Sent Events response, decoded by the SDK's own decoder, read as the SDK's
+ * `Stream.fromSSEResponse` reads them (JSON data, `[DONE]` ends it, an `error` event or an `error`
+ * field is an APIError), but saying whether `[DONE]` came, which the SDK's stream keeps to itself.
+ * An abort ends it quietly, as the SDK's does: stream.ts checks the signals after the last chunk.
+ */
+function completionStream(response: Response, controller: AbortController, settle: () => void): CompletionStream {
+  let done = false;
+  let ended = false;
+  async function* chunks(): AsyncGenerator<unknown> {
+    try {
+      for await (const message of _iterSSEMessages(response, controller)) {
+        if (message.data === '[DONE]') {
+          done = true;
+          ended = true;
+          return;
+        }
+        let data: unknown;
+        try {
+          data = JSON.parse(message.data);
+        } catch {
+          throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
+        }
+        const body = isJsonObject(data) ? data : undefined;
+        if (message.event === 'error') throw new APIError(undefined, (body?.['error'] ?? data) as object, undefined, response.headers);
+        if (body?.['error']) throw new APIError(undefined, body['error'] as object, undefined, response.headers);
+        yield data;
+      }
+      ended = true;
+    } catch (error) {
+      if (controller.signal.aborted && !(error instanceof APIError)) return;
+      throw error;
+    } finally {
+      // A reader that stops early, or an error, ends the request too.
+      if (!ended) controller.abort();
+      settle();
+    }
   }
+  const iterable = chunks();
+  return {
+    [Symbol.asyncIterator]: () => iterable,
+    get done() {
+      return done;
+    },
+  };
 }
 
 /** An aborted fetch (our timer) or a transport timeout (undici's own, named in its message or cause). */

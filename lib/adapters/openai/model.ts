@@ -83,7 +83,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
       } catch (error) {
         const timedOut = (deadline?.signal.aborted ?? false) || isTimeoutAbort(request.signal);
         const modelError = redactKey(toModelError(error, options.client, timedOut, request.timeoutMs), options.client.apiKey);
-        logger.warn('model-call-failed', { model: options.model, code: modelError.code, message: modelError.message });
+        logger.warn('model-call-failed', { model: options.model, code: modelError.code, message: modelError.message, ...(modelError.detail === undefined ? {} : { detail: modelError.detail }) });
         throw modelError;
       } finally {
         deadline?.clear();

@@ -36,9 +36,15 @@ export function normalizeCompletion(body: unknown, makeId: () => string = genera
   const fieldReasoning = reasoningField(message);
   // A reasoning field with text wins; then an inline <think> block; an empty field is still echoed.
   const reasoning = fieldReasoning?.text ? fieldReasoning : (inlineReasoning ?? fieldReasoning);
+  const calls = toolCalls(message['tool_calls'], makeId);
+  // Calls were asked for, but none names its tool, and there is no text: not an empty answer
+  // (LiteLLM's index -1 stream loses the name), but nothing to run or to show.
+  if (calls.length === 0 && content === null && Array.isArray(message['tool_calls']) && message['tool_calls'].length > 0) {
+    throw new ModelError('model_bad_response', `The model answered with ${message['tool_calls'].length === 1 ? 'a tool call that names no tool' : 'tool calls that name no tool'} and no text, so there is nothing to run or to show.`);
+  }
   return {
     content,
-    toolCalls: toolCalls(message['tool_calls'], makeId),
+    toolCalls: calls,
     ...(reasoning ? { reasoning } : {}),
     // Gemini's thought signatures: the next request is refused unless they come back (quirks §2.5).
     ...(isObject(message['extra_content']) ? { extraContent: message['extra_content'] } : {}),
@@ -53,11 +59,10 @@ function firstMessage(body: unknown): Json {
   if (isObject(message)) return message;
   // Some gateways answer HTTP 200 with an error envelope instead of a completion.
   const providerError = isObject(body) && isObject(body['error']) ? body['error']['message'] : undefined;
-  const detail = typeof providerError === 'string' ? ` The provider said: ${providerError.slice(0, 500)}` : '';
-  throw new ModelError(
-    'model_bad_response',
-    `The model endpoint answered without choices[0].message, so there is no reply to use.${detail}`,
-  );
+  // The provider's words go to the log only (ModelError.detail): they may name internal hosts.
+  throw new ModelError('model_bad_response', 'The model endpoint answered without choices[0].message, so there is no reply to use.', {
+    ...(typeof providerError === 'string' ? { detail: providerError.slice(0, 500) } : {}),
+  });
 }
 
 /** Only a non-empty `tool_calls` list means "call tools": never `finish_reason` (quirks §2.4). */

@@ -49,6 +49,8 @@ export interface CompletionAccumulator {
   add(chunk: unknown): StreamedText[];
   /** True once a chunk carried a choice for the reply. */
   readonly hasReply: boolean;
+  /** True once the reply's choice carried a finish_reason: the provider says the reply is whole. */
+  readonly finished: boolean;
   /** The body so far, shaped like a non-streamed completion (`choices: []` before any choice). */
   completion(): Json;
 }
@@ -124,6 +126,9 @@ export function createCompletionAccumulator(): CompletionAccumulator {
     },
     get hasReply() {
       return hasReply;
+    },
+    get finished() {
+      return finishReason !== null;
     },
     completion(): Json {
       const finalUsage = usage ?? fallbackUsage;

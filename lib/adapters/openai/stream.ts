@@ -10,6 +10,9 @@
  *   stream breaks off after a delta was handed out                     never retried: the watcher
  *                                                                      has seen text a retry would
  *                                                                      not repeat
+ *   stream ends with neither a finish_reason nor [DONE]                cut off: a failure like a
+ *                                                                      break, retried on the same
+ *                                                                      terms, never taken as a reply
  *   the caller's signal or the call's deadline                         ends it, never retried
  *
  * The SDK ends a stream silently when its signal aborts, so the signals are checked after the
@@ -87,7 +90,7 @@ export async function streamReply(options: StreamedCallOptions): Promise<Streame
       const { failure } = error;
       const retry = delivered === 0 && attempt <= options.client.maxRetries && RETRYABLE.has(failure.code);
       if (!retry) throw failure;
-      options.logger.warn('model-stream-retried', { attempt, code: failure.code, message: failure.message });
+      options.logger.warn('model-stream-retried', { attempt, code: failure.code, message: failure.message, ...(failure.detail === undefined ? {} : { detail: failure.detail }) });
       await waitForRetry(retryDelayMs(undefined, options.client.maxRetries - attempt + 1, options.client.maxRetries), options.signal);
     }
   }
@@ -121,6 +124,13 @@ async function streamOnce(options: StreamedCallOptions, deliver: (delta: ModelDe
   if (stalled.signal.aborted) {
     throw new BrokenStream(
       new ModelError('model_timeout', `The model stopped streaming: nothing arrived for ${options.idleTimeoutMs / 1000} s.`, { timeout: true }),
+    );
+  }
+  // A stream that just ends, with neither [DONE] nor a finish_reason, was cut off (a proxy or the
+  // provider closed it mid-reply): what arrived is not the whole reply, so it is no reply at all.
+  if (!stream.done && !accumulator.finished) {
+    throw new BrokenStream(
+      new ModelError('model_unavailable', `The model endpoint's stream ended before the reply was complete (no finish_reason and no [DONE] after ${chunks} chunks), so the reply was cut off.`),
     );
   }
   if (!accumulator.hasReply) {

@@ -1,3 +1,4 @@
+import { ModelError } from '../../../core/errors.ts';
 import type { HistoryMessage, UserMessage } from '../../../core/messages.ts';
 import type { JsonObject } from '../../../core/ports.ts';
 import type { AgentConfig } from '../../../config/load.ts';
@@ -238,8 +239,28 @@ class PlanExecuteRun {
       limits: { ...this.loop.limits, maxRounds: start + SUMMARY_ROUNDS },
     });
     this.absorb(draft, start, { messages: false, calls: false });
-    if (outcome.kind === 'completed') this.main.messages.push({ role: 'assistant', content: outcome.reply, toolCalls: [] });
-    return outcome;
+    const answer = outcome.kind === 'stopped' && outcome.reason === 'max_rounds' ? this.summaryCalledTools(draft) : outcome;
+    if (answer.kind === 'completed') this.main.messages.push({ role: 'assistant', content: answer.reply, toolCalls: [] });
+    return answer;
+  }
+
+  /**
+   * The summary is offered no tools, so its one round ends `max_rounds` only when the model asked
+   * for tools anyway. That is not the turn's round limit: its text is the answer when it wrote one
+   * beside the calls (the calls, never run, are left out); without text it failed to answer.
+   */
+  private summaryCalledTools(draft: TurnDraft): LoopOutcome {
+    const reply = draft.messages.findLast((message) => message.role === 'assistant');
+    const text = reply?.content?.trim() ? reply.content : undefined;
+    if (text !== undefined) return { kind: 'completed', reply: text };
+    const names = [...new Set(reply?.role === 'assistant' ? reply.toolCalls.map((call) => call.name) : [])].join(', ');
+    return {
+      kind: 'failed',
+      cause: new ModelError(
+        'model_bad_response',
+        `The model was asked for the final answer with no tools offered, and asked for ${names || 'a tool'} instead of writing the answer, after ${this.main.rounds} model calls; the tasks' results are in the plan.`,
+      ),
+    };
   }
 
   /** A phase's own draft: its request as the question, its rounds numbered after the turn's. */
