@@ -38,17 +38,15 @@ export function errorResponse(error: unknown, logger: Logger): HttpResponse {
 const STORE_UNAVAILABLE = 'The conversation store is unavailable, so the request was not carried out: no tool ran for it. Try again shortly.';
 
 /**
- * A stored turn that ended with `error`: the model (or the store, recording a round) failed after
- * tools ran. The turn is kept, and sent along with the error.
+ * A stored turn is a result, whatever ended it: a turn that stopped with `error` (the model, or the
+ * store recording a round, failed after tools ran) is answered like any other turn, with its
+ * `error` naming the failure, and this header, which the OpenAI SDKs and others read: the turn is
+ * stored, and running the question again would run its tools again.
  */
-export function failedTurnResponse(result: TurnResult & { error: NonNullable<TurnResult['error']> }): HttpResponse {
-  const { code } = result.error;
-  const storeFailed = code in STORE_STATUS;
-  const status = storeFailed ? 503 : result.error.timeout ? 504 : (MODEL_STATUS[code as keyof typeof MODEL_STATUS] ?? 502);
-  const what = storeFailed ? 'The conversation store failed' : 'The language model failed';
-  const message = `${what} (${code}) after tools had run: ${sentence(result.error.message)} Turn ${result.turn} is stored with the tool results so far; send another message to continue.`;
-  return json(status, { ...errorBody(code, message), turn: result });
-}
+export const NOT_TO_BE_RETRIED: Readonly<Record<string, string>> = { 'x-should-retry': 'false' };
+
+/** The headers of a turn result: a turn that ended with `error` must not be retried. */
+export const turnResultHeaders = (result: TurnResult): Record<string, string> => (result.stopReason === 'error' ? { ...NOT_TO_BE_RETRIED } : {});
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return {

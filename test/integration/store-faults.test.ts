@@ -164,6 +164,31 @@ describe('the conversation store under faults', () => {
     expect(historyViolations(stored.flatMap((turn) => turn.messages))).toEqual([]);
   });
 
+  it('stores every turn whole while every 5th write answer is lost: no turn ends in error after its tool ran', { timeout: 120_000 }, async () => {
+    // Each turn cancels an order: its claim, the round record before and after the call, and its
+    // completion are written; one write answer in five is lost after the write happened, as
+    // DynamoDB's 500 after a committed write. Enough turns that the SDK's retry quota would run dry
+    // if the lost answers drained it.
+    const TURNS = 90;
+    const script: ScriptedStep[] = Array.from({ length: TURNS }, (_, index) => [
+      toolCallsReply([{ id: `c${index}`, name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: [`ORD${index}`] } }]),
+      textReply(`已取消 ORD${index}`),
+    ]).flat();
+    const { post, turns, gateway } = service(script, testGateway(), YAML.replace('timeoutSeconds: 4', 'timeoutSeconds: 30'));
+    let writes = 0;
+    const fault = proxy.inject({ operation: 'PutItem', when: () => ++writes % 5 === 0, times: Number.POSITIVE_INFINITY, kind: 'lose-response' });
+
+    const stopReasons: string[] = [];
+    for (let index = 0; index < TURNS; index++) {
+      const response = await post(`c-${randomUUID()}`, { message: `取消 ORD${index}` });
+      stopReasons.push(`${response.status} ${response.body.stopReason ?? response.body.error?.code}`);
+    }
+
+    expect(fault.applied).toBeGreaterThanOrEqual(TURNS * 4 / 5);
+    expect(stopReasons.filter((outcome) => outcome !== '200 completed')).toEqual([]);
+    expect(gateway.calls).toHaveLength(TURNS);
+  });
+
   it('gives the same requestId racing itself turn_in_progress, not conversation_busy', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
