@@ -70,7 +70,9 @@ export interface DriveServices {
 export async function driveTurn(input: DriveInput, services: DriveServices): Promise<TurnResult> {
   const { held, draft, runner } = input;
   const writes = heldTurnWrites(services.store, held, deadlineOf(input.deadlineAt, services.now), () => runner.state());
-  const journal = { record: writes.record };
+  // The round record is retried as the claim and the final write are: a record lost to a moment of
+  // unavailability would end the turn with `error` right after its tool ran, the store healthy again.
+  const journal = { record: (draft: TurnDraft) => untilStored(() => writes.record(draft), { until: input.deadlineAt, now: services.now }) };
   let outcome: LoopOutcome | undefined;
   let history = input.history;
   try {
