@@ -156,6 +156,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       reserveMs: ms(config.turn.reserveSeconds),
     },
     approvalTtlMs: ms(config.approvals.ttlSeconds),
+    storeWaitMs: ms(config.conversation.unavailableWaitSeconds),
     now,
   });
 
@@ -204,7 +205,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),
-        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, deadline: deadlineOf(scope.deadlineAt, now), clock: now, rules, admit: admission.checkConversation }),
+        openTurn({ store, key: scope.key, requestId: scope.requestId, claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.leaseExpiresAt, deadline: deadlineOf(scope.deadlineAt, now), waitForStoreUntil: now() + ms(config.conversation.unavailableWaitSeconds), clock: now, rules, admit: admission.checkConversation }),
       ]);
       if (opened.status === 'rejected') throw opened.reason;
       if (opened.value.kind === 'replay') {
@@ -241,6 +242,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         now: now(),
         leaseExpiresAt: scope.leaseExpiresAt,
         deadline: deadlineOf(scope.deadlineAt, now),
+        waitForStoreUntil: now() + ms(config.conversation.unavailableWaitSeconds),
         clock: now,
         rules,
       });

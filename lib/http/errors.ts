@@ -27,14 +27,21 @@ export function errorResponse(error: unknown, logger: Logger): HttpResponse {
   if (error instanceof StoreError) {
     logger.error('store failed', { code: error.code, error: error.message, cause: String(error.cause) });
     const status = STORE_STATUS[error.code];
-    return json(status, errorBody(error.code, status === 503 && error.code === 'store_unavailable' ? STORE_UNAVAILABLE : error.message));
+    if (error.code === 'store_unavailable') return json(status, errorBody(error.code, STORE_UNAVAILABLE), { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) });
+    return json(status, errorBody(error.code, error.message));
   }
   const code = error instanceof AgentError && !(error instanceof ConfigError) ? error.code : 'internal_error';
   logger.error('request failed', { code, error: error instanceof Error ? error.stack ?? error.message : String(error) });
   return json(500, errorBody(code, 'The service failed to handle the request. The details are in its log.'));
 }
 
-/** A store failure before anything ran, or after the turn was stored: safe to retry as it is. */
+/**
+ * When to retry after the store was unavailable: nobody knows when an outage ends, and the service
+ * already waited conversation.unavailableWaitSeconds for it; a few seconds spreads the retries out.
+ */
+const STORE_RETRY_AFTER_SECONDS = 5;
+
+/** A store failure before anything ran: safe to retry as it is. */
 const STORE_UNAVAILABLE = 'The conversation store is unavailable, so the request was not carried out: no tool ran for it. Try again shortly.';
 
 /**

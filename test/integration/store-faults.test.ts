@@ -34,13 +34,16 @@ conversation: { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 }
 turn: { timeoutSeconds: 4, reserveSeconds: 1, leaseMarginSeconds: 2 }
 `;
 
-function service(script: ScriptedStep[], gateway = testGateway(), yaml = YAML) {
+/** A turn with far more time than a store outage should cost a caller who has nothing running. */
+const LONG_TURN = YAML.replace('timeoutSeconds: 4', 'timeoutSeconds: 40');
+
+function service(script: ScriptedStep[], gateway = testGateway(), yaml = YAML, now?: () => number) {
   const client = createDynamoDocumentClient(
     { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 },
     { config: { endpoint: proxy.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } },
   );
   const store = createDynamoConversationStore({ client, tableName: table.tableName, ttlDays: 1 });
-  const fixture = agentFixture(script, { store, gateway, yaml });
+  const fixture = agentFixture(script, { store, gateway, yaml, ...(now ? { now } : {}) });
   const handle = createHttpHandler({ agent: fixture.agent, logger: silentLogger, maxBodyBytes: 65_536 });
   const post = async (conversationId: string, body: Record<string, unknown>) => {
     const response = await handle({ method: 'POST', path: `/conversations/${conversationId}/messages`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -138,6 +141,51 @@ describe('the conversation store under faults', () => {
     expect(model!.requests).toHaveLength(0);
     proxy.clear();
     expect(await post(conversationId, { message: 'hello' })).toMatchObject({ status: 200 });
+  });
+
+  it('answers 503 store_unavailable with Retry-After within a few seconds when the store hangs before anything ran, however long the turn may take', { timeout: 60_000 }, async () => {
+    const { post, model } = service([textReply('late')], testGateway(), LONG_TURN);
+    const conversationId = `c-${randomUUID()}`;
+    proxy.inject({ operation: 'Query', kind: 'hang', times: 1_000 });
+
+    const started = Date.now();
+    const response = await post(conversationId, { message: 'hello' });
+
+    expect(response).toMatchObject({ status: 503, body: { error: { code: 'store_unavailable', message: expect.stringMatching(/no tool ran/) } } });
+    expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // conversation.unavailableWaitSeconds (5 s by default), not the turn's 40 s.
+    expect(Date.now() - started).toBeLessThan(9_000);
+    expect(model!.requests).toHaveLength(0);
+  });
+
+  it('answers 503 store_unavailable within a few seconds when the store stops after the model answered and no tool ran; a retry of the same requestId then carries the question out', { timeout: 60_000 }, async () => {
+    let skewMs = 0;
+    const { post, turns, model } = service([textReply('lost answer'), textReply('second try')], testGateway(), LONG_TURN, () => Date.now() + skewMs);
+    const conversationId = `c-${randomUUID()}`;
+    // The claim is written; its completion and its giving back never are.
+    proxy.inject({ operation: 'PutItem', when: itemStatus('complete'), kind: 'hang', times: 1_000 });
+    proxy.inject({ operation: 'DeleteItem', kind: 'hang', times: 1_000 });
+
+    const started = Date.now();
+    const failed = await post(conversationId, { message: 'hello', requestId: 'r-kept' });
+
+    expect(failed).toMatchObject({ status: 503, body: { error: { code: 'store_unavailable', message: expect.stringMatching(/no tool ran/) } } });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect((await turns(conversationId)).map((turn) => turn.status)).toEqual(['running']);
+
+    // The store is back. The claim that did nothing holds its lease: the same request is told to wait for it ...
+    proxy.clear();
+    const waiting = await post(conversationId, { message: 'hello', requestId: 'r-kept' });
+    expect(waiting).toMatchObject({ status: 409, body: { error: { code: 'turn_in_progress' } } });
+    // ... and once it has run out, the question is carried out under that requestId, not reported interrupted.
+    skewMs = Number(waiting.headers['retry-after']) * 1000 + 1_000;
+    const retried = await post(conversationId, { message: 'hello', requestId: 'r-kept' });
+    expect(retried).toMatchObject({ status: 200, body: { turn: 1, stopReason: 'completed', reply: 'second try' } });
+    expect(model!.requests).toHaveLength(2);
+    const stored = await turns(conversationId);
+    expect(stored.map((turn) => [turn.turn, turn.status])).toEqual([[1, 'complete']]);
+    expect(stored[0]!.messages).toEqual([{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'second try', toolCalls: [] }]);
+    expect(await post(conversationId, { message: 'hello', requestId: 'r-kept' })).toMatchObject({ status: 200, body: { reply: 'second try' } });
   });
 
   it('says exactly which tools ran when the turn cannot be stored after them, and shows it as interrupted once its lease ends', async () => {
