@@ -28,7 +28,8 @@ export function errorResponse(error: unknown, logger: Logger): HttpResponse {
     logger.error('store failed', { code: error.code, error: error.message, cause: String(error.cause) });
     const status = STORE_STATUS[error.code];
     if (error.code === 'store_unavailable') return json(status, errorBody(error.code, STORE_UNAVAILABLE), { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) });
-    return json(status, errorBody(error.code, error.message));
+    // Tools ran and the turn is not stored: the same question again would run them again.
+    return json(status, errorBody(error.code, error.message), error.code === 'turn_not_stored' ? { ...NOT_TO_BE_RETRIED } : {});
   }
   const code = error instanceof AgentError && !(error instanceof ConfigError) ? error.code : 'internal_error';
   logger.error('request failed', { code, error: error instanceof Error ? error.stack ?? error.message : String(error) });

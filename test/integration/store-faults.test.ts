@@ -206,6 +206,8 @@ describe('the conversation store under faults', () => {
 
     expect(failed.status).toBe(503);
     expect(failed.body.error.code).toBe('turn_not_stored');
+    // Tools ran: sending the question again would run them again.
+    expect(failed.headers['x-should-retry']).toBe('false');
     expect(failed.body.error.message).toMatch(/Tools ran in turn 1 \(batchCancelOrdersByOrderNo \(c1\)\)/);
     expect(failed.body.error.message).toMatch(/will show turn 1 as interrupted/);
     expect(failed.body.error.message).not.toMatch(/nothing was lost/i);
