@@ -214,7 +214,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       }
       const { held, history, state, earlier } = opened.value;
       if (listed.status === 'rejected') {
-        await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
+        // Nothing ran: the claim is given back within the time a request that ran nothing waits for the store.
+        await deadlineOf(now() + ms(config.conversation.unavailableWaitSeconds), now)
+          .bound((options) => store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }, options))
+          .catch(() => undefined);
         throw listed.reason;
       }
       // Every model call of the turn (the strategy's and the extensions') goes through its budget.
