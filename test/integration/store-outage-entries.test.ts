@@ -13,7 +13,7 @@ import { startFaultProxy, type FaultProxy } from '../support/dynamodb-fault-prox
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { lambdaContext } from '../support/lambda-context.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
-import { startScriptedOpenAIServer, textReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import { splitLambdaStream } from '../support/sse-client.ts';
 import { sqsEvent, sqsRecord } from '../support/sqs-records.ts';
 
@@ -59,7 +59,11 @@ describe('the Lambda entries while DynamoDB never answers until the invocation e
   beforeAll(async () => {
     table = await startLocalTable();
     proxy = await startFaultProxy({ target: table.endpoint });
-    model = await startScriptedOpenAIServer([textReply('never asked')]);
+    model = await startScriptedOpenAIServer([
+      // The turn whose tool runs before the store stops answering.
+      toolCallsReply([{ id: 'call_weather', name: 'getWeather', arguments: { city: '上海' } }]),
+      textReply('上海多云。'),
+    ]);
     environment = stubLambdaEnvironment({
       // The store waits for as long as the invocation has: the invocation's end is what bounds it.
       agentYml: ['conversation: { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5, unavailableWaitSeconds: 600 }', 'turn: { reserveSeconds: 0 }'],
@@ -83,6 +87,7 @@ describe('the Lambda entries while DynamoDB never answers until the invocation e
 
   it('answers a JSON caller 503 store_unavailable with Retry-After, not a 500 from the invocation timing out', { timeout: 30_000 }, async () => {
     proxy.inject({ operation: 'Query', kind: 'hang', times: 1_000 });
+    const requestsBefore = model.requests.length;
     const stream = responseStream();
 
     await streamHandler(askEvent(`c-${randomUUID()}`, { message: 'hello' }), stream, lambdaContext({ functionName: 'stream', remainingMs: 3_000 }));
@@ -91,17 +96,33 @@ describe('the Lambda entries while DynamoDB never answers until the invocation e
     expect(prelude.statusCode).toBe(503);
     expect(Number(prelude.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(JSON.parse(body)).toMatchObject({ error: { code: 'store_unavailable', message: expect.stringMatching(/no tool ran/) } });
-    expect(model.requests).toHaveLength(0);
+    expect(model.requests).toHaveLength(requestsBefore);
+  });
+
+  it('answers a JSON caller 503 turn_not_stored naming the call that ran, when the store stops answering after it', { timeout: 30_000 }, async () => {
+    // The claim is written; the completion never is, until the invocation's end.
+    proxy.inject({ operation: 'PutItem', when: (body) => (body.Item as { status?: { S?: string } } | undefined)?.status?.S === 'complete', kind: 'hang', times: 1_000 });
+    const requestsBefore = model.requests.length;
+    const stream = responseStream();
+
+    await streamHandler(askEvent(`c-${randomUUID()}`, { message: '上海天气' }), stream, lambdaContext({ functionName: 'stream', remainingMs: 8_000 }));
+
+    const { prelude, body } = splitLambdaStream(stream.bytes());
+    expect(prelude.statusCode).toBe(503);
+    expect(prelude.headers['x-should-retry']).toBe('false');
+    expect(JSON.parse(body)).toMatchObject({ error: { code: 'turn_not_stored', message: expect.stringMatching(/Tools ran in turn 1 \(getWeather \(call_weather\)\)/) } });
+    expect(model.requests).toHaveLength(requestsBefore + 2);
   });
 
   it('gives the queue its partial batch response, the record failed, instead of throwing', { timeout: 60_000 }, async () => {
     proxy.inject({ operation: 'Query', kind: 'hang', times: 1_000 });
+    const requestsBefore = model.requests.length;
     const record = sqsRecord('m-1', { conversationId: `c-${randomUUID()}`, message: 'hello', requestId: 'r-1' });
 
     // Enough for the worker to start the record (its start margin is 10 s, after the 2 s kept to answer), not for the store to come back.
     const response = await workerHandler(sqsEvent(record), lambdaContext({ functionName: 'worker', remainingMs: 13_000 }));
 
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
-    expect(model.requests).toHaveLength(0);
+    expect(model.requests).toHaveLength(requestsBefore);
   });
 });
