@@ -168,6 +168,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       reserveMs: ms(config.turn.reserveSeconds),
     },
     approvalTtlMs: ms(config.approvals.ttlSeconds),
+    storeWaitMs: ms(config.conversation.unavailableWaitSeconds),
     now,
   });
 
@@ -227,7 +228,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),
-        openTurn({ store, key: scope.key, requestId: scope.requestId, requestDigest: askDigest(input), claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.lease.end(), deadline: deadlineOf(scope.deadlineAt, now), clock: now, rules, admit: admission.checkConversation }),
+        openTurn({ store, key: scope.key, requestId: scope.requestId, requestDigest: askDigest(input), claimId: scope.claimId, draft, now: now(), leaseExpiresAt: scope.lease.end(), deadline: deadlineOf(scope.deadlineAt, now), waitForStoreUntil: now() + ms(config.conversation.unavailableWaitSeconds), clock: now, rules, admit: admission.checkConversation }),
       ]);
       if (opened.status === 'rejected') throw opened.reason;
       if (opened.value.kind === 'replay') {
@@ -236,7 +237,10 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       }
       const { held, history, state, earlier } = opened.value;
       if (listed.status === 'rejected') {
-        await store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }).catch(() => undefined);
+        // Nothing ran: the claim is given back within the time a request that ran nothing waits for the store.
+        await deadlineOf(now() + ms(config.conversation.unavailableWaitSeconds), now)
+          .bound((options) => store.remove(held.key, held.turn, { claimId: held.claimId, status: 'running' }, options))
+          .catch(() => undefined);
         throw listed.reason;
       }
       return keepingClaim(scope, held, (lease) => {
@@ -267,6 +271,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
         now: now(),
         leaseExpiresAt: scope.lease.end(),
         deadline: deadlineOf(scope.deadlineAt, now),
+        waitForStoreUntil: now() + ms(config.conversation.unavailableWaitSeconds),
         clock: now,
         rules,
       });

@@ -11,7 +11,7 @@ import type { EarlierTurns } from './extension.ts';
 import type { PendingApproval, PendingElicitation, StopReason, TurnError, TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './loop-events.ts';
 import { fallbackReply } from './fallback-reply.ts';
-import { deadlineOf, heldTurnWrites, untilStored, type HeldTurn } from './held-turn.ts';
+import { deadlineOf, heldTurnWrites, soonerDeadline, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
 import { pausedFor, type LoopLimits, type LoopOutcome } from './run-loop.ts';
 import type { ToolRunContext } from './run-tools.ts';
 import type { TurnStrategy } from './turn-strategy.ts';
@@ -51,6 +51,8 @@ export interface DriveServices {
   systemPrompt: string;
   limits: LoopLimits;
   approvalTtlMs: number;
+  /** How long a turn that has run nothing yet waits for an unavailable store (conversation.unavailableWaitSeconds). */
+  storeWaitMs: number;
   now: () => number;
 }
 
@@ -68,12 +70,27 @@ export interface DriveServices {
  *                                        at all happened yet (no reply, no call): release, 429
  *
  * A final write is retried until the deadline; if it still fails after tools ran, the caller gets
- * turn_not_stored (the record lets the next request complete the turn as interrupted).
+ * turn_not_stored (the record lets the next request complete the turn as interrupted). While no
+ * tool has run in a fresh turn, the store is waited for only conversation.unavailableWaitSeconds:
+ * the caller gets store_unavailable within seconds, and may simply retry.
  */
 export async function driveTurn(input: DriveInput, services: DriveServices): Promise<TurnResult> {
   const { held, draft, runner } = input;
-  const writes = heldTurnWrites(services.store, held, deadlineOf(input.deadlineAt, services.now), () => runner.state(), input.lease);
-  const journal = { record: writes.record };
+  const turnDeadline = deadlineOf(input.deadlineAt, services.now);
+  const writes = heldTurnWrites(services.store, held, turnDeadline, () => runner.state(), input.lease);
+  // Until a tool has run in a fresh turn, nothing need be remembered and the caller can simply
+  // retry: an unavailable store is waited for briefly, not for the turn's whole time.
+  const storeDeadline = (): Deadline =>
+    input.decided === undefined && draft.ran.length === 0 ? soonerDeadline(turnDeadline, services.now() + services.storeWaitMs, services.now) : turnDeadline;
+  // The round record is retried as the claim and the final write are: a record lost to a moment of
+  // unavailability would end the turn with `error` right after its tool ran, the store healthy again.
+  const journal = {
+    record: (recorded: TurnDraft) => {
+      const within = storeDeadline();
+      return untilStored(() => writes.record(recorded, within), { until: within.at, now: services.now });
+    },
+  };
+  const release = () => writes.release(storeDeadline());
   let outcome: LoopOutcome | undefined;
   let history = input.history;
   try {
@@ -125,7 +142,7 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
   const keptBudgetStop = outcome.kind === 'failed' && outcome.cause instanceof BudgetExhaustedError && draft.rounds > 0;
   if (outcome.kind === 'failed' && !resumed && draft.ran.length === 0 && !keptBudgetStop) {
     // Nothing ran, so nothing happened that the conversation must remember: the caller can retry.
-    await releaseQuietly(writes.release, held, services.logger);
+    await releaseQuietly(release, held, services.logger);
     throw outcome.cause;
   }
   addUsage(draft, runner.takeUsage());
@@ -135,15 +152,16 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
   const messages = outcome.kind === 'failed' ? closeOpenRound(draft.messages, () => toolText.turnFailed()) : draft.messages;
   assertValidHistory(history, messages, outcome.kind === 'paused');
 
-  const retry = { until: input.deadlineAt, now: services.now };
+  const within = storeDeadline();
+  const retry = { until: within.at, now: services.now };
   try {
     if (outcome.kind === 'paused') {
-      await untilStored(() => writes.pause(messages, result, services.now() + services.approvalTtlMs), retry);
+      await untilStored(() => writes.pause(messages, result, services.now() + services.approvalTtlMs, within), retry);
     } else {
-      await untilStored(() => writes.complete(messages, result, new Date(services.now()).toISOString()), retry);
+      await untilStored(() => writes.complete(messages, result, new Date(services.now()).toISOString(), within), retry);
     }
   } catch (error) {
-    throw await notStored(error, input, writes.release, services.logger);
+    throw await notStored(error, input, release, services.logger);
   }
   return result;
 }

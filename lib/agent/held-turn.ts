@@ -27,19 +27,20 @@ export interface HeldTurn {
 export function heldTurnWrites(store: ConversationStore, held: HeldTurn, deadline: Deadline, state: () => ConversationState, lease?: Pick<KeptClaim, 'end' | 'written'>) {
   const expected = { claimId: held.claimId, status: 'running' as const };
   const base = () => ({ claimId: held.claimId, requestIds: held.requestIds, requestDigests: held.requestDigests, createdAt: held.createdAt, state: state() });
-  const update = (write: TurnWrite) => deadline.bound((options) => store.update(held.key, held.turn, expected, write, options));
+  // Each write is ended at the turn's deadline, or at a sooner one given for it (soonerDeadline).
+  const update = (write: TurnWrite, within: Deadline) => within.bound((options) => store.update(held.key, held.turn, expected, write, options));
   return {
     /** The round record: what the turn did so far, before and after calls that may change something. */
     /** It carries the lease on (lib/agent/lease.ts): a turn that records its rounds needs no renewal besides. */
-    record: async (draft: TurnDraft) => {
+    record: async (draft: TurnDraft, within = deadline) => {
       const leaseExpiresAt = lease?.end() ?? held.leaseExpiresAt;
-      await update({ ...base(), status: 'running', leaseExpiresAt, messages: draft.messages, result: progressOf(draft) });
+      await update({ ...base(), status: 'running', leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }, within);
       lease?.written(leaseExpiresAt);
     },
-    pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number) => update({ ...base(), status: 'paused', approvalExpiresAt, messages, result }),
-    complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string) => update({ ...base(), status: 'complete', completedAt, messages, result }),
+    pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number, within = deadline) => update({ ...base(), status: 'paused', approvalExpiresAt, messages, result }, within),
+    complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string, within = deadline) => update({ ...base(), status: 'complete', completedAt, messages, result }, within),
     /** Gives the claim back when the turn produced nothing worth keeping (nothing ran). */
-    release: () => deadline.bound((options) => store.remove(held.key, held.turn, expected, options)),
+    release: (within = deadline) => within.bound((options) => store.remove(held.key, held.turn, expected, options)),
   };
 }
 
@@ -53,6 +54,14 @@ export interface Deadline {
 /** The deadline, never less than a short moment away: a write that starts must get a chance. */
 export function deadlineOf(at: number, now: () => number, leastMs = 250): Deadline {
   return { at, bound: (call) => withDeadline(Math.max(leastMs, at - now()), (signal) => call({ signal })) };
+}
+
+/**
+ * `deadline`, or `at` when that comes first: how long a request that has run nothing yet waits for
+ * an unavailable store (conversation.unavailableWaitSeconds) before it answers 503.
+ */
+export function soonerDeadline(deadline: Deadline, at: number, now: () => number): Deadline {
+  return at >= deadline.at ? deadline : deadlineOf(at, now);
 }
 
 /** The first write of a held turn (claimed, or a paused one taken over): running, with its draft so far and the conversation's state. */

@@ -6,7 +6,7 @@ import type { TurnResult } from '../core/turn.ts';
 import { earlierTurns } from './earlier-turns.ts';
 import type { EarlierTurns } from './extension.ts';
 import { claimWrite, type HeldTurn } from './held-turn.ts';
-import { requestIdReused, settleTurn, storeRetries, type TurnRules } from './open-turn.ts';
+import { openingDeadline, requestIdReused, settleTurn, storeRetries, type TurnRules } from './open-turn.ts';
 import type { Deadline } from './held-turn.ts';
 import { toolText } from './tool-messages.ts';
 import { parseArguments, type PlannedCall } from './tool-plan.ts';
@@ -29,6 +29,8 @@ export interface OpenApprovalsInput {
   leaseExpiresAt: number;
   /** Each store request is tried again while the store is unavailable, until then; and ends by then. */
   deadline: Deadline;
+  /** Epoch ms: opening the turn (nothing has run yet) waits for an unavailable store until then at most. */
+  waitForStoreUntil?: number;
   clock: () => number;
   rules: TurnRules;
 }
@@ -51,7 +53,7 @@ export interface WaitingKinds {
  */
 export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedApprovals> {
   const { store, key, requestId, rules } = input;
-  const retried = storeRetries(input.deadline, input.clock);
+  const retried = storeRetries(openingDeadline(input), input.clock);
   const recent = await retried((options) => store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options));
   const own = decideOpening(recent, requestId, input.now, input.requestDigest);
   if (own.kind === 'reused') throw requestIdReused(requestId, 'decisions');
@@ -109,7 +111,7 @@ export async function openApprovals(input: OpenApprovalsInput): Promise<OpenedAp
   }
   const complete = recent.filter((record) => record.status === 'complete');
   const history = historyMessages(complete, rules.historyTokenBudget);
-  const earlier = earlierTurns(complete, rules.historyTokenBudget, (wantsMore) => retried((options) => store.readRecent(key, wantsMore, options)));
+  const earlier = earlierTurns(complete, rules.historyTokenBudget, (wantsMore) => storeRetries(input.deadline, input.clock)((options) => store.readRecent(key, wantsMore, options)));
   return { kind: 'resumed', held, history, draft, waiting: open?.unanswered ?? [], state: paused.state(), earlier, asked };
 }
 

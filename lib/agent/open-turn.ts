@@ -5,7 +5,7 @@ import type { ConversationKey, ConversationState, ConversationStore, StoreCallOp
 import type { TurnResult } from '../core/turn.ts';
 import { earlierTurns } from './earlier-turns.ts';
 import type { EarlierTurns } from './extension.ts';
-import { claimWrite, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
+import { claimWrite, soonerDeadline, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
 import { settleDeclined, settleInterrupted, type SettledTurn } from './settle-turn.ts';
 import { formatSeconds, toolText } from './tool-messages.ts';
 import { decideOpening, readUntil, type SettleHow } from './turn-opening.ts';
@@ -30,6 +30,8 @@ export interface OpenTurnInput {
   leaseExpiresAt: number;
   /** Each store request is tried again while the store is unavailable, until then; and ends by then. */
   deadline: Deadline;
+  /** Epoch ms: opening the turn (nothing has run yet) waits for an unavailable store until then at most. */
+  waitForStoreUntil?: number;
   clock: () => number;
   rules: TurnRules;
   /** Refuses the new turn (throws) from the conversation's state before it is claimed: a spent budget. */
@@ -48,7 +50,7 @@ export type OpenedTurn =
  */
 export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   const { store, key, requestId, rules } = input;
-  const retried = storeRetries(input.deadline, input.clock);
+  const retried = storeRetries(openingDeadline(input), input.clock);
   const recent = await retried((options) => store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options));
   const opening = decideOpening(recent, requestId, input.now, input.requestDigest);
   if (opening.kind === 'reused') throw requestIdReused(requestId, 'message');
@@ -56,7 +58,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   if (opening.kind === 'busy') throw busy(opening.record, opening.ownRequest, requestId, input.now);
 
   let complete = recent.filter((record) => record.status === 'complete');
-  let nextTurn = opening.kind === 'claim' ? opening.nextTurn : opening.record.turn + 1;
+  let nextTurn = opening.kind === 'claim' ? opening.nextTurn : opening.kind === 'take-over' ? opening.record.turn : opening.record.turn + 1;
   if (opening.kind === 'settle') {
     const settled = await retried((options) => settleTurn(store, key, opening.record, opening.how, input.claimId, new Date(input.now).toISOString(), rules, options));
     if (opening.then === 'replay') return { kind: 'replay', result: settled.result };
@@ -67,7 +69,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
     key,
     turn: nextTurn,
     claimId: input.claimId,
-    requestIds: [requestId],
+    requestIds: opening.kind === 'take-over' ? opening.record.requestIds : [requestId],
     requestDigests: { [requestId]: input.requestDigest },
     createdAt: new Date(input.now).toISOString(),
     leaseExpiresAt: input.leaseExpiresAt,
@@ -77,15 +79,23 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   const state = complete[0]?.state() ?? {};
   input.admit?.(state);
   try {
-    await retried((options) => store.create(key, nextTurn, claimWrite(held, input.draft, state), options));
+    const claim = claimWrite(held, input.draft, state);
+    // This request's own claim that did nothing is claimed anew in place, conditional on it being as read.
+    const taken = opening.kind === 'take-over' ? opening.record : undefined;
+    await retried((options) => (taken ? store.update(key, nextTurn, { claimId: taken.claimId, status: 'running' }, claim, options) : store.create(key, nextTurn, claim, options)));
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
     // Another request claimed this turn number since the read (or this very request, racing itself).
     const ownRequest = error.current?.requestIds.includes(requestId) ?? false;
     throw conflict(ownRequest, requestId, nextTurn, error.current?.leaseExpiresAt, input.now, error);
   }
-  const earlier = earlierTurns(complete, rules.historyTokenBudget, (wantsMore) => retried((options) => store.readRecent(key, wantsMore, options)));
+  const earlier = earlierTurns(complete, rules.historyTokenBudget, (wantsMore) => storeRetries(input.deadline, input.clock)((options) => store.readRecent(key, wantsMore, options)));
   return { kind: 'claimed', held, history, state, earlier };
+}
+
+/** The deadline of opening a turn: its own, or sooner, while nothing has run (see waitForStoreUntil). */
+export function openingDeadline(input: { deadline: Deadline; waitForStoreUntil?: number; clock: () => number }): Deadline {
+  return input.waitForStoreUntil === undefined ? input.deadline : soonerDeadline(input.deadline, input.waitForStoreUntil, input.clock);
 }
 
 /**

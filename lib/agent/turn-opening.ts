@@ -9,6 +9,8 @@ import { requestReused } from './request-digest.ts';
  *   this request's turn is there:  made by another request (digest)   -> reused (422)
  *                                  complete, or paused and waiting   -> replay its result
  *                                  running, lease holds               -> busy (turn_in_progress)
+ *                                  running past its lease, nothing
+ *                                  recorded but its claim             -> take it over and run it
  *                                  running past its lease, expired    -> settle it, then replay
  *   the newest turn is running, lease holds                          -> busy (conversation_busy)
  *   the newest turn is running past its lease                        -> settle (interrupted), claim
@@ -20,7 +22,9 @@ export type Opening =
   | { kind: 'replay'; record: TurnRecord }
   | { kind: 'busy'; record: TurnRecord; ownRequest: boolean }
   | { kind: 'settle'; record: TurnRecord; how: SettleHow; then: 'replay' | 'claim' }
-  | { kind: 'claim'; nextTurn: number };
+  | { kind: 'claim'; nextTurn: number }
+  /** This request's own claim, whose holder is gone having recorded nothing: claimed anew, the question run. */
+  | { kind: 'take-over'; record: TurnRecord };
 
 /** Why an unfinished turn is completed by someone else: its process died, or its approvals will not come. */
 export type SettleHow = 'interrupted' | 'new-message' | 'approval-expired';
@@ -33,7 +37,10 @@ export function decideOpening(recent: readonly TurnRecord[], requestId: string, 
     if (requestReused(own.requestDigests, requestId, digest)) return { kind: 'reused', record: own };
     if (own.status === 'complete') return { kind: 'replay', record: own };
     if (own.status === 'running') {
-      return leaseHolds(own, now) ? { kind: 'busy', record: own, ownRequest: true } : { kind: 'settle', record: own, how: 'interrupted', then: 'replay' };
+      if (leaseHolds(own, now)) return { kind: 'busy', record: own, ownRequest: true };
+      // A claim that did nothing (its store failed before any round was recorded, and it could not
+      // be given back): completing it as interrupted would answer the question with nothing done.
+      return onlyClaimed(own) ? { kind: 'take-over', record: own } : { kind: 'settle', record: own, how: 'interrupted', then: 'replay' };
     }
     return approvalExpired(own, now) ? { kind: 'settle', record: own, how: 'approval-expired', then: 'replay' } : { kind: 'replay', record: own };
   }
@@ -45,6 +52,17 @@ export function decideOpening(recent: readonly TurnRecord[], requestId: string, 
     return { kind: 'settle', record: newest, how: approvalExpired(newest, now) ? 'approval-expired' : 'new-message', then: 'claim' };
   }
   return { kind: 'claim', nextTurn: newest.turn + 1 };
+}
+
+/**
+ * A running turn with nothing recorded but its claim: no round, no call, no reply. A call that may
+ * change something is always recorded before it starts, so nothing with an effect ran for it (a
+ * read-only call may have, which running the question again only repeats).
+ */
+export function onlyClaimed(record: TurnRecord): boolean {
+  const progress = record.result();
+  // Its messages are the question (and a stateless caller's earlier messages): every record after the claim has rounds.
+  return progress.rounds === 0 && progress.toolCalls.length === 0;
 }
 
 export const leaseHolds = (record: TurnRecord, now: number): boolean => (record.leaseExpiresAt ?? 0) > now;

@@ -346,6 +346,11 @@ export const fileSchema = z.strictObject({
       requestTimeoutSeconds: positiveSeconds().default(5),
       /** Opening a connection to DynamoDB must take no longer than this. */
       connectTimeoutSeconds: positiveSeconds().default(2),
+      /**
+       * While nothing of a request has run yet (no tool call), an unavailable store is waited for
+       * this long, not for the turn's whole time, before the request is answered 503 with Retry-After.
+       */
+      unavailableWaitSeconds: positiveSeconds().default(5),
     })
     .prefault({}),
   turn: z

@@ -26,3 +26,14 @@ export async function withDeadline<T>(timeoutMs: number, work: (signal: AbortSig
     deadline.clear();
   }
 }
+
+/**
+ * Time kept between a turn's deadline and the end of the invocation that runs it, to answer: the
+ * error response, or the queue's partial batch response and its redelivery calls. A turn that
+ * waits for the store until the invocation's very end is cut off by it (middy's early timeout,
+ * then Lambda's), and its caller gets a bare failure instead of a status that says what happened.
+ */
+export const ANSWER_MARGIN_MS = 2_000;
+
+/** The deadline of a turn run by an invocation that must end within `remainingMs`. */
+export const turnDeadlineWithin = (now: number, remainingMs: number): number => now + remainingMs - ANSWER_MARGIN_MS;

@@ -27,28 +27,34 @@ export function errorResponse(error: unknown, logger: Logger): HttpResponse {
   if (error instanceof StoreError) {
     logger.error('store failed', { code: error.code, error: error.message, cause: String(error.cause) });
     const status = STORE_STATUS[error.code];
-    return json(status, errorBody(error.code, status === 503 && error.code === 'store_unavailable' ? STORE_UNAVAILABLE : error.message));
+    if (error.code === 'store_unavailable') return json(status, errorBody(error.code, STORE_UNAVAILABLE), { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) });
+    // Tools ran and the turn is not stored: the same question again would run them again.
+    return json(status, errorBody(error.code, error.message), error.code === 'turn_not_stored' ? { ...NOT_TO_BE_RETRIED } : {});
   }
   const code = error instanceof AgentError && !(error instanceof ConfigError) ? error.code : 'internal_error';
   logger.error('request failed', { code, error: error instanceof Error ? error.stack ?? error.message : String(error) });
   return json(500, errorBody(code, 'The service failed to handle the request. The details are in its log.'));
 }
 
-/** A store failure before anything ran, or after the turn was stored: safe to retry as it is. */
+/**
+ * When to retry after the store was unavailable: nobody knows when an outage ends, and the service
+ * already waited conversation.unavailableWaitSeconds for it; a few seconds spreads the retries out.
+ */
+const STORE_RETRY_AFTER_SECONDS = 5;
+
+/** A store failure before anything ran: safe to retry as it is. */
 const STORE_UNAVAILABLE = 'The conversation store is unavailable, so the request was not carried out: no tool ran for it. Try again shortly.';
 
 /**
- * A stored turn that ended with `error`: the model (or the store, recording a round) failed after
- * tools ran. The turn is kept, and sent along with the error.
+ * A stored turn is a result, whatever ended it: a turn that stopped with `error` (the model, or the
+ * store recording a round, failed after tools ran) is answered like any other turn, with its
+ * `error` naming the failure, and this header, which the OpenAI SDKs and others read: the turn is
+ * stored, and running the question again would run its tools again.
  */
-export function failedTurnResponse(result: TurnResult & { error: NonNullable<TurnResult['error']> }): HttpResponse {
-  const { code } = result.error;
-  const storeFailed = code in STORE_STATUS;
-  const status = storeFailed ? 503 : result.error.timeout ? 504 : (MODEL_STATUS[code as keyof typeof MODEL_STATUS] ?? 502);
-  const what = storeFailed ? 'The conversation store failed' : 'The language model failed';
-  const message = `${what} (${code}) after tools had run: ${sentence(result.error.message)} Turn ${result.turn} is stored with the tool results so far; send another message to continue.`;
-  return json(status, { ...errorBody(code, message), turn: result });
-}
+export const NOT_TO_BE_RETRIED: Readonly<Record<string, string>> = { 'x-should-retry': 'false' };
+
+/** The headers of a turn result: a turn that ended with `error` must not be retried. */
+export const turnResultHeaders = (result: TurnResult): Record<string, string> => (result.stopReason === 'error' ? { ...NOT_TO_BE_RETRIED } : {});
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return {

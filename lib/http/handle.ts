@@ -2,7 +2,7 @@ import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { Agent } from '../agent/agent.ts';
 import { readTurnCall } from './turn-call.ts';
-import { errorResponse, failedTurnResponse, json } from './errors.ts';
+import { errorResponse, json, turnResultHeaders } from './errors.ts';
 import { readPageQuery, refuseQuery } from './page-query.ts';
 import { createOpenAIHandler } from './openai/handle.ts';
 import { isOpenAIPath } from './openai/routes.ts';
@@ -81,6 +81,5 @@ async function bufferedResponse(response: HttpResponse | EventStreamResponse): P
 }
 
 function turnResponse(result: TurnResult, status: number): HttpResponse {
-  if (result.error) return failedTurnResponse({ ...result, error: result.error });
-  return json(status, result);
+  return json(status, result, turnResultHeaders(result));
 }

@@ -1,6 +1,5 @@
 import type { LoopEvent } from '../agent/loop-events.ts';
 import type { TurnResult } from '../core/turn.ts';
-import { failedTurnResponse } from './errors.ts';
 import type { HttpResponse } from './types.ts';
 
 /**
@@ -32,14 +31,13 @@ export function loopEventData(event: LoopEvent): { name: string; data: Record<st
 }
 
 /**
- * The last event of a stream: `turn-end` with the turn result (the JSON API's body), or `error`
- * with the JSON API's error body and the status it would have answered with.
+ * The last event of a stream: `turn-end` with the turn result (the JSON API's body), a stored turn
+ * that ended with `error` included; or `error` with the JSON API's error body and the status it
+ * would have answered with, when the turn failed without being stored.
  */
 export function finalEventData(outcome: { result: TurnResult } | { failure: HttpResponse }): { name: 'turn-end' | 'error'; data: unknown } {
   if ('failure' in outcome) return errorEventData(outcome.failure);
-  const { result } = outcome;
-  if (result.error) return errorEventData(failedTurnResponse({ ...result, error: result.error }));
-  return { name: 'turn-end', data: result };
+  return { name: 'turn-end', data: outcome.result };
 }
 
 function errorEventData(response: HttpResponse): { name: 'error'; data: unknown } {

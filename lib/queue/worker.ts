@@ -8,6 +8,7 @@ import { TURN_REQUESTED } from './event-names.ts';
 import { hasRecords, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse } from './aws-event-shapes.ts';
 import { isJsonObject } from '../core/json.ts';
 import { ms } from '../core/time.ts';
+import { turnDeadlineWithin } from '../core/deadline.ts';
 import { readTurnRequest, type TurnRequest } from './payload.ts';
 import type { RedeliveryScheduler } from './redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
@@ -63,7 +64,7 @@ export function createQueueWorker(options: QueueWorkerOptions): (event: unknown,
   };
 
   return async (event, context) => {
-    const deadlineAt = now() + context.getRemainingTimeInMillis();
+    const deadlineAt = turnDeadlineWithin(now(), context.getRemainingTimeInMillis());
     if (hasRecords(event)) {
       const foreign = event.Records.find((record) => !isSqsRecord(record));
       if (foreign !== undefined) throw unsupportedRecords(foreign);

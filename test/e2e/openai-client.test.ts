@@ -53,6 +53,9 @@ describe('the OpenAI-compatible front door, called by the openai npm client', ()
       textReply('订单 ORD20250514118567 已取消。'),
       // a model that fails (500): the agent answers 502 and tells the client not to retry
       { status: 500, body: { error: { message: 'upstream exploded', type: 'server_error', param: null, code: null } } },
+      // a tool round, then a model that fails: the turn is stored with stopReason error
+      toolCallsReply([{ id: 'call_weather_3', name: 'getWeather', arguments: { city: '广州' } }]),
+      { status: 500, body: { error: { message: 'upstream exploded', type: 'server_error', param: null, code: null } } },
     ]);
     server = await startLocalServer({ AGENT_CONFIG: config, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'gpt-4-turbo', LOCAL_DATA_DIR: join(folder, 'data') });
     // The SDK's defaults (two retries included): what a user's code runs with.
@@ -194,5 +197,16 @@ describe('the OpenAI-compatible front door, called by the openai npm client', ()
     expect(error).toMatchObject({ status: 502, code: 'model_unavailable', type: 'server_error' });
     // One request reached the model: the SDK (two retries by default) obeyed x-should-retry: false.
     expect(model.requests.length).toBe(requestsBefore + 1);
+  });
+
+  it('answers a turn stored after the model failed as a completion saying so, which the SDK takes as it is and never sends again', async () => {
+    const requestsBefore = model.requests.length;
+    const { data, response } = await client.chat.completions.create({ model: MODEL_ID, messages: [{ role: 'user', content: '广州天气' }] }).withResponse();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-should-retry')).toBe('false');
+    expect(data.choices[0]!.message.content).toMatch(/could not finish/);
+    expect((data as unknown as { mcp_agent: Record<string, unknown> }).mcp_agent).toMatchObject({ stopReason: 'error', error: { code: 'model_unavailable' }, toolCalls: [{ name: 'getWeather', ok: true }] });
+    // The tool round and the failed call, once each.
+    expect(model.requests.length).toBe(requestsBefore + 2);
   });
 });

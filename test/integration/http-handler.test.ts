@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANSWER_MARGIN_MS } from '../../lib/core/deadline.ts';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
@@ -74,7 +75,8 @@ describe('functions/health-and-fallbacks.ts under IAM auth', () => {
   });
 
   it('stops with deadline before the invocation times out, and stores the turn with the invariant kept', async () => {
-    const response = await handler(post('/conversations/slow/messages', { message: '北京天气' }), lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 3_000 }));
+    // 3 s for the turn, and the time the invocation keeps to answer after the turn's deadline.
+    const response = await handler(post('/conversations/slow/messages', { message: '北京天气' }), lambdaContext({ functionName: 'health-and-fallbacks', remainingMs: 3_000 + ANSWER_MARGIN_MS }));
     expect(response.statusCode).toBe(200);
     const result = JSON.parse(response.body);
     expect(result).toMatchObject({ stopReason: 'deadline', rounds: 1, toolCalls: [{ id: 'call_2', ok: true }] });

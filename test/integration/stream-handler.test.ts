@@ -218,13 +218,15 @@ describe('functions/stream.ts, the streaming Lambda entry', () => {
     expect((await invoke(restEvent('GET', 'model-down'))).prelude.statusCode).toBe(404);
   });
 
-  it('reports a model failure after tools ran as an error event with status 502 and the stored turn', async () => {
+  it('ends a turn stored after the model failed with turn-end: the turn result, stopReason error, naming the failure', async () => {
     const response = await invoke(ask('model-down-later', { message: '深圳天气' }));
-    expect(eventNames(response)).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'error']);
+    expect(eventNames(response)).toEqual(['round-start', 'tool-call', 'tool-result', 'round-start', 'turn-end']);
     expect(response.events[4]!.data).toMatchObject({
-      error: { code: 'model_unavailable', message: expect.stringMatching(/Turn 1 is stored/) },
-      status: 502,
-      turn: { conversationId: 'model-down-later', turn: 1, stopReason: 'error', toolCalls: [{ id: 'call_tool_first', ok: true }] },
+      conversationId: 'model-down-later',
+      turn: 1,
+      stopReason: 'error',
+      error: { code: 'model_unavailable' },
+      toolCalls: [{ id: 'call_tool_first', ok: true }],
     });
     expect((await invoke(restEvent('GET', 'model-down-later'))).prelude.statusCode).toBe(200);
   });

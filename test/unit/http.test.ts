@@ -124,11 +124,20 @@ describe('HTTP contract', () => {
     expect(history.body.turns[0].messages.at(-1)).toEqual({ role: 'assistant', content: 'kept', toolCalls: [] });
   });
 
-  it('answers 502 with the stored turn when the model fails after tools ran', async () => {
+  it('answers a turn stored after the model failed with 200, the turn result naming the failure, and x-should-retry: false', async () => {
     const { send } = http([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), new ModelError('model_unavailable', 'HTTP 500')]);
     const response = await send('POST', '/conversations/partial/messages', { message: 'hi' });
-    expect(response.status).toBe(502);
-    expect(response.body).toMatchObject({ error: { code: 'model_unavailable' }, turn: { turn: 1, stopReason: 'error', toolCalls: [{ id: 'c1', ok: true }] } });
+    expect(response).toMatchObject({
+      status: 200,
+      headers: { 'x-should-retry': 'false' },
+      body: { turn: 1, stopReason: 'error', error: { code: 'model_unavailable', message: 'HTTP 500' }, toolCalls: [{ id: 'c1', ok: true }], reply: expect.stringMatching(/could not finish/) },
+    });
     expect((await send('GET', '/conversations/partial')).body.turns).toHaveLength(1);
+  });
+
+  it('answers a new conversation stored after a failure with 201, never to be retried', async () => {
+    const { send } = http([toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: '上海' } }]), new ModelError('model_timeout', 'no answer', { timeout: true })]);
+    const response = await send('POST', '/conversations', { message: 'hi' });
+    expect(response).toMatchObject({ status: 201, headers: { 'x-should-retry': 'false' }, body: { stopReason: 'error', error: { code: 'model_timeout', timeout: true } } });
   });
 });

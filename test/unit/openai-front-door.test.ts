@@ -382,23 +382,28 @@ describe('front door errors', () => {
     expect(response).toMatchObject({ status: 429, headers: { 'x-should-retry': 'false' }, body: { error: { code: 'budget_exhausted', type: 'rate_limit_error', message: expect.stringMatching(/limits\.tokensPerConversation/) } } });
   });
 
-  it('answers a turn whose model failed after tools ran with the stored turn in mcp_agent, never to be retried', async () => {
+  it('answers a turn stored after the model failed as a chat completion saying so, the turn in mcp_agent, never to be retried', async () => {
     const { send } = frontDoor([weather(), new ModelError('model_unavailable', 'HTTP 500')]);
     const response = await send(ask('天气'));
     expect(response).toMatchObject({
-      status: 502,
+      status: 200,
       headers: { 'x-should-retry': 'false', 'x-conversation-id': expect.any(String) },
-      body: { error: { code: 'model_unavailable', message: expect.stringMatching(/after tools had run/) }, mcp_agent: { stopReason: 'error', toolCalls: [{ name: 'getWeather', ok: true }] } },
+      body: {
+        object: 'chat.completion',
+        choices: [{ message: { role: 'assistant', content: expect.stringMatching(/could not finish/) }, finish_reason: 'stop' }],
+        mcp_agent: { stopReason: 'error', error: { code: 'model_unavailable' }, toolCalls: [{ name: 'getWeather', ok: true }] },
+      },
     });
   });
 
-  it('ends a stream whose turn failed after it began with an error data line and no [DONE]', async () => {
+  it('ends a stream whose stored turn failed after it began as any turn ends: the reply, its finish_reason, [DONE]', async () => {
     const { send } = frontDoor([weather(), new ModelError('model_unavailable', 'HTTP 500')]);
     const response = await send(ask('天气', { stream: true }));
     expect(response.status).toBe(200);
-    const last = response.data.at(-1) as Record<string, any>;
-    expect(last).toMatchObject({ error: { code: 'model_unavailable', type: 'server_error' }, mcp_agent: { stopReason: 'error' } });
-    expect(response.data).not.toContain('[DONE]');
+    expect(response.data.at(-1)).toBe('[DONE]');
+    const last = response.data.at(-2) as Record<string, any>;
+    expect(last).toMatchObject({ choices: [{ finish_reason: 'stop' }], mcp_agent: { event: 'turn-end', data: { stopReason: 'error', error: { code: 'model_unavailable' } } } });
+    expect(response.data.some((data) => typeof data === 'object' && data !== null && 'error' in data)).toBe(false);
   });
 });
 

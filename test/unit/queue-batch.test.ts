@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AskInput } from '../../lib/agent/agent.ts';
 import { ConflictError, ModelError, StoreError } from '../../lib/core/errors.ts';
+import { ANSWER_MARGIN_MS } from '../../lib/core/deadline.ts';
 import type { ModelRequest } from '../../lib/core/ports.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 import type { TurnAnnouncer } from '../../lib/queue/announcer.ts';
@@ -234,7 +235,7 @@ describe('the queue worker near the Lambda deadline', () => {
     sqsRecord('m3', { conversationId: 'd', message: 'third', requestId: 'r3' }),
   );
 
-  it('passes deadlineAt = now + the remaining time to every turn', async () => {
+  it('passes deadlineAt = now + the remaining time, less the time kept to answer, to every turn', async () => {
     const { work, started, finish } = gatedWorker({ now: () => 1_000_000 });
 
     const running = work(sqsEvent(sqsRecord('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext({ remainingMs: 120_000 }));
@@ -242,7 +243,7 @@ describe('the queue worker near the Lambda deadline', () => {
     finish('r1');
     await running;
 
-    expect(started[0]).toMatchObject({ conversationId: 'c', message: 'hi', requestId: 'r1', deadlineAt: 1_120_000 });
+    expect(started[0]).toMatchObject({ conversationId: 'c', message: 'hi', requestId: 'r1', deadlineAt: 1_120_000 - ANSWER_MARGIN_MS });
   });
 
   it('starts no record when less than the default margin (10 s + turn.reserveSeconds) is left', async () => {
@@ -258,7 +259,7 @@ describe('the queue worker near the Lambda deadline', () => {
     const { config, agent, model } = agentFixture([echo]);
     const work = createQueueWorker({ agent, announcer: recordingAnnouncer().announcer, logger: recordingLogger(), config, startMarginMs: 1_000 });
 
-    const response = await work(sqsEvent(sqsRecord('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext({ remainingMs: 5_000 }));
+    const response = await work(sqsEvent(sqsRecord('m1', { conversationId: 'c', message: 'hi', requestId: 'r1' })), lambdaContext({ remainingMs: 5_000 + ANSWER_MARGIN_MS }));
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(model!.requests).toHaveLength(1);

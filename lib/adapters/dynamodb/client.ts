@@ -2,6 +2,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AgentConfig } from '../../config/load.ts';
 import { ms } from '../../core/time.ts';
+import { isConditionalCheckFailed } from './errors.ts';
 
 export type DynamoTimeouts = Pick<AgentConfig['conversation'], 'requestTimeoutSeconds' | 'connectTimeoutSeconds'>;
 
@@ -23,7 +24,48 @@ export function createDynamoDocumentClient(
       throwOnRequestTimeout: true,
     },
   });
+  refundRetriesThatFoundTheirWrite(client);
   return DynamoDBDocumentClient.from(options.instrument ? options.instrument(client) : client, {
     marshallOptions: { removeUndefinedValues: true },
   });
+}
+
+/** The part of the SDK's retry strategy (RetryStrategyV2) the refund needs. */
+interface RetryStrategy {
+  acquireInitialRetryToken(scope: string): Promise<RetryToken>;
+  refreshRetryTokenForRetry(token: RetryToken, errorInfo: { error?: unknown; errorType: string }): Promise<RetryToken>;
+  recordSuccess(token: RetryToken): void;
+}
+interface RetryToken {
+  getRetryCount(): number;
+}
+
+/**
+ * The SDK retries a write whose answer was lost (DynamoDB may answer 500 after a write that
+ * happened), paying for the retry from a quota shared by the client (500, 14 a retry, 1 back per
+ * plain success). The retry of a conditional write then fails its condition on the item the first
+ * attempt wrote; the store's read-back finds its own write there (store.ts), but to the SDK the
+ * retry failed, so its cost is never given back. Enough lost answers, and the quota is spent: the
+ * SDK retries nothing any more, not even throttling, for every turn of the container.
+ *
+ * So a retry that ends in ConditionalCheckFailedException gives its cost back, as a retry that
+ * succeeds does: it reached DynamoDB and got a definite answer, which is all the quota guards.
+ * The strategy is the client's own default one (its mode and attempts as configured), wrapped.
+ */
+function refundRetriesThatFoundTheirWrite(client: DynamoDBClient): void {
+  const config = client.config as unknown as { retryStrategy: () => Promise<RetryStrategy> };
+  const resolveDefault = config.retryStrategy;
+  let wrapped: Promise<RetryStrategy> | undefined;
+  config.retryStrategy = () =>
+    (wrapped ??= resolveDefault().then((strategy): RetryStrategy => {
+      if (typeof strategy.refreshRetryTokenForRetry !== 'function') return strategy;
+      return {
+        acquireInitialRetryToken: (scope) => strategy.acquireInitialRetryToken(scope),
+        refreshRetryTokenForRetry: (token, errorInfo) => {
+          if (token.getRetryCount() > 0 && isConditionalCheckFailed(errorInfo.error)) strategy.recordSuccess(token);
+          return strategy.refreshRetryTokenForRetry(token, errorInfo);
+        },
+        recordSuccess: (token) => strategy.recordSuccess(token),
+      };
+    }));
 }

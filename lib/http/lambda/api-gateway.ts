@@ -4,6 +4,7 @@
  * aws-lambda types; the entries pass the runtime's event as it is.
  */
 import type { AuthMode, OwnerFrom } from '../../config/environment.ts';
+import { turnDeadlineWithin } from '../../core/deadline.ts';
 import { InputError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { corsHeaders } from '../cors.ts';
@@ -69,7 +70,7 @@ export function fromApiGatewayEvent(event: ApiGatewayProxyEvent, context: Remain
     ...(query ? { query: { ...query } } : {}),
     headers,
     body,
-    deadlineAt: Date.now() + context.getRemainingTimeInMillis(),
+    deadlineAt: turnDeadlineWithin(Date.now(), context.getRemainingTimeInMillis()),
     ...(owner === undefined ? {} : { owner }),
   };
 }

@@ -1,9 +1,7 @@
 import { BudgetExhaustedError, InputError, ModelError, TurnNotStoredError, type InputErrorCode } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { TurnResult } from '../../core/turn.ts';
-import { errorResponse, failedTurnResponse } from '../errors.ts';
+import { errorResponse, NOT_TO_BE_RETRIED } from '../errors.ts';
 import type { HttpResponse } from '../types.ts';
-import { CONVERSATION_HEADER } from './headers.ts';
 
 /** An input error that names the request parameter at fault, as OpenAI's `param` does. */
 export class ParameterError<Code extends InputErrorCode = InputErrorCode> extends InputError<Code> {
@@ -38,19 +36,11 @@ export function openAIErrorResponse(error: unknown, logger: Logger): HttpRespons
   return reshape(errorResponse(error, logger), error instanceof ParameterError ? error.param : null, noRetry ? NO_RETRY : {});
 }
 
-/**
- * A turn stored with `error` (tools ran, then the model or the store failed): the turn result goes
- * along as `mcp_agent`, its conversation in X-Conversation-Id, as with a successful turn.
- */
-export function openAIFailedTurnResponse(result: TurnResult & { error: NonNullable<TurnResult['error']> }): HttpResponse {
-  return reshape(failedTurnResponse(result), null, { ...NO_RETRY, [CONVERSATION_HEADER]: result.conversationId });
-}
-
-const NO_RETRY = { 'x-should-retry': 'false' };
+const NO_RETRY = NOT_TO_BE_RETRIED;
 
 function reshape(native: HttpResponse, param: string | null, headers: Record<string, string>): HttpResponse {
-  const { error, turn } = JSON.parse(native.body) as { error: { code: string; message: string }; turn?: TurnResult };
-  const body = { error: openAIError(native.statusCode, error.code, error.message, param), ...(turn ? { mcp_agent: turn } : {}) };
+  const { error } = JSON.parse(native.body) as { error: { code: string; message: string } };
+  const body = { error: openAIError(native.statusCode, error.code, error.message, param) };
   return { statusCode: native.statusCode, headers: { ...native.headers, ...headers }, body: JSON.stringify(body) };
 }
 

@@ -1,12 +1,12 @@
 import type { Logger } from '../../core/logger.ts';
 import type { Agent } from '../../agent/agent.ts';
-import { json } from '../errors.ts';
+import { json, turnResultHeaders } from '../errors.ts';
 import type { EventStreamResponse } from '../stream-turn.ts';
 import type { HttpRequest, HttpResponse } from '../types.ts';
 import { readChatCompletionCall, type ChatCompletionCall } from './chat-request.ts';
 import { CONVERSATION_HEADER } from './headers.ts';
 import { completionBody, newIdentity, type CompletionIdentity } from './completion.ts';
-import { openAIErrorResponse, openAIFailedTurnResponse, ParameterError } from './errors.ts';
+import { openAIErrorResponse, ParameterError } from './errors.ts';
 import { modelList, modelObject } from './models.ts';
 import { matchOpenAIRoute } from './routes.ts';
 import { streamCompletion } from './stream-completion.ts';
@@ -61,9 +61,9 @@ export function createOpenAIHandler(options: OpenAIHandlerOptions): (request: Ht
     const result = await call.run(agent, (event) => {
       if (event.type === 'text-delta') text.add(event.round, event.text);
     });
-    if (result.error) return openAIFailedTurnResponse({ ...result, error: result.error });
     text.finish(result.reply);
-    return json(200, completionBody(identity, text.text, result), { [CONVERSATION_HEADER]: result.conversationId });
+    // A turn stored after a failure is a completion too: its reply says what happened, mcp_agent.error names it.
+    return json(200, completionBody(identity, text.text, result), { [CONVERSATION_HEADER]: result.conversationId, ...turnResultHeaders(result) });
   }
 
   return async (request) => {

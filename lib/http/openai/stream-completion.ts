@@ -8,7 +8,7 @@ import type { HttpResponse } from '../types.ts';
 import type { ChatCompletionCall } from './chat-request.ts';
 import { CONVERSATION_HEADER } from './headers.ts';
 import { chunk, finishReason, usageChunk, type ChunkParts, type CompletionIdentity } from './completion.ts';
-import { openAIErrorResponse, openAIFailedTurnResponse } from './errors.ts';
+import { openAIErrorResponse } from './errors.ts';
 import { TurnText } from './turn-text.ts';
 
 export interface StreamCompletionOptions {
@@ -31,7 +31,11 @@ export interface StreamCompletionOptions {
  *                                   delta and `mcp_agent`); the rest of the reply; a last chunk with
  *                                   the finish_reason and `mcp_agent` = the turn result; the usage
  *                                   chunk when asked; [DONE]
- *   failure after that           -> `data: {"error": {...}}` (what the OpenAI SDKs raise), no [DONE]
+ *   a stored turn that ended with
+ *   `error` (tools ran first)    -> ends as any turn does: its reply says what failed, and
+ *                                   `mcp_agent.error` names it
+ *   failure after that, the turn
+ *   not stored                   -> `data: {"error": {...}}` (what the OpenAI SDKs raise), no [DONE]
  */
 export function streamCompletion(call: ChatCompletionCall, options: StreamCompletionOptions): Promise<HttpResponse | EventStreamResponse> {
   const { agent, logger, identity } = options;
@@ -94,7 +98,6 @@ export function streamCompletion(call: ChatCompletionCall, options: StreamComple
       .run(agent, onEvent)
       .then(
         (result) => {
-          if (result.error) return fail(openAIFailedTurnResponse({ ...result, error: result.error }));
           commit(result.conversationId);
           const rest = text.finish(result.reply);
           if (rest !== '') sendChunk({ delta: { content: rest } });
