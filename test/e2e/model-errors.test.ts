@@ -50,7 +50,9 @@ describe('model provider failures through npm start', () => {
     const result = await postJson(`${server.url}/conversations/leak-stored/messages`, { message: '上海天气怎么样？' });
     const stored = await getJson(`${server.url}/conversations/leak-stored`);
 
-    expect(result.body.turn).toMatchObject({ stopReason: 'error', error: { code: 'model_unavailable' } });
+    // A stored turn is the answer (200), its failure under `error`.
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ stopReason: 'error', error: { code: 'model_unavailable' } });
     expect(stored.body.turns[0]).toMatchObject({ stopReason: 'error' });
     for (const body of [result.body, stored.body]) expect(JSON.stringify(body)).not.toMatch(/10\.0\.0\.5|upstream/);
     expect(server.output()).toContain(`upstream ${INTERNAL}`);

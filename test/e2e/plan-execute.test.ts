@@ -275,10 +275,10 @@ describe('strategy: plan-execute through npm start', () => {
 
       // Planner, planner, executor, executor, summary: 5 model calls of the 20 allowed.
       expect(completionBodies(model).map(phaseOf)).toEqual(['planner', 'planner', 'executor', 'executor', 'summary']);
-      // The tool ran, so the turn is stored, and the caller is told what happened.
-      const turn = result.body.turn;
+      // The tool ran, so the turn is stored: it is the answer (200), and says what happened.
+      expect(result.status).toBe(200);
+      const turn = result.body;
       expect(turn).toMatchObject({ stopReason: 'error', rounds: 5, error: { code: 'model_bad_response' }, toolCalls: [{ id: 'w_1', name: 'getWeather', ok: true }] });
-      expect(result.body.error.code).toBe('model_bad_response');
       expect(turn.error.message).toMatch(/asked for getNews instead of writing the answer/);
       expect(turn.error.message).toMatch(/after 5 model calls/);
       expect(turn.reply).not.toMatch(/I stopped after|20 rounds/);
