@@ -9,7 +9,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../../core/errors.ts';
-import { globsMatcher } from '../../core/globs.ts';
+import { dotSegmentIn, resourceUriMatcher } from '../../core/resource-uris.ts';
 import type { ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports.ts';
 import { callServerTool } from './call-tool.ts';
 import { ToolCallError } from './errors.ts';
@@ -128,7 +128,11 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
       if (allowed === undefined || allowed === false) {
         throw new ToolCallError('resource_not_allowed', `Reading resources of the MCP server "${serverName}" is not allowed (readResources is off).`);
       }
-      if (Array.isArray(allowed) && !globsMatcher(allowed)(uri)) {
+      // A pattern matches text: `reports/*` would match `reports/../secrets` (resource-uris.ts).
+      if (Array.isArray(allowed) && dotSegmentIn(uri)) {
+        throw new ToolCallError('resource_not_allowed', `Reading ${uri} of the MCP server "${serverName}" is not allowed: its path has "." or ".." segments.`);
+      }
+      if (Array.isArray(allowed) && !resourceUriMatcher(allowed)(uri)) {
         throw new ToolCallError('resource_not_allowed', `Reading ${uri} of the MCP server "${serverName}" is not allowed: its readResources lists ${allowed.join(', ')}.`);
       }
       try {
