@@ -24,8 +24,13 @@ interface ToolRoute {
   originalName: string;
 }
 
-/** How long a call waits for a server that is reconnecting (never longer than the call's timeout). */
-const RECONNECT_WAIT_MS = 5_000;
+/**
+ * A call waits for a server that is reconnecting within its own time, less a reserve so that it
+ * answers "unavailable" itself rather than being cut off by its timeout.
+ */
+function reconnectWaitMs(timeoutMs: number): number {
+  return Math.max(0, timeoutMs - Math.min(2_000, timeoutMs * 0.2));
+}
 
 export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
   assertDistinctServerNames(options);
@@ -61,7 +66,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
     return settled.routes;
   }
 
-  /** Servers in config order, tools in each server's order; only servers connected now. */
+  /** Servers in config order, tools in each server's order; servers connected now, or reconnecting after a break. */
   function buildCatalog(): ToolDefinition[] {
     const nameOf = new Map([...routes()].map(([name, route]) => [`${route.server.spec.name}\u0000${route.originalName}`, name]));
     const definitions: ToolDefinition[] = [];
@@ -102,7 +107,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
       const route = routes().get(name);
       if (!route) throw new ToolCallError('tool_unknown', `Unknown tool "${name}": no connected MCP server offers it.`);
       const server = route.server;
-      const waitMs = Math.min(RECONNECT_WAIT_MS, callOptions.timeoutMs);
+      const waitMs = reconnectWaitMs(callOptions.timeoutMs);
       const call = { name, originalName: route.originalName, ...(callOptions.caller ? { caller: callOptions.caller } : {}) };
       try {
         return await server.run(async (connection) => {
@@ -138,7 +143,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
       try {
         return await server.run(
           (connection) => readServerResource(connection, { server: serverName, uri }, readOptions),
-          Math.min(RECONNECT_WAIT_MS, readOptions.timeoutMs),
+          reconnectWaitMs(readOptions.timeoutMs),
         );
       } catch (error) {
         throw asToolCallError(error, `resources/read ${uri}`, serverName);
@@ -157,7 +162,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
 function asToolCallError(error: unknown, name: string, server: string): unknown {
   if (error instanceof ServerUnavailable) {
     // Why it is not (a refusal's body may quote a token) is logged, never told to the model.
-    return new ToolCallError('tool_server_unavailable', `Tool "${name}" is unavailable: its MCP server "${server}" is not connected (the service log has the details).`, { cause: error });
+    return new ToolCallError('tool_server_unavailable', `Tool "${name}" did not run: its MCP server "${server}" is unavailable (not connected, and it did not come back within the call's time; the service log has the details). Try again later, or go on without it.`, { cause: error });
   }
   if (isSessionExpired(error)) {
     return new ToolCallError('tool_transport_failed', `Tool "${name}" got no answer: the MCP server "${server}" refused its new session too.`, { cause: error });
