@@ -160,6 +160,7 @@ function toolRunOf(input: DriveInput, services: DriveServices, signal: AbortSign
   return {
     runTool: input.runner.runTool,
     timeoutMs: Math.min(services.limits.toolTimeoutMs, timeLeftOf(input, services)),
+    maxTimeoutMs: Math.min(services.limits.maxToolCallMs ?? services.limits.toolTimeoutMs, timeLeftOf(input, services)),
     maxOutputChars: services.limits.maxOutputChars,
     maxConcurrentCalls: services.limits.maxConcurrentCalls,
     signal,
