@@ -172,6 +172,29 @@ describe('the MCP gateway when a server dies during a call', () => {
     expect(Date.now() - before).toBeLessThan(20_000);
   }, 90_000);
 
+  it('fails a call of server-everything over Streamable HTTP within seconds when the server is killed while it reports progress', async () => {
+    const started = await startEverythingOverHttp('streamableHttp');
+    children.push(started.process);
+    const gateway = createMcpGateway(gatewayOptions([{ name: 'everything', type: 'http', url: `http://127.0.0.1:${started.port}/mcp`, headers: {} }], { reconnectMaxDelaySeconds: 2 }));
+    gateways.push(gateway);
+    await gateway.listTools();
+    let reported!: () => void;
+    const firstProgress = new Promise<void>((resolve) => (reported = resolve));
+
+    const before = Date.now();
+    const outcome = gateway.callTool('trigger-long-running-operation', { duration: 300, steps: 300 }, {
+      signal: new AbortController().signal,
+      timeoutMs: 45_000,
+      onProgress: () => reported(),
+    }).then((output) => output, (error: unknown) => error);
+    await firstProgress;
+    await stopProcess(started.process);
+    const failure = await outcome;
+
+    expect(failure).toMatchObject({ code: 'tool_transport_failed' });
+    expect(Date.now() - before).toBeLessThan(20_000);
+  }, 90_000);
+
   it('does not hang the next call when server-everything over legacy SSE restarted between two calls', async () => {
     const started = await startEverythingOverHttp('sse');
     children.push(started.process);

@@ -5,7 +5,8 @@
  *
  * Names are assigned over the tools each server listed when last seen, not over the servers
  * connected at this moment: a name never changes because another server dropped out, and a call
- * to a tool of a server that is reconnecting waits briefly for it instead of being "unknown".
+ * to a tool of a server that is reconnecting waits for it within the call's time instead of being
+ * "unknown". A server whose working session just broke keeps its tools in the catalog meanwhile.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../../core/errors.ts';
