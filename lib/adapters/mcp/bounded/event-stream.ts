@@ -19,9 +19,10 @@ export interface EventStreamOptions extends BoundedReadingOptions {
   /** A POST's own stream: it answers only that POST's requests, and ends once they are answered. */
   exclusive: boolean;
   /**
-   * The stream ended (closed, or broken off: a server that died) with nothing more to read; not
-   * called for an exclusive stream that answered all it owed. `resumable`: the server gave its
-   * events ids, so a client may ask for the rest with Last-Event-ID.
+   * Called once when the stream ended (closed, or broken off: a server that died), unless it was
+   * ended early because an oversize answer left it nothing to owe; what is still owed is in
+   * `pending`. `resumable`: the server gave its events ids, so a client may ask for the rest with
+   * Last-Event-ID.
    */
   onEnd?: (ending: { broken: boolean; resumable: boolean }) => void;
 }
