@@ -1,12 +1,22 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Tests that judge wall-clock timing across processes (the MCP conformance scenario sse-retry
+ * allows a reconnection 200 ms late): they run after the rest, alone, so the suite's own parallel
+ * load does not decide them.
+ */
+const TIMING_SENSITIVE = ['test/integration/mcp-conformance.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Generous: a stack synth or a process start can take tens of seconds on a loaded 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Integration and end-to-end tests spawn real MCP servers and processes; two cores are plenty busy.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...TIMING_SENSITIVE] } },
+      { extends: true, test: { name: 'timing', include: TIMING_SENSITIVE, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

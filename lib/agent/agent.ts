@@ -160,6 +160,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
       maxRounds: config.maxRounds,
       modelTimeoutMs: ms(config.model.timeoutSeconds),
       toolTimeoutMs: ms(config.tools.callTimeoutSeconds),
+      maxToolCallMs: ms(config.tools.maxCallSeconds),
       maxOutputChars: config.tools.maxOutputChars,
       maxTurnOutputChars: config.tools.maxTurnOutputChars,
       maxCallsPerRound: config.tools.maxCallsPerRound,

@@ -181,6 +181,7 @@ function toolRunOf(input: DriveInput, services: DriveServices, signal: AbortSign
   return {
     runTool: input.runner.runTool,
     timeoutMs: Math.min(services.limits.toolTimeoutMs, timeLeftOf(input, services)),
+    maxTimeoutMs: Math.min(services.limits.maxToolCallMs ?? services.limits.toolTimeoutMs, timeLeftOf(input, services)),
     maxOutputChars: services.limits.maxOutputChars,
     maxTurnOutputChars: services.limits.maxTurnOutputChars,
     maxConcurrentCalls: services.limits.maxConcurrentCalls,

@@ -170,6 +170,8 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
           : gateway.callTool(call.name, call.arguments, {
               signal: call.signal,
               timeoutMs: call.timeoutMs,
+              ...(call.maxTimeoutMs === undefined ? {} : { maxTimeoutMs: call.maxTimeoutMs }),
+              ...(call.onProgress ? { onProgress: call.onProgress } : {}),
               caller: { conversationId: input.conversationId, ...(input.owner ? { owner: input.owner } : {}) },
             });
       // The first extension is outermost: each wraps what the ones after it (and the call) do.
@@ -189,7 +191,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
 }
 
 /** Events the service itself sends: an extension's event may not pose as one of them. */
-const RESERVED_EVENTS = new Set(['round-start', 'text-delta', 'reasoning-delta', 'tool-call', 'tool-result', 'approval-required', 'elicitation-required', 'turn-end', 'error', 'message']);
+const RESERVED_EVENTS = new Set(['round-start', 'text-delta', 'reasoning-delta', 'tool-call', 'tool-progress', 'tool-result', 'approval-required', 'elicitation-required', 'turn-end', 'error', 'message']);
 
 function checkedEventName(event: string, extension: string): string {
   if (!/^[a-z][a-z0-9-]{0,63}$/.test(event) || RESERVED_EVENTS.has(event)) {

@@ -13,7 +13,7 @@
  * their schema, and recorded like any other call.
  */
 import type { HistoryMessage, TokenUsage, ToolCall } from '../core/messages.ts';
-import type { JsonObject, ModelClient, ModelReply, ModelRequest, ToolDefinition, ToolOutput } from '../core/ports.ts';
+import type { JsonObject, ModelClient, ModelReply, ModelRequest, ToolDefinition, ToolOutput, ToolProgress } from '../core/ports.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { CallInput } from './call-input.ts';
 
@@ -159,6 +159,10 @@ export interface RunningCall {
   /** Aborts when the call's own timeout or the turn's deadline is reached. */
   signal: AbortSignal;
   timeoutMs: number;
+  /** The longest the call may run while its progress keeps extending `timeoutMs`. */
+  maxTimeoutMs?: number;
+  /** Reports the server's progress: streamed as `tool-progress`, and it extends the call's timeout. */
+  onProgress?: (progress: ToolProgress) => void;
   /**
    * The person's answer to what this call's MCP server asked in its earlier run (lib/agent/call-input.ts):
    * set when a paused call runs again.

@@ -14,6 +14,8 @@ export type LoopEvent =
   | { type: 'reasoning-delta'; round: number; text: string }
   /** `arguments` parsed when they are JSON, else the raw text (as in the turn result). */
   | { type: 'tool-call'; round: number; call: { id: string; name: string; arguments: unknown } }
+  /** The call's MCP server reported progress (each report also extends the call's timeout, up to tools.maxCallSeconds). */
+  | { type: 'tool-progress'; round: number; id: string; name: string; progress: number; total?: number; message?: string }
   /** `content`: the tool message's text, as the model reads it (after tools.maxOutputChars). */
   | { type: 'tool-result'; round: number; result: ToolCallRecord; content: string }
   | { type: 'approval-required'; round: number; pendingApprovals: PendingApproval[] }

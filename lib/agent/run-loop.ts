@@ -16,6 +16,8 @@ export interface LoopLimits extends CallLimits {
   maxRounds: number;
   modelTimeoutMs: number;
   toolTimeoutMs: number;
+  /** A call whose server keeps reporting progress may run this long in all (default: toolTimeoutMs). */
+  maxToolCallMs?: number;
   maxOutputChars: number;
   /** All tool results of one loop together (tools.maxTurnOutputChars). */
   maxTurnOutputChars: number;
@@ -134,6 +136,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
         toolRun: {
           runTool: (call, tool) => input.hooks.runTool(call, tool),
           timeoutMs: Math.max(1, Math.min(limits.toolTimeoutMs, timeLeft())),
+          maxTimeoutMs: Math.max(1, Math.min(limits.maxToolCallMs ?? limits.toolTimeoutMs, timeLeft())),
           maxOutputChars: limits.maxOutputChars,
           maxTurnOutputChars: limits.maxTurnOutputChars,
           maxConcurrentCalls: limits.maxConcurrentCalls,

@@ -1,7 +1,7 @@
-import { deadlineSignal } from '../core/deadline.ts';
+import { idleDeadlineSignal } from '../core/deadline.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ToolCall, ToolMessage } from '../core/messages.ts';
-import type { JsonObject, ToolOutput } from '../core/ports.ts';
+import type { JsonObject, ToolOutput, ToolProgress } from '../core/ports.ts';
 import type { ToolCallRecord } from '../core/turn.ts';
 import { AwaitingInput, type AwaitedInput, type CallInput } from './call-input.ts';
 import type { RunningCall } from './extension.ts';
@@ -11,8 +11,12 @@ import type { OfferedTool } from './tool-policy.ts';
 export interface ToolRunContext {
   /** Runs one call: its MCP server or built-in tool (through the extensions' aroundToolCall). */
   runTool: (call: RunningCall, tool: OfferedTool) => Promise<ToolOutput>;
-  /** Per call. */
+  /** Per call: without an answer, or (once its server reports progress) without progress. */
   timeoutMs: number;
+  /** Per call, in all, however long its progress keeps extending `timeoutMs` (tools.maxCallSeconds). */
+  maxTimeoutMs?: number;
+  /** A running call's server reported progress. */
+  onProgress?: (call: { id: string; name: string }, progress: ToolProgress) => void;
   maxOutputChars: number;
   /** The tool output the turn carries, all results together; answerCalls (tool-round.ts) cuts past it. */
   maxTurnOutputChars: number;
@@ -71,10 +75,16 @@ async function runToolCall({ call, tool, arguments: args, input }: CallToRun, co
   const started = context.now();
   const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, { durationMs: context.now() - started, name: tool.name });
   if (context.signal.aborted) return finish(false, toolText.outOfTime());
-  const timeout = deadlineSignal(context.timeoutMs);
+  const maxTimeoutMs = Math.max(context.timeoutMs, context.maxTimeoutMs ?? context.timeoutMs);
+  const timeout = idleDeadlineSignal(context.timeoutMs, maxTimeoutMs);
   const signal = AbortSignal.any([context.signal, timeout.signal]);
+  // Progress keeps a long call alive (up to maxTimeoutMs) and reaches streaming clients.
+  const onProgress = (progress: ToolProgress) => {
+    timeout.extend();
+    context.onProgress?.({ id: call.id, name: tool.name }, progress);
+  };
   try {
-    const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, ...(tool.server ? { server: tool.server } : {}), ...(input ? { input } : {}) };
+    const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, maxTimeoutMs, onProgress, ...(tool.server ? { server: tool.server } : {}), ...(input ? { input } : {}) };
     const output = await context.runTool(running, tool);
     return finish(output.ok, output.ok ? output.text : toolText.toolError(output.text));
   } catch (error) {

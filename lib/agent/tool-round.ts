@@ -74,7 +74,10 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
   }
   if (failure === undefined) {
     draft.ran.push(...toRun.map((entry) => entry.call));
-    await runToolCalls(toRun, context.toolRun, (index, result) => {
+    const toolRun: ToolRunContext = context.onEvent
+      ? { ...context.toolRun, onProgress: (call, progress) => context.onEvent!({ type: 'tool-progress', round, id: call.id, name: call.name, ...progress }) }
+      : context.toolRun;
+    await runToolCalls(toRun, toolRun, (index, result) => {
       const id = toRun[index]!.call.id;
       // A call whose server asked what only a person can give stays unanswered, like one awaiting approval.
       if ('awaiting' in result) awaiting.set(id, result.awaiting);

@@ -90,7 +90,10 @@ const modelSchema = z.strictObject({
 const elicitationPolicy = z.enum(['decline', 'defaults', 'ask']);
 
 const toolsSchema = z.strictObject({
+  /** How long a call may go without an answer, or (when its server reports progress) without progress. */
   callTimeoutSeconds: positiveSeconds().default(30),
+  /** The longest a call whose server keeps reporting progress may run in all (never less than callTimeoutSeconds). */
+  maxCallSeconds: positiveSeconds().default(300),
   /** A tool result longer than this is cut, with a note saying so, before the model sees it. */
   maxOutputChars: positiveInt().default(16_000),
   /**

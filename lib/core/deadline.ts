@@ -37,3 +37,34 @@ export const ANSWER_MARGIN_MS = 2_000;
 
 /** The deadline of a turn run by an invocation that must end within `remainingMs`. */
 export const turnDeadlineWithin = (now: number, remainingMs: number): number => now + remainingMs - ANSWER_MARGIN_MS;
+
+/** A deadline that progress moves on: `extend()` starts the idle time again, never past `maxMs` in all. */
+export interface IdleDeadlineSignal extends DeadlineSignal {
+  extend(): void;
+}
+
+/**
+ * A time limit for work that reports progress (an MCP tool call with a progress token): it aborts
+ * when `idleMs` pass without progress, or when `maxMs` have passed in all, whichever comes first.
+ */
+export function idleDeadlineSignal(idleMs: number, maxMs: number): IdleDeadlineSignal {
+  const controller = new AbortController();
+  const startedAt = Date.now();
+  const limitMs = Math.max(idleMs, maxMs);
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (ms: number, message: string) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(new DOMException(message, 'TimeoutError')), ms);
+  };
+  arm(idleMs, `no answer within ${idleMs} ms`);
+  return {
+    signal: controller.signal,
+    clear: () => clearTimeout(timer),
+    extend() {
+      if (controller.signal.aborted) return;
+      const leftMs = startedAt + limitMs - Date.now();
+      if (leftMs <= idleMs) arm(Math.max(0, leftMs), `no answer within ${limitMs} ms, progress notwithstanding`);
+      else arm(idleMs, `no progress or answer within ${idleMs} ms`);
+    },
+  };
+}

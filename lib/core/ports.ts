@@ -75,9 +75,21 @@ export interface ToolOutput {
 }
 
 
+/** A server's progress report on a running call (MCP notifications/progress). */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface ToolCallOptions {
   signal: AbortSignal;
+  /** Without an answer, or (once the server reports progress) without progress. */
   timeoutMs: number;
+  /** The longest the call may run in all while its progress keeps extending `timeoutMs`. */
+  maxTimeoutMs?: number;
+  /** Progress the server reports; given, the call asks for it (a progressToken). */
+  onProgress?: (progress: ToolProgress) => void;
   /**
    * Whom the call is made for, so a server can authorize per user. Sent as `_meta`, never as
    * credentials: servers are called with the service's own.

@@ -17,6 +17,10 @@ export function loopEventData(event: LoopEvent): { name: string; data: Record<st
       return { name: event.type, data: { round: event.round, text: event.text } };
     case 'tool-call':
       return { name: event.type, data: { round: event.round, id: event.call.id, name: event.call.name, arguments: event.call.arguments } };
+    case 'tool-progress': {
+      const { type, ...data } = event;
+      return { name: type, data };
+    }
     case 'tool-result': {
       const { id, name, ok, durationMs } = event.result;
       return { name: event.type, data: { round: event.round, id, name, ok, durationMs, content: event.content } };

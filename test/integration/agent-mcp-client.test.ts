@@ -279,6 +279,23 @@ describe('read_resource', () => {
     expect(toolAnswer(model, 1, 'call_read')).toMatch(/not allowed here/);
   }, 120_000);
 
+  it.each([
+    ['a dot-dot segment', 'demo://resource/dynamic/text/../blob/1'],
+    ['a percent-encoded dot-dot segment', 'demo://resource/dynamic/text/%2e%2E/blob/1'],
+    ['a dot segment', 'demo://resource/dynamic/text/./1'],
+    ['a backslash dot-dot segment', 'demo://resource/dynamic/text/..\\blob/1'],
+  ])('refuses a URI inside the server’s patterns as text but with %s', async (_case, uri) => {
+    const { agent, model } = await start([
+      toolCallsReply([{ id: 'call_read', name: 'read_resource', arguments: { uri, server: 'everything' } }]),
+      textReply('Not allowed.'),
+    ], 'readResources: ["demo://resource/dynamic/text/*"]');
+
+    const result = await agent.ask({ conversationId: 'read-dots', message: 'Read it' });
+
+    expect(result.toolCalls).toMatchObject([{ name: 'read_resource', ok: false }]);
+    expect(toolAnswer(model, 1, 'call_read')).toMatch(/not allowed here: its path has "\." or "\.\." segments/);
+  }, 120_000);
+
   it('is not offered when no server allows reading', async () => {
     const { agent, model } = await start([textReply('Hello.')], '');
 

@@ -4,6 +4,11 @@
  * SSE: its stream closed) costs no call and no tool name, a dead server shows as failed in the
  * status and a recovered one as connected; and a small server of ours answers 404 for a forgotten
  * session, as the spec says (server-everything answers 400 "No valid session ID").
+ *
+ * A server that dies while a call waits for its answer fails that call at once, as a stdio server
+ * does, not after the call's whole timeout: over Streamable HTTP with SSE responses (whether or not
+ * the server keeps events the SDK could resume from), and over legacy SSE, whose one event stream
+ * carries every answer.
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -53,7 +58,7 @@ describe('the MCP gateway when a server restarts', () => {
     expect(after.pid).not.toBe(before.pid);
     expect(after.session).not.toBe(before.session);
     expect(logger.entries).toContainEqual(expect.objectContaining({ message: 'mcp session expired, starting a new one' }));
-    expect(await gateway.status()).toMatchObject([{ name: 'sessions', status: 'connected', toolCount: 1 }]);
+    expect(await gateway.status()).toMatchObject([{ name: 'sessions', status: 'connected', toolCount: 2 }]);
   }, 60_000);
 
   it('goes on with server-everything restarted mid-conversation, and /health tells the truth on the way', async () => {
@@ -139,5 +144,77 @@ describe('the MCP gateway when a server restarts', () => {
     children.push(restarted.process);
 
     expect(await call(gateway, 'get-sum', { a: 2, b: 3 })).toEqual({ ok: true, text: 'The sum of 2 and 3 is 5.' });
+  }, 90_000);
+});
+
+describe('the MCP gateway when a server dies during a call', () => {
+  it.each([
+    ['that keeps no events (the stream cannot be resumed)', {}],
+    ['that keeps events (the SDK tries to resume the stream, and cannot)', { EVENT_STORE: '1' }],
+  ])('fails a call answered over SSE within seconds, not its timeout, when a Streamable HTTP server %s is killed mid-call', async (_case, env) => {
+    const server = await startFixtureOverHttp(SESSION_SERVER, env);
+    children.push(server.process);
+    const gateway = createMcpGateway(gatewayOptions([{ name: 'sessions', type: 'http', url: server.url, headers: {} }], { reconnectMaxDelaySeconds: 2 }));
+    gateways.push(gateway);
+    await gateway.listTools();
+    const started = new Promise<void>((resolve) => server.process.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('started') && resolve()));
+
+    const before = Date.now();
+    const outcome = gateway.callTool('wait', { seconds: 300 }, { signal: new AbortController().signal, timeoutMs: 45_000 }).then(
+      (output) => output,
+      (error: unknown) => error,
+    );
+    await started;
+    await stopProcess(server.process);
+    const failure = await outcome;
+
+    expect(failure).toMatchObject({ code: 'tool_transport_failed' });
+    expect(Date.now() - before).toBeLessThan(20_000);
+  }, 90_000);
+
+  it('fails a call of server-everything over Streamable HTTP within seconds when the server is killed while it reports progress', async () => {
+    const started = await startEverythingOverHttp('streamableHttp');
+    children.push(started.process);
+    const gateway = createMcpGateway(gatewayOptions([{ name: 'everything', type: 'http', url: `http://127.0.0.1:${started.port}/mcp`, headers: {} }], { reconnectMaxDelaySeconds: 2 }));
+    gateways.push(gateway);
+    await gateway.listTools();
+    let reported!: () => void;
+    const firstProgress = new Promise<void>((resolve) => (reported = resolve));
+
+    const before = Date.now();
+    const outcome = gateway.callTool('trigger-long-running-operation', { duration: 300, steps: 300 }, {
+      signal: new AbortController().signal,
+      timeoutMs: 45_000,
+      onProgress: () => reported(),
+    }).then((output) => output, (error: unknown) => error);
+    await firstProgress;
+    await stopProcess(started.process);
+    const failure = await outcome;
+
+    expect(failure).toMatchObject({ code: 'tool_transport_failed' });
+    expect(Date.now() - before).toBeLessThan(20_000);
+  }, 90_000);
+
+  it('does not hang the next call when server-everything over legacy SSE restarted between two calls', async () => {
+    const started = await startEverythingOverHttp('sse');
+    children.push(started.process);
+    const gateway = createMcpGateway(
+      gatewayOptions([{ name: 'everything', type: 'sse', url: `http://127.0.0.1:${started.port}/sse`, headers: {} }], { reconnectMaxDelaySeconds: 2 }),
+    );
+    gateways.push(gateway);
+    await gateway.listTools();
+    expect(await call(gateway, 'echo', { message: 'before' })).toEqual({ ok: true, text: 'Echo: before' });
+
+    await stopProcess(started.process);
+    const restarted = await startEverythingOverHttp('sse', started.port);
+    children.push(restarted.process);
+    const before = Date.now();
+    const outcome = await gateway.callTool('echo', { message: 'after' }, { signal: new AbortController().signal, timeoutMs: 45_000 }).then(
+      (output) => output,
+      (error: unknown) => error,
+    );
+
+    expect(outcome).toEqual({ ok: true, text: 'Echo: after' });
+    expect(Date.now() - before).toBeLessThan(20_000);
   }, 90_000);
 });

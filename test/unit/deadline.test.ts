@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { deadlineSignal, withDeadline } from '../../lib/core/deadline.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { deadlineSignal, idleDeadlineSignal, withDeadline } from '../../lib/core/deadline.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 
@@ -67,5 +67,31 @@ describe('a turn', () => {
     expect(resumed).toMatchObject({ stopReason: 'completed', reply: '已取消' });
     expect(timeout).not.toHaveBeenCalled();
     expect(liveTimers()).toBe(before);
+  });
+});
+
+describe('idleDeadlineSignal', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('aborts after the idle time without progress', () => {
+    const deadline = idleDeadlineSignal(3_000, 10_000);
+    vi.advanceTimersByTime(2_999);
+    expect(deadline.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadline.signal.reason).toMatchObject({ name: 'TimeoutError' });
+  });
+
+  it('starts the idle time again at each progress, never past the maximum in all', () => {
+    const deadline = idleDeadlineSignal(3_000, 10_000);
+    for (let second = 1; second <= 9; second++) {
+      vi.advanceTimersByTime(1_000);
+      deadline.extend();
+      expect(deadline.signal.aborted).toBe(false);
+    }
+    vi.advanceTimersByTime(999);
+    expect(deadline.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(deadline.signal.reason).toMatchObject({ name: 'TimeoutError', message: expect.stringContaining('10000 ms') });
   });
 });

@@ -42,6 +42,28 @@ const tooLarge = (id: number, receivedBytes: number) =>
   });
 
 describe('boundEventStream', () => {
+  it.each([
+    ['closes with no event ids', ['data: {"jsonrpc":"2.0","method":"notifications/message"}\n\n'], false, { broken: false, resumable: false }],
+    ['closes after a priming event', ['id: 5\nretry: 500\ndata: \n\n'], false, { broken: false, resumable: true }],
+    ['breaks off after a priming event', ['id: 5\ndata: \n\n'], true, { broken: true, resumable: true }],
+  ])('tells how a stream that owes an answer ended when it %s', async (_case, chunks, breaks, ending) => {
+    const endings: unknown[] = [];
+    const left = [...chunks];
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const chunk = left.shift();
+        if (chunk !== undefined) controller.enqueue(new TextEncoder().encode(chunk));
+        else if (breaks) controller.error(new TypeError('terminated'));
+        else controller.close();
+      },
+    });
+
+    const read = readAll(boundEventStream(body, { ...options(waiting(1), true), onEnd: (ended) => endings.push(ended) }));
+    await (breaks ? expect(read).rejects.toThrow('terminated') : read);
+
+    expect(endings).toEqual([ending]);
+  });
+
   it('passes events within the limit as they were, whatever their line endings and chunks', async () => {
     const chunks = ['event: endpoint\r', '\ndata: /messages?session=1\r\n\r', '\n: keep-alive\n\n', 'id: 7\rdata: {"jsonrpc":"2.0",', '"id":1,"result":{}}\r\r'];
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
+import { OFFERED_WHILE_RECONNECTING_MS } from '../../lib/adapters/mcp/managed-server.ts';
 import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
 import type { ToolGateway } from '../../lib/core/ports.ts';
 import { startHeaderRecordingServer, type HeaderRecordingServer } from '../fixtures/header-recording-server.ts';
@@ -230,12 +231,18 @@ describe('createMcpGateway', () => {
       rmSync(firstDirectory, { recursive: true });
       await callText(gateway, 'exit');
       await vi.waitFor(async () => expect((await gateway.status())[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/ENOENT|closed/) }), { timeout: 10_000 });
-      const whileDown = (await gateway.listTools()).map((tool) => tool.name);
+      const whileReconnecting = (await gateway.listTools()).map((tool) => tool.name);
 
-      expect(whileDown).toEqual(['second__echo']);
+      // Its tools stay offered for a while (it may be back in a moment), under the same names.
+      expect(whileReconnecting).toEqual(['first__echo', 'exit', 'second__echo']);
       expect((await callText(gateway, 'second__echo')).answer).toMatchObject({ label: 'second' });
       await expect(gateway.callTool('first__echo', {}, { signal: noSignal(), timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'tool_server_unavailable' });
+
+      // Down for longer than that: its tools leave the catalog; the other server keeps its names.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + OFFERED_WHILE_RECONNECTING_MS + 1_000 });
+      expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(['second__echo']);
     } finally {
+      vi.useRealTimers();
       rmSync(parent, { recursive: true, force: true });
     }
   });

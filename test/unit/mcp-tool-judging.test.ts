@@ -117,6 +117,9 @@ describe('a server whose listing mixes good and malformed tools', () => {
     try {
       expect(await narrow.readResource!('quirky', 'note://text', { signal: noSignal(), timeoutMs: 20_000 })).toEqual({ ok: true, text: 'a text note' });
       await expect(narrow.readResource!('quirky', 'note://blob', { signal: noSignal(), timeoutMs: 20_000 })).rejects.toThrow(/not allowed: its readResources lists note:\/\/t\*/);
+      // Inside the pattern as text, outside it as a path: refused before the server sees it.
+      await expect(narrow.readResource!('quirky', 'note://t/../blob', { signal: noSignal(), timeoutMs: 20_000 })).rejects.toThrow(/not allowed: its path has "\." or "\.\." segments/);
+      await expect(narrow.readResource!('quirky', 'note://t/%2E%2e/blob', { signal: noSignal(), timeoutMs: 20_000 })).rejects.toThrow(/not allowed: its path has/);
     } finally {
       await narrow.close();
     }

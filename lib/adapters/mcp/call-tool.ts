@@ -1,4 +1,5 @@
 /** One tools/call with the caller's signal and timeout; SDK failures wrapped once, here. */
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, ToolCallOptions, ToolOutput } from '../../core/ports.ts';
@@ -43,7 +44,7 @@ export async function callServerTool(
   options.signal.addEventListener('abort', forward, { once: true });
   try {
     const params = { name: target.originalName, arguments: args, ...callerMeta(options.caller) };
-    const requestOptions = { signal: controller.signal, timeout: options.timeoutMs };
+    const requestOptions = { signal: controller.signal, timeout: options.timeoutMs, ...progressOptions(options) };
     const result = target.requiresTask
       ? await callAsTask(connection, params, controller, options.timeoutMs)
       : connection.era === 'stateless'
@@ -80,6 +81,21 @@ export async function callServerTool(
   } finally {
     options.signal.removeEventListener('abort', forward);
   }
+}
+
+/**
+ * Asks for progress (the SDK sends a progressToken when `onprogress` is given) and lets each report
+ * start the call's timeout again, never past `maxTimeoutMs` in all; the caller keeps its own
+ * deadline the same way (lib/agent/run-tools.ts).
+ */
+function progressOptions(options: ToolCallOptions): Pick<RequestOptions, 'onprogress' | 'resetTimeoutOnProgress' | 'maxTotalTimeout'> {
+  const onProgress = options.onProgress;
+  if (!onProgress) return {};
+  return {
+    onprogress: ({ progress, total, message }) => onProgress({ progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }),
+    resetTimeoutOnProgress: true,
+    maxTotalTimeout: Math.max(options.timeoutMs, options.maxTimeoutMs ?? options.timeoutMs),
+  };
 }
 
 function callerMeta(caller: ToolCallOptions['caller']): { _meta?: Record<string, string> } {

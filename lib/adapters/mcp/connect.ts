@@ -74,7 +74,16 @@ export async function connectServer(spec: McpServerSpec, options: ConnectOptions
 }
 
 async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOptions): Promise<ServerConnection> {
-  const transport = createTransport(spec, kind, options);
+  let closed = false;
+  // A stream that owes answers ended for good (bounded/fetch.ts): close, which fails the waiting
+  // requests at once (the SDK would leave them to their timeouts) and has the server reconnected.
+  const onLost = (reason: string) => {
+    if (closed) return;
+    closed = true;
+    options.logger.warn('mcp connection lost', { server: spec.name, transport: kind, reason });
+    void client.close().catch(() => undefined);
+  };
+  const transport = createTransport(spec, kind, options, onLost);
   // The same JSON Schema compiler that judged the tools checks their structured results.
   const client = new Client(CLIENT_INFO, { capabilities: options.capabilities, jsonSchemaValidator: schemaValidator });
   registerAnswers(client, options.answers);
@@ -84,6 +93,7 @@ async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOp
   client.onerror = (error) => options.logger.debug('mcp transport error', { server: spec.name, error: error.message });
 
   const close = async (): Promise<void> => {
+    closed = true;
     if (transport instanceof NegotiatingTransport) await endHttpSession(transport.streamableHttp);
     await client.close().catch(() => undefined);
   };
@@ -94,12 +104,13 @@ async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOp
     const protocolVersion = stateless ? STATELESS_PROTOCOL_VERSION : negotiated();
     return { client, transport: kind, protocolVersion, era: stateless ? 'stateless' : 'stateful', answers: options.answers, close };
   } catch (error) {
+    closed = true;
     await client.close().catch(() => undefined);
     throw error;
   }
 }
 
-function createTransport(spec: McpServerSpec, kind: TransportKind, options: ConnectOptions): Transport {
+function createTransport(spec: McpServerSpec, kind: TransportKind, options: ConnectOptions, onLost: (reason: string) => void): Transport {
   const { logger, maxResultBytes } = options;
   const bounds = { maxResultBytes, server: spec.name, logger };
   if (spec.type === 'stdio') {
@@ -118,7 +129,7 @@ function createTransport(spec: McpServerSpec, kind: TransportKind, options: Conn
   const requestInit = { headers: spec.headers };
   const url = new URL(spec.url);
   // Every response body the transport reads messages from is bounded as it arrives.
-  const bounded = createBoundedFetch(bounds);
+  const bounded = createBoundedFetch({ ...bounds, legacySse: kind === 'sse', onLost });
   // OAuth 2.1 (lib/adapters/mcp/oauth/): the server's token provider, and the fetch that watches its challenges.
   const oauth = spec.authorization?.forTransport(bounded) ?? { fetch: bounded };
   if (kind === 'sse') return new SSEClientTransport(url, { requestInit, ...oauth });

@@ -5,11 +5,12 @@
  *
  * Names are assigned over the tools each server listed when last seen, not over the servers
  * connected at this moment: a name never changes because another server dropped out, and a call
- * to a tool of a server that is reconnecting waits briefly for it instead of being "unknown".
+ * to a tool of a server that is reconnecting waits for it within the call's time instead of being
+ * "unknown". A server whose working session just broke keeps its tools in the catalog meanwhile.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../../core/errors.ts';
-import { globsMatcher } from '../../core/globs.ts';
+import { dotSegmentIn, resourceUriMatcher } from '../../core/resource-uris.ts';
 import type { ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports.ts';
 import { callServerTool } from './call-tool.ts';
 import { ToolCallError } from './errors.ts';
@@ -24,8 +25,13 @@ interface ToolRoute {
   originalName: string;
 }
 
-/** How long a call waits for a server that is reconnecting (never longer than the call's timeout). */
-const RECONNECT_WAIT_MS = 5_000;
+/**
+ * A call waits for a server that is reconnecting within its own time, less a reserve so that it
+ * answers "unavailable" itself rather than being cut off by its timeout.
+ */
+function reconnectWaitMs(timeoutMs: number): number {
+  return Math.max(0, timeoutMs - Math.min(2_000, timeoutMs * 0.2));
+}
 
 export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
   assertDistinctServerNames(options);
@@ -61,7 +67,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
     return settled.routes;
   }
 
-  /** Servers in config order, tools in each server's order; only servers connected now. */
+  /** Servers in config order, tools in each server's order; servers connected now, or reconnecting after a break. */
   function buildCatalog(): ToolDefinition[] {
     const nameOf = new Map([...routes()].map(([name, route]) => [`${route.server.spec.name}\u0000${route.originalName}`, name]));
     const definitions: ToolDefinition[] = [];
@@ -102,7 +108,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
       const route = routes().get(name);
       if (!route) throw new ToolCallError('tool_unknown', `Unknown tool "${name}": no connected MCP server offers it.`);
       const server = route.server;
-      const waitMs = Math.min(RECONNECT_WAIT_MS, callOptions.timeoutMs);
+      const waitMs = reconnectWaitMs(callOptions.timeoutMs);
       const call = { name, originalName: route.originalName, ...(callOptions.caller ? { caller: callOptions.caller } : {}) };
       try {
         return await server.run(async (connection) => {
@@ -128,13 +134,17 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
       if (allowed === undefined || allowed === false) {
         throw new ToolCallError('resource_not_allowed', `Reading resources of the MCP server "${serverName}" is not allowed (readResources is off).`);
       }
-      if (Array.isArray(allowed) && !globsMatcher(allowed)(uri)) {
+      // A pattern matches text: `reports/*` would match `reports/../secrets` (resource-uris.ts).
+      if (Array.isArray(allowed) && dotSegmentIn(uri)) {
+        throw new ToolCallError('resource_not_allowed', `Reading ${uri} of the MCP server "${serverName}" is not allowed: its path has "." or ".." segments.`);
+      }
+      if (Array.isArray(allowed) && !resourceUriMatcher(allowed)(uri)) {
         throw new ToolCallError('resource_not_allowed', `Reading ${uri} of the MCP server "${serverName}" is not allowed: its readResources lists ${allowed.join(', ')}.`);
       }
       try {
         return await server.run(
           (connection) => readServerResource(connection, { server: serverName, uri }, readOptions),
-          Math.min(RECONNECT_WAIT_MS, readOptions.timeoutMs),
+          reconnectWaitMs(readOptions.timeoutMs),
         );
       } catch (error) {
         throw asToolCallError(error, `resources/read ${uri}`, serverName);
@@ -153,7 +163,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
 function asToolCallError(error: unknown, name: string, server: string): unknown {
   if (error instanceof ServerUnavailable) {
     // Why it is not (a refusal's body may quote a token) is logged, never told to the model.
-    return new ToolCallError('tool_server_unavailable', `Tool "${name}" is unavailable: its MCP server "${server}" is not connected (the service log has the details).`, { cause: error });
+    return new ToolCallError('tool_server_unavailable', `Tool "${name}" did not run: its MCP server "${server}" is unavailable (not connected, and it did not come back within the call's time; the service log has the details). Try again later, or go on without it.`, { cause: error });
   }
   if (isSessionExpired(error)) {
     return new ToolCallError('tool_transport_failed', `Tool "${name}" got no answer: the MCP server "${server}" refused its new session too.`, { cause: error });

@@ -10,7 +10,10 @@
  *
  * While connected, the tool list is cached until its TTL ends or the server sends list_changed.
  * The names of the tools a server listed last are remembered while it is failed, so the names the
- * gateway assigns never change because a server dropped out (gateway.ts).
+ * gateway assigns never change because a server dropped out (gateway.ts). For a while after a
+ * working session broke (OFFERED_WHILE_RECONNECTING_MS) the tools themselves stay offered: a crash
+ * just before a turn must not make them vanish from the model's catalog, and a call to one waits
+ * for the reconnection within its own time (run()).
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
@@ -30,8 +33,12 @@ export type ManagedServerOptions = Omit<McpGatewayOptions, 'servers'> & { shutdo
 /** A health check reuses what it found for this long, and gives a ping this long to answer. */
 const HEALTH_CACHE_MS = 5_000;
 const PING_TIMEOUT_MS = 2_000;
-/** How long a listing waits for a server that is reconnecting. */
+/** How long a listing waits for a server that is reconnecting (and whose tools are no longer offered). */
 const LISTING_WAIT_MS = 3_000;
+/** How long after a working session broke its tools stay offered while the server reconnects. */
+export const OFFERED_WHILE_RECONNECTING_MS = 60_000;
+/** A call waiting for a reconnection tries again this often when an attempt failed (not the backoff's 1, 2, 4 s …). */
+const RETRY_WHILE_WAITING_MS = 500;
 
 export interface CallInFlight {
   name: string;
@@ -51,6 +58,8 @@ export class ManagedServer {
   /** Bumped by list_changed, so a listing that was in flight at that moment is not trusted. */
   private generation = 0;
   private failure: { message: string; at: number } | undefined;
+  /** When the last working session broke; cleared once connected again. */
+  private brokeAt: number | undefined;
   private transport: TransportKind;
   private connecting: Promise<void> | undefined;
   private readonly backoff: ReconnectBackoff;
@@ -66,9 +75,9 @@ export class ManagedServer {
     });
   }
 
-  /** Tools of the current session; empty while the server is failed. */
+  /** Tools of the current session, or of the last one while it reconnects after a break; else empty. */
   get listedTools(): ListedTool[] {
-    return this.connection ? this.tools : [];
+    return this.connection || this.reconnectingAfterBreak() ? this.tools : [];
   }
 
   /** The tool names of the last listing, whether or not the server is connected now. */
@@ -111,14 +120,18 @@ export class ManagedServer {
     // The first connection is waited for (connectTimeoutSeconds at most): without it there is no
     // catalog. A reconnection runs in the background and gets a moment: a server that hangs
     // must not hold up every turn; its tools come back with the next listing after it succeeds.
+    // A server whose session just broke keeps its tools offered: its reconnection is not waited for.
     if (!this.failure) await (this.connecting ?? this.connect());
-    else if (this.connecting || this.backoff.waitMs === 0) await this.reconnectWithin(LISTING_WAIT_MS);
+    else if (this.reconnectingAfterBreak()) {
+      if (!this.connecting && this.backoff.waitMs === 0) void this.connect();
+    } else if (this.connecting || this.backoff.waitMs === 0) await this.reconnectWithin(LISTING_WAIT_MS);
   }
 
   /**
-   * Runs one request on the live session. A server that is failed or reconnecting gets a connection
-   * attempt and up to `waitMs` to come back; a session the server forgot is renewed at once and the
-   * request sent once more (it was never processed). Throws `{ unavailable }` when there is no session.
+   * Runs one request on the live session. A server that is failed or reconnecting gets connection
+   * attempts (one at once, then every RETRY_WHILE_WAITING_MS) for up to `waitMs`; a session the
+   * server forgot is renewed at once and the request sent once more (it was never processed).
+   * Throws ServerUnavailable when there is no session by then.
    */
   async run<T>(operation: (connection: ServerConnection) => Promise<T>, waitMs: number, call?: CallInFlight): Promise<T> {
     const connection = await this.awaitConnection(waitMs);
@@ -174,9 +187,18 @@ export class ManagedServer {
   }
 
   private async awaitConnection(waitMs: number): Promise<ServerConnection> {
-    if (!this.connection) await this.reconnectWithin(waitMs);
+    const until = Date.now() + waitMs;
+    while (!this.connection && !this.options.shutdown.aborted && Date.now() < until) {
+      await this.reconnectWithin(until - Date.now());
+      if (this.connection) break;
+      await pause(Math.min(RETRY_WHILE_WAITING_MS, until - Date.now()));
+    }
     if (this.connection) return this.connection;
     throw new ServerUnavailable(this.failureText());
+  }
+
+  private reconnectingAfterBreak(): boolean {
+    return !this.connection && this.brokeAt !== undefined && Date.now() - this.brokeAt < OFFERED_WHILE_RECONNECTING_MS;
   }
 
   /** Starts an attempt unless one is running, and waits for it at most `waitMs`. */
@@ -229,6 +251,7 @@ export class ManagedServer {
       if (this.options.shutdown.aborted) throw new Error('the tool gateway was closed');
       this.connection = connection;
       this.failure = undefined;
+      this.brokeAt = undefined;
       this.backoff.succeeded();
       this.health = undefined;
       this.options.logger.info('mcp server connected', {
@@ -271,6 +294,7 @@ export class ManagedServer {
     if (this.connection === connection) {
       this.connection = undefined;
       this.failure = { message: 'the server ended the session; starting a new one', at: Date.now() };
+      this.brokeAt = Date.now();
       void connection.close();
     }
     await (this.connecting ?? this.connect());
@@ -286,6 +310,7 @@ export class ManagedServer {
     if (this.connection !== connection) return;
     this.connection = undefined;
     this.failure = { message: reason, at: Date.now() };
+    this.brokeAt = Date.now();
     this.health = undefined;
     this.options.logger.warn('mcp server connection failed', { server: this.spec.name, transport: this.transport, error: reason });
     void connection.close();
@@ -323,4 +348,9 @@ export class ServerUnavailable extends Error {
     super(reason);
     this.name = 'ServerUnavailable';
   }
+}
+
+function pause(ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -1,13 +1,14 @@
 /**
  * The built-in `read_resource` tool: the model reads the resources that tool results point at
  * (`[resource link: name <uri>]`, `[resource: uri, type]`) through resources/read, on the servers
- * whose `readResources` allows it (every URI, or URIs matching its patterns). Offered beside the
- * MCP tools when some server allows it; read-only, so it needs no approval and no round record.
+ * whose `readResources` allows it (every URI, or URIs matching its patterns and free of `.` and `..`
+ * segments: resource-uris.ts). Offered beside the MCP tools when some server allows it; read-only,
+ * so it needs no approval and no round record.
  *
  * Which server: the one the model names; else the one whose tool result mentioned the URI (kept
  * in the conversation, the newest 100); else the only server that allows reads.
  */
-import { globsMatcher } from '../../core/globs.ts';
+import { dotSegmentIn, resourceUriMatcher } from '../../core/resource-uris.ts';
 import type { JsonObject, ToolGateway, ToolOutput } from '../../core/ports.ts';
 import type { AgentExtension, TurnContext } from '../extension.ts';
 
@@ -27,8 +28,9 @@ const MENTIONS = [/\[resource link: [^\n]*?<([^<>\s]+)>\]/g, /\[resource: ([^,\s
 
 export function readResourceExtension(gateway: ToolGateway, servers: readonly ReadableServer[]): AgentExtension | undefined {
   if (servers.length === 0 || !gateway.readResource) return undefined;
-  const readable = new Map(servers.map((server) => [server.name, server.allowed === true ? () => true : globsMatcher(server.allowed)]));
+  const readable = new Map(servers.map((server) => [server.name, server.allowed === true ? () => true : resourceUriMatcher(server.allowed)]));
   const names = servers.map((server) => server.name);
+  const patterned = new Set(servers.filter((server) => server.allowed !== true).map((server) => server.name));
   return {
     name: 'readResource',
     tools: [
@@ -52,6 +54,9 @@ export function readResourceExtension(gateway: ToolGateway, servers: readonly Re
           const server = typeof args.server === 'string' ? args.server : serverOf(uri, turn, names);
           if (!server) {
             return { ok: false, text: `No server is known for ${uri}: give "server", one of ${names.join(', ')} (the one whose tool gave the URI).` };
+          }
+          if (patterned.has(server) && dotSegmentIn(uri)) {
+            return { ok: false, text: `Reading ${uri} from "${server}" is not allowed here: its path has "." or ".." segments. Use the URI exactly as the tool result gave it.` };
           }
           if (!readable.get(server)?.(uri)) {
             return { ok: false, text: `Reading ${uri} from "${server}" is not allowed here (its readResources does not cover it). Continue without it.` };

@@ -18,6 +18,13 @@ export interface EventStreamOptions extends BoundedReadingOptions {
   pending: PendingRequests;
   /** A POST's own stream: it answers only that POST's requests, and ends once they are answered. */
   exclusive: boolean;
+  /**
+   * Called once when the stream ended (closed, or broken off: a server that died), unless it was
+   * ended early because an oversize answer left it nothing to owe; what is still owed is in
+   * `pending`. `resumable`: the server gave its events ids, so a client may ask for the rest with
+   * Last-Event-ID.
+   */
+  onEnd?: (ending: { broken: boolean; resumable: boolean }) => void;
 }
 
 /** Field values other than data are kept up to this size (ids, event types, retry times). */
@@ -38,6 +45,14 @@ export function boundEventStream(body: ReadableStream<Uint8Array>, options: Even
   let eventType = '';
   let eventId: string | undefined;
   let settled = false;
+  /** An event carried an id: the server keeps its events, and the stream may be resumed. */
+  let resumable = false;
+  let ended = false;
+  const end = (broken: boolean) => {
+    if (ended) return;
+    ended = true;
+    options.onEnd?.({ broken, resumable });
+  };
   // The line being read: its field name until the colon, then its value.
   let lineBytes = 0;
   let name = '';
@@ -99,6 +114,7 @@ export function boundEventStream(body: ReadableStream<Uint8Array>, options: Even
       eventType = text;
     } else if (name === 'id' && valueBytes <= MAXIMUM_FIELD_BYTES) {
       eventId = text;
+      if (text !== '') resumable = true;
     }
     name = '';
     inValue = false;
@@ -156,8 +172,18 @@ export function boundEventStream(body: ReadableStream<Uint8Array>, options: Even
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       while (output.length === 0 && !finished) {
-        const { value: chunk, done } = await upstream.read();
-        if (done) break;
+        let read: Awaited<ReturnType<typeof upstream.read>>;
+        try {
+          read = await upstream.read();
+        } catch (error) {
+          end(true);
+          throw error;
+        }
+        if (read.done) {
+          end(false);
+          break;
+        }
+        const chunk = read.value;
         splitter.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       }
       for (const bytes of output) controller.enqueue(bytes);

@@ -5,6 +5,7 @@
  * `inputResponses` (and the opaque `requestState` echoed). The answers are the same ones the
  * stateful era gives to the server's requests (server-requests.ts).
  */
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { JsonObject } from '../../../core/ports.ts';
@@ -20,7 +21,7 @@ const InputRequestsSchema = z.record(z.string(), z.looseObject({ method: z.strin
 export async function callStatelessTool(
   connection: ServerConnection,
   params: { name: string; arguments: JsonObject },
-  options: { signal: AbortSignal; timeout: number },
+  options: RequestOptions & { signal: AbortSignal; timeout: number },
 ): Promise<CallToolResult> {
   let request: Record<string, unknown> = params;
   for (let round = 0; round < MAXIMUM_ROUNDS; round++) {
