@@ -29,6 +29,8 @@ export interface BedrockFailure {
   exception: string;
   message: string;
   status: number;
+  /** E.g. `retry-after-ms`, to keep retry tests quick. */
+  headers?: Record<string, string>;
 }
 /** A ConverseStream answered with exactly these events, then ended, cut off or left hanging. */
 export interface ScriptedEvents {
@@ -183,6 +185,7 @@ function sendFailure(response: AnyResponse, failure: BedrockFailure): void {
   response.writeHead(failure.status, {
     'content-type': 'application/json',
     'x-amzn-errortype': `${failure.exception}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    ...failure.headers,
   });
   response.end(JSON.stringify({ message: failure.message }));
 }
