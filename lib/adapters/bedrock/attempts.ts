@@ -93,9 +93,11 @@ function isRetried(error: unknown, stalled: boolean): boolean {
   return hasConnectionCode(error);
 }
 
+/** The response's headers (`retry-after`…), without HTTP/2's pseudo-headers (`:status`), which `Headers` refuses. */
 function headersOf(error: unknown): Headers | undefined {
-  const headers = (error as { $response?: { headers?: Record<string, string> } } | undefined)?.$response?.headers;
-  return headers ? new Headers(headers) : undefined;
+  const headers = (error as { $response?: { headers?: Record<string, unknown> } } | undefined)?.$response?.headers;
+  if (headers === undefined) return undefined;
+  return new Headers(Object.entries(headers).filter((entry): entry is [string, string] => !entry[0].startsWith(':') && typeof entry[1] === 'string'));
 }
 
 function hasConnectionCode(error: unknown): boolean {
