@@ -22,6 +22,11 @@ export interface ModelProvider {
   notConfigured(settings: ModelSettings, environment: Environment): string | undefined;
   /** Builds the model (and its SDK client): once per process, at the composition root. */
   create(settings: ModelSettings, context: ModelProviderContext): ModelClient;
+  /**
+   * A start-up check that may take a moment (credentials resolved from a profile or SSO): what is
+   * missing, or undefined. The local run calls it; a Lambda finds out on its first call instead.
+   */
+  checkAtStart?(settings: ModelSettings): Promise<string | undefined>;
   /** Where the model is served, for start-up lines (never credentials). */
   describe(settings: ModelSettings): string;
 }

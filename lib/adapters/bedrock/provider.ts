@@ -4,6 +4,7 @@
  * with SigV4 by the default credential chain, so nothing is stored (no API key, no secret).
  */
 import type { ModelProvider } from '../../config/model-provider.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { ms } from '../../core/time.ts';
 import { createBedrockClient, endpointName } from './client.ts';
 import { createBedrockModel } from './model.ts';
@@ -36,6 +37,18 @@ export const bedrockProvider: ModelProvider = {
       ...(settings.reasoningBudgetTokens === undefined ? {} : { reasoningBudgetTokens: settings.reasoningBudgetTokens }),
       logger: context.logger,
     });
+  },
+  async checkAtStart(settings) {
+    // The default chain as the client will use it: environment, profile, SSO, container or instance role.
+    const client = createBedrockClient({ region: settings.region ?? '', ...(settings.endpoint ? { endpoint: settings.endpoint } : {}) });
+    try {
+      await client.config.credentials();
+      return undefined;
+    } catch (error) {
+      return `No AWS credentials for Bedrock (${errorMessage(error)}). Sign in (aws sso login, or AWS_PROFILE), or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then restart.`;
+    } finally {
+      client.destroy();
+    }
   },
   describe: (settings) => `${settings.name} on Amazon Bedrock (${settings.endpoint ?? settings.region ?? 'no region'})`,
 };
