@@ -2,7 +2,9 @@
  * The one factory of models: `model.provider` chooses the provider's folder, and the provider says
  * whether it is configured and builds its `ModelClient`. A new provider is a folder and a line here.
  */
-import { bedrockProvider } from './adapters/bedrock/provider.ts';
+// package.json "imports": a Lambda bundle built for another provider gets a stand-in without the
+// Bedrock client (functions/substitutes/without-bedrock.ts), so each bundle carries one provider's SDK.
+import { bedrockProvider } from '#bedrock-provider';
 import { openAIProvider } from './adapters/openai/provider.ts';
 import type { Environment } from './config/environment.ts';
 import type { ModelProvider, ModelProviderContext, ModelSettings } from './config/model-provider.ts';
