@@ -39,7 +39,11 @@ export interface ScriptedEvents {
   /** Wait this long before each event. */
   delayMs?: number;
 }
-export type BedrockStep = ConverseReply | BedrockFailure | ScriptedEvents;
+/** No answer at all, ever (a timeout from the client's side). */
+export interface ScriptedSilence {
+  silence: true;
+}
+export type BedrockStep = ConverseReply | BedrockFailure | ScriptedEvents | ScriptedSilence;
 export type BedrockRouter = (body: Record<string, unknown>, index: number) => BedrockStep | undefined;
 
 export interface RecordedBedrockRequest {
@@ -100,13 +104,14 @@ export async function startBedrockStandIn(script: BedrockStep[] | BedrockRouter)
       index += 1;
       if (step === undefined) return refuse(500, 'InternalServerException', `Bedrock stand-in: the script is exhausted, no reply left for request #${index}.`);
       if (isFailure(step)) return sendFailure(response, step);
+      if ((step as Partial<ScriptedSilence>).silence === true) return;
       if (recorded.operation === 'converse') {
         if (isEvents(step)) return refuse(500, 'InternalServerException', 'Bedrock stand-in: events were scripted for a Converse call.');
         response.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': `stand-in-${index}` });
-        response.end(JSON.stringify({ metrics: { latencyMs: 1 }, ...step }));
+        response.end(JSON.stringify({ metrics: { latencyMs: 1 }, ...(step as ConverseReply) }));
         return;
       }
-      writeEvents(response, isEvents(step) ? step : { events: eventsOf(step) }, timers);
+      writeEvents(response, isEvents(step) ? step : { events: eventsOf(step as ConverseReply) }, timers);
     });
   };
   const http1 = createHttp1Server(handle);
