@@ -67,6 +67,17 @@ describe('createBedrockModel streaming', () => {
     expect(joined(deltas, 'reasoning')).toBe(unstreamed.reasoning?.text ?? '');
   });
 
+  it('hands out the sentence a guardrail intervention is answered with, so the deltas still join to the reply', async () => {
+    const blocked = { output: { message: { role: 'assistant', content: [] } }, stopReason: 'guardrail_intervened', usage: usage(9, 0) };
+    const { model } = await modelAgainst([blocked, blocked]);
+
+    const unstreamed = await model.complete(request());
+    const { reply, deltas } = await streamed(model);
+
+    expect(reply).toEqual(unstreamed);
+    expect(joined(deltas, 'text')).toBe(reply.content);
+  });
+
   it('sends ConverseStream the same request body as Converse', async () => {
     const { standIn, model } = await modelAgainst([REPLIES.text, REPLIES.text]);
 

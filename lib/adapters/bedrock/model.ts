@@ -56,11 +56,17 @@ export function createBedrockModel(options: BedrockModelOptions): ModelClient {
       const wire = toWireRequest(request.messages, request.tools, { promptCache: options.promptCache ?? false });
       const input = converseInput(options, request, wire);
       const streamed = request.onDelta !== undefined;
+      const watcher = request.onDelta ? createWatcher(request.onDelta, logger) : undefined;
       try {
         const { result, attempts } = await withAttempts({ maxRetries: options.maxRetries, attemptTimeoutMs: options.attemptTimeoutMs, signal, logger }, (attempt) =>
-          request.onDelta ? streamOnce(options, input, attempt, deliverer(request.onDelta, attempt, logger)) : converseOnce(options, input, attempt),
+          watcher ? streamOnce(options, input, attempt, (delta) => watcher.deliver(delta, attempt)) : converseOnce(options, input, attempt),
         );
         const reply = toReply(result, wire.ids);
+        // Text the reply has that no event carried (the sentence a silent guardrail is answered
+        // with) goes out last, so the deltas join to the content as always.
+        if (watcher && reply.content?.startsWith(watcher.text) && reply.content.length > watcher.text.length) {
+          watcher.deliver({ kind: 'text', text: reply.content.slice(watcher.text.length) });
+        }
         if (result.stopReason === 'guardrail_intervened' || result.stopReason === 'content_filtered') {
           logger.warn('model-reply-blocked', { model: options.model, stopReason: result.stopReason, ...(options.guardrail ? { guardrail: options.guardrail.id } : {}) });
         }
@@ -132,17 +138,31 @@ async function streamOnce(options: BedrockModelOptions, input: ConverseRequest, 
   return accumulator.result();
 }
 
+interface Watcher {
+  /** The text handed out so far. */
+  readonly text: string;
+  /** Hands a delta out; with the attempt, marks it as one a retry could not take back. */
+  deliver(delta: ModelDelta, attempt?: Attempt): void;
+}
+
 /** Hands each delta to the watcher; a watcher that fails (a client gone) must not fail the turn. */
-function deliverer(onDelta: (delta: ModelDelta) => void, attempt: Attempt, logger: Logger): (delta: ModelDelta) => void {
+function createWatcher(onDelta: (delta: ModelDelta) => void, logger: Logger): Watcher {
   let watcherFailed = false;
-  return (delta) => {
-    attempt.delivered();
-    try {
-      onDelta(delta);
-    } catch (error) {
-      if (!watcherFailed) logger.warn('model-delta-watcher-failed', { message: errorMessage(error) });
-      watcherFailed = true;
-    }
+  let text = '';
+  return {
+    get text() {
+      return text;
+    },
+    deliver(delta, attempt) {
+      attempt?.delivered();
+      if (delta.kind === 'text') text += delta.text;
+      try {
+        onDelta(delta);
+      } catch (error) {
+        if (!watcherFailed) logger.warn('model-delta-watcher-failed', { message: errorMessage(error) });
+        watcherFailed = true;
+      }
+    },
   };
 }
 
