@@ -129,6 +129,8 @@ describe('npm start with LLM_PROVIDER=bedrock and something missing', () => {
   it.each([
     ['no model', { AWS_REGION: 'us-east-1' }, 'No Bedrock model is named. Set LLM_MODEL'],
     ['no region', { LLM_MODEL: MODEL }, 'No AWS region is set for Bedrock. Set AWS_REGION'],
+    // No keys, and a home without ~/.aws; the instance metadata service is not asked on a laptop either.
+    ['no credentials', { LLM_MODEL: MODEL, AWS_REGION: 'us-east-1', HOME: tmpdir(), AWS_CONFIG_FILE: '/nonexistent/config', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', AWS_EC2_METADATA_DISABLED: 'true' }, 'No AWS credentials for Bedrock'],
   ])('stops at start with %s, saying what to set', async (_missing, environment, message) => {
     const folder = mkdtempSync(join(tmpdir(), 'agent-e2e-bedrock-missing-'));
     try {
