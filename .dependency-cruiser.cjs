@@ -64,9 +64,9 @@ module.exports = {
       to: { path: [libFolders('local', 'http', 'adapters/dynamodb', 'core', 'config'), npm('@aws-sdk/client-dynamodb', 'dynalite')] },
     },
     {
-      comment: 'The demo MCP server and the offline demo model: the MCP SDK and the core only.',
+      comment: 'The demo MCP server and the offline demo model, a model provider like the adapters (lib/config/model-provider.ts): the MCP SDK, the core and the configuration only.',
       from: { path: '^lib/demo/' },
-      to: { path: [libFolders('demo', 'core'), npm('@modelcontextprotocol/sdk', 'zod')] },
+      to: { path: [libFolders('demo', 'core', 'config'), npm('@modelcontextprotocol/sdk', 'zod')] },
     },
     {
       comment: 'Test doubles of the ports, exported for embedding code.',

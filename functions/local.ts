@@ -29,6 +29,7 @@ import { openAIErrorResponse } from '../lib/http/openai/errors.ts';
 import { isOpenAIPath } from '../lib/http/openai/routes.ts';
 import { hostRule, refusedHost, type HostRule } from '../lib/local/allowed-hosts.ts';
 import { connectionEnvironment, dynamoConnection } from '../lib/local/dynamo-connection.ts';
+import { modelNotConfigured, modelProvider } from '../lib/model-providers.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
 import { readPageFile } from '../lib/local/page-files.ts';
 import { PRIVATE_UMASK, privateFolder } from '../lib/local/private-folder.ts';
@@ -40,6 +41,12 @@ const configured = loadConfig();
 const usesStandInByDefault = !configured.model.configured;
 if (usesStandInByDefault) process.env[ENV.modelName] = DEMO_MODEL_NAME;
 const config = usesStandInByDefault ? loadConfig() : configured;
+// A provider that lacks something (Bedrock without a model, a region or credentials) says what to set, and the run stops.
+const modelMissing = modelNotConfigured(config.model, process.env) ?? (await modelProvider(config.model).checkAtStart?.(config.model));
+if (modelMissing && config.model.provider !== 'openai') {
+  process.stderr.write(`${modelMissing}\n`);
+  process.exit(1);
+}
 const local = readLocalSettings(process.env);
 const dataPath = resolve(local.dataDir, 'dynalite');
 const tableName = config.conversation.tableName;
@@ -52,7 +59,10 @@ await privateFolder(local.dataDir);
 // A DynamoDB the user runs (DYNAMODB_ENDPOINT) replaces the embedded one; its data is its own.
 const embedded = local.dynamodbEndpoint ? undefined : await startDynalite({ path: dataPath });
 const connection = dynamoConnection(local.dynamodbEndpoint ?? embedded!.endpoint, process.env);
-Object.assign(process.env, connectionEnvironment(connection));
+// The emulator's placeholder keys would hide the developer's own AWS identity (a profile, SSO) from
+// Bedrock; dynalite takes any keys, so with Bedrock the store signs with the developer's too.
+const signsWithOwnIdentity = config.model.provider === 'bedrock' && !process.env[ENV.awsAccessKeyId];
+Object.assign(process.env, connectionEnvironment(signsWithOwnIdentity ? { endpoint: connection.endpoint, ...(connection.region ? { region: connection.region } : {}) } : connection));
 // Embedded-metric lines on stdout are for CloudWatch; locally they would only bury the useful output.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // The HMAC key of derived conversation ids and page tokens, kept with the data (created 0600 on first start).
@@ -133,7 +143,7 @@ server.listen(local.port, local.host, () => {
 
 /** What answers questions, and for the stand-in, how to point the service at a real model. */
 function modelLines(current: AgentConfig, byDefault: boolean): string[] {
-  if (!current.model.offlineStandIn) return [`Model: ${current.model.name} at ${current.model.baseURL}`];
+  if (!current.model.offlineStandIn) return [`Model: ${modelProvider(current.model).describe(current.model)}`];
   return [
     `Model: the offline demo model (${byDefault ? 'no model is configured' : `${ENV.modelName}=${DEMO_MODEL_NAME}`}): a few rules, no language model.`,
     '  It answers questions about the weather in a city, the news and cancelling orders with the demo MCP tools.',
@@ -141,6 +151,7 @@ function modelLines(current: AgentConfig, byDefault: boolean): string[] {
     `    ${ENV.modelApiKey}=sk-... ${ENV.modelName}=gpt-4o-mini npm start                                  (OpenAI)`,
     `    ${ENV.modelBaseUrl}=http://localhost:11434/v1 ${ENV.modelName}=qwen2.5 npm start                 (Ollama)`,
     `    ${ENV.modelBaseUrl}=http://localhost:8000/v1 ${ENV.modelName}=Qwen/Qwen3-8B npm start            (vLLM)`,
+    `    ${ENV.modelProvider}=bedrock ${ENV.awsRegion}=us-east-1 ${ENV.modelName}=us.anthropic.claude-sonnet-4-5-20250929-v1:0 npm start   (Amazon Bedrock, your AWS credentials)`,
   ];
 }
 

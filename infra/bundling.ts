@@ -77,6 +77,8 @@ export const DEFAULT_FUNCTION_BUNDLE: FunctionBundleOptions = { ssmClient: false
  * - ajv-formats (10 KB): the MCP SDK's default validator needs it, and every Client gets ours;
  * - cross-spawn (6 KB): on Linux it is child_process.spawn;
  * - mnemonist/lru-cache (7 KB): the DynamoDB client's endpoint cache, kept as well by a Map;
+ * - #bedrock-provider (about 100 KB with the Bedrock Runtime client): the functions' model is an
+ *   OpenAI-compatible endpoint (a stack on Bedrock is not built yet: README, "Models");
  * - #dynamodb-commands: the document client's commands, which the adapters load on first use
  *   elsewhere, imported up front (every function sends commands; see dynamodb-commands-loaded.ts).
  */
@@ -90,6 +92,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     'cross-spawn': substitute('linux-spawn.ts'),
     'mnemonist/lru-cache': substitute('map-lru-cache.ts'),
     '#dynamodb-commands': substitute('dynamodb-commands-loaded.ts'),
+    '#bedrock-provider': substitute('without-bedrock.ts'),
     ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
   };
 }

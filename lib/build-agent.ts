@@ -4,8 +4,6 @@ import { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 import { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
-import { createOpenAIClient } from './adapters/openai/client.ts';
-import { createOpenAIModel } from './adapters/openai/model.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
 import type { AgentExtension } from './agent/extension.ts';
 import { mcpClientExtensions } from './agent/mcp/extensions.ts';
@@ -14,9 +12,8 @@ import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, NoteStore, OwnerCounters, ToolGateway, TurnMetrics } from './core/ports.ts';
-import { ms } from './core/time.ts';
-import { createDemoModel } from './demo/model.ts';
 import { createConfiguredGateway } from './configured-gateway.ts';
+import { createConfiguredModel, modelNotConfigured as modelNotConfiguredText } from './model-providers.ts';
 
 interface CommonOptions {
   /** Replace a part, e.g. a scripted model in tests. */
@@ -58,15 +55,17 @@ export type BuildAgentOptions = CommonOptions & (
 );
 
 /**
- * Builds an agent from a configuration with the real adapters: the OpenAI-compatible model (or the
- * offline stand-in when the model is named `demo`), the MCP servers of `mcpServers`, and the
+ * Builds an agent from a configuration with the real adapters: the model of `model.provider`
+ * (OpenAI-compatible, Bedrock, or the offline stand-in), the MCP servers of `mcpServers`, and the
  * conversation store. Nothing connects until the first question (or health check): MCP servers
  * start lazily and are then kept warm.
  */
 export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Agent {
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
   const logger = contextualLogger(options.logger ?? createJsonLogger(config.logging.level));
-  const model = options.model ?? (config.model.configured ? defaultModel(config, logger) : undefined);
+  // The provider of model.provider builds the model, or says what it lacks (lib/model-providers.ts).
+  const model = options.model ?? createConfiguredModel(config.model, { logger, environment: process.env });
+  const modelNotConfigured = options.model ? undefined : modelNotConfiguredText(config.model, process.env);
   // Servers' questions and sampling reach the turn whose call caused them through the router.
   const router = options.gateway ? undefined : createServerRequestRouter(logger);
   const gateway = options.gateway ?? createConfiguredGateway(config, {
@@ -83,6 +82,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
   return createAgent(config, {
     model,
+    ...(modelNotConfigured ? { modelNotConfigured } : {}),
     gateway,
     store,
     ...(notes ? { notes } : {}),
@@ -91,23 +91,5 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     extensions: [...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? [])],
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),
-  });
-}
-
-function defaultModel(config: AgentConfig, logger: Logger): ModelClient {
-  if (config.model.offlineStandIn) return createDemoModel();
-  const client = createOpenAIClient({
-    baseURL: config.model.baseURL,
-    apiKey: config.model.apiKey,
-    maxRetries: config.model.maxRetries,
-    timeoutMs: ms(config.model.timeoutSeconds),
-  });
-  return createOpenAIModel({
-    client,
-    model: config.model.name,
-    temperature: config.model.temperature,
-    ...(config.model.maxTokens === undefined ? {} : { maxTokens: config.model.maxTokens }),
-    textToolCalls: config.model.textToolCalls,
-    logger,
   });
 }

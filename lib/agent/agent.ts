@@ -92,6 +92,8 @@ export interface Agent extends MemoryApi {
 export interface AgentDependencies {
   /** Absent when no model endpoint is configured: questions then fail with 503. */
   model: ModelClient | undefined;
+  /** What the 503 says when there is no model: the configured provider's words (default: OpenAI's). */
+  modelNotConfigured?: string;
   gateway: ToolGateway;
   store: ConversationStore;
   /** Where memory notes are kept; needed when agent.yml turns memory on. */
@@ -220,7 +222,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     if (input.conversationId !== undefined) checkConversationId(input.conversationId);
     checkRequestId(input.requestId);
     const model = dependencies.model;
-    if (!model) throw new ModelNotConfiguredError();
+    if (!model) throw new ModelNotConfiguredError(dependencies.modelNotConfigured);
     if (input.earlierMessages !== undefined) checkEarlierMessages(input.earlierMessages, input.conversationId);
     const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner, hmacKey);
     return start({ ...input, conversationId }, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, lease: scope.lease, refuseWhenSpent: true }, async (admission) => {
@@ -259,7 +261,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     checkRequestId(input.requestId);
     checkDecisions(input.decisions);
     const model = dependencies.model;
-    if (!model) throw new ModelNotConfiguredError();
+    if (!model) throw new ModelNotConfiguredError(dependencies.modelNotConfigured);
     return start(input, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, lease: scope.lease, refuseWhenSpent: false }, async (admission) => {
       const mcpTools = await offeredTools();
       const opened = await openApprovals({

@@ -14,8 +14,8 @@ export interface ServerHealth extends Omit<ToolServerStatus, 'error'> {
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
-  /** Whether a model is configured, and its name (not where it lives: an internal host is nobody's business); `offlineStandIn` only for the offline demo model. */
-  model: { configured: boolean; name: string; offlineStandIn?: true };
+  /** Whether a model is configured, its provider and name (not where it lives: an internal host is nobody's business); `offlineStandIn` only for the offline demo model. */
+  model: { configured: boolean; name: string; provider?: string; offlineStandIn?: true };
   /** Tools offered to the model, over all servers. */
   tools: number;
   mcpServers: ServerHealth[];
@@ -24,7 +24,7 @@ export interface HealthReport {
 export interface HealthSources {
   gateway: ToolGateway;
   model: ModelClient | undefined;
-  modelConfig: Pick<AgentConfig['model'], 'name'> & Partial<Pick<AgentConfig['model'], 'offlineStandIn'>>;
+  modelConfig: Pick<AgentConfig['model'], 'name'> & Partial<Pick<AgentConfig['model'], 'offlineStandIn' | 'provider'>>;
   offeredTools(): Promise<OfferedTool[]>;
   logger: Logger;
 }
@@ -42,6 +42,7 @@ export async function healthReport(sources: HealthSources): Promise<HealthReport
     model: {
       configured: Boolean(sources.model),
       name: sources.modelConfig.name,
+      ...(sources.modelConfig.provider ? { provider: sources.modelConfig.provider } : {}),
       ...(sources.modelConfig.offlineStandIn ? { offlineStandIn: true as const } : {}),
     },
     tools: offered.length,

@@ -11,6 +11,8 @@ export const ENV = {
   modelName: 'LLM_MODEL',
   /** Overrides model.provider: openai | bedrock | demo. */
   modelProvider: 'LLM_PROVIDER',
+  /** bedrock: another Bedrock Runtime endpoint (a VPC endpoint, a local stand-in), as DYNAMODB_ENDPOINT is for the store. */
+  bedrockEndpoint: 'BEDROCK_ENDPOINT',
   /** Overrides conversation.tableName (the stack sets it). */
   conversationsTable: 'CONVERSATIONS_TABLE',
   /** The bundled demo MCP server's entry, named in agent.yml as ${DEMO_MCP_SERVER}. */
@@ -64,6 +66,7 @@ export const ENV = {
   localCallerHeader: 'LOCAL_CALLER_HEADER',
   /** The AWS SDK's own settings: the local run fills them in for an emulator when they are unset. */
   awsRegion: 'AWS_REGION',
+  awsDefaultRegion: 'AWS_DEFAULT_REGION',
   awsAccessKeyId: 'AWS_ACCESS_KEY_ID',
   awsSecretAccessKey: 'AWS_SECRET_ACCESS_KEY',
   awsSessionToken: 'AWS_SESSION_TOKEN',

@@ -6,7 +6,7 @@ import type * as z from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import { ENV, type Environment } from './environment.ts';
 import { interpolateEnvironment } from './interpolate.ts';
-import { DEMO_MODEL_NAME, fileSchema, remoteServerSchema, stdioServerSchema, type AgentFile } from './schema.ts';
+import { DEFAULT_MODEL_NAMES, DEMO_MODEL_NAME, MODEL_PROVIDERS, fileSchema, type ModelProviderName, remoteServerSchema, stdioServerSchema, type AgentFile } from './schema.ts';
 import { formatIssues } from './issues.ts';
 import { assertSecretsFromEnvironment } from './secret-fields.ts';
 
@@ -27,7 +27,13 @@ export type McpServerConfig =
 export type AgentConfig = Omit<AgentFile, 'model' | 'mcpServers'> & {
   /** The file this configuration was read from. */
   source: string;
-  model: Omit<AgentFile['model'], 'baseURL' | 'apiKey'> & {
+  model: Omit<AgentFile['model'], 'baseURL' | 'apiKey' | 'name' | 'region'> & {
+    /** Named, or the provider's default; empty when the provider has none and none is named. */
+    name: string;
+    /** bedrock: model.region, else AWS_REGION (AWS_DEFAULT_REGION); unset when neither is. */
+    region?: string;
+    /** bedrock: BEDROCK_ENDPOINT, when set. */
+    endpoint?: string;
     /** Empty for the offline stand-in, which calls no endpoint. */
     baseURL: string;
     apiKey: string;
@@ -119,18 +125,28 @@ function check<Schema extends z.ZodType>(schema: Schema, value: unknown, path: s
 function withEnvironment(file: AgentFile, servers: McpServerConfig[], source: string, environment: Environment): AgentConfig {
   const baseURL = environment[ENV.modelBaseUrl] || file.model.baseURL || OPENAI_DEFAULT_BASE_URL;
   const apiKey = environment[ENV.modelApiKey] || file.model.apiKey || '';
-  const name = environment[ENV.modelName] || file.model.name;
-  const offlineStandIn = name === DEMO_MODEL_NAME;
+  const provider = providerOf(environment[ENV.modelProvider]?.trim() || file.model.provider);
+  const named = environment[ENV.modelName] || file.model.name;
+  // LLM_MODEL=demo has always meant the offline stand-in, whatever the provider.
+  const offlineStandIn = named === DEMO_MODEL_NAME || provider === 'demo';
+  const name = offlineStandIn ? DEMO_MODEL_NAME : (named ?? DEFAULT_MODEL_NAMES[provider] ?? '');
+  const region = file.model.region || environment[ENV.awsRegion]?.trim() || environment[ENV.awsDefaultRegion]?.trim() || undefined;
+  const endpoint = environment[ENV.bedrockEndpoint]?.trim() || undefined;
   return {
     ...file,
     source,
     model: {
       ...file.model,
       name,
-      baseURL: offlineStandIn ? '' : baseURL,
+      provider: offlineStandIn ? 'demo' : provider,
+      baseURL: offlineStandIn || provider !== 'openai' ? '' : baseURL,
       apiKey,
-      configured: offlineStandIn || apiKey !== '' || normalizeUrl(baseURL) !== normalizeUrl(OPENAI_DEFAULT_BASE_URL),
+      // An OpenAI-compatible endpoint needs a key or an endpoint of its own; the other providers
+      // say themselves what they lack (lib/model-providers.ts).
+      configured: offlineStandIn || provider !== 'openai' || apiKey !== '' || normalizeUrl(baseURL) !== normalizeUrl(OPENAI_DEFAULT_BASE_URL),
       offlineStandIn,
+      ...(provider === 'bedrock' && region ? { region } : {}),
+      ...(provider === 'bedrock' && endpoint ? { endpoint } : {}),
     },
     // The deployment names the table (the stack sets CONVERSATIONS_TABLE), whatever agent.yml says.
     conversation: { ...file.conversation, tableName: environment[ENV.conversationsTable] || file.conversation.tableName },
@@ -139,3 +155,8 @@ function withEnvironment(file: AgentFile, servers: McpServerConfig[], source: st
 }
 
 const normalizeUrl = (url: string) => url.replace(/\/+$/, '');
+
+function providerOf(value: string): ModelProviderName {
+  if ((MODEL_PROVIDERS as readonly string[]).includes(value)) return value as ModelProviderName;
+  throw new ConfigError(`${ENV.modelProvider} (or model.provider) is "${value}": expected one of ${MODEL_PROVIDERS.join(', ')}`);
+}

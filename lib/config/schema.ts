@@ -58,9 +58,35 @@ const stringMap = () => z.record(z.string(), z.string());
 /** A tool name pattern as the server lists the name: `*` any run of characters, `?` one character. */
 const toolPattern = z.string().min(1, 'a tool pattern must not be empty');
 
+/** Who serves the model: an OpenAI-compatible endpoint, Amazon Bedrock (Converse), or the offline stand-in. */
+export const MODEL_PROVIDERS = ['openai', 'bedrock', 'demo'] as const;
+export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
+
+/** The model each provider uses when none is named; Bedrock has none: its models are the account's choice. */
+export const DEFAULT_MODEL_NAMES: Readonly<Record<ModelProviderName, string | undefined>> = { openai: 'gpt-4o-mini', bedrock: undefined, demo: 'demo' };
+
 const modelSchema = z.strictObject({
-  /** `demo` (DEMO_MODEL_NAME) selects the offline stand-in instead of an endpoint. */
-  name: z.string().min(1).default('gpt-4o-mini'),
+  /** LLM_PROVIDER overrides. */
+  provider: z.enum(MODEL_PROVIDERS).default('openai'),
+  /**
+   * `demo` (DEMO_MODEL_NAME) selects the offline stand-in instead of an endpoint. Default per
+   * provider (DEFAULT_MODEL_NAMES); for Bedrock a model id, an inference profile id or an ARN.
+   */
+  name: z.string().min(1).optional(),
+  /** bedrock: the region of the Bedrock endpoint; default AWS_REGION. */
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'an AWS region such as us-east-1').optional(),
+  /** bedrock: cachePoint blocks after the system prompt and the tools, for models with prompt caching. */
+  promptCache: boolean().default(false),
+  /** bedrock: a guardrail applied to every model call (guardrailConfig). */
+  guardrail: z
+    .strictObject({
+      id: z.string().min(1),
+      version: z.preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().min(1)),
+      trace: z.enum(['enabled', 'disabled', 'enabled_full']).default('disabled'),
+    })
+    .optional(),
+  /** bedrock: extended thinking (Anthropic models): the tokens the model may reason with per call. */
+  reasoningBudgetTokens: numeric(z.number().int().min(1024)).optional(),
   /** Defaults to OpenAI's endpoint (lib/config/load.ts); OPENAI_BASE_URL overrides. */
   baseURL: z.url().optional(),
   apiKey: z.string().optional(),

@@ -56,7 +56,7 @@ describe('what health and tool messages reveal of the upstreams', () => {
     expect(response.body).not.toContain('invalid_token');
     expect(JSON.parse(response.body)).toEqual({
       status: 'degraded',
-      model: { configured: true, name: 'gpt-4o-mini' },
+      model: { configured: true, name: 'gpt-4o-mini', provider: 'openai' },
       tools: 0,
       mcpServers: [{ name: 'tickets', transport: 'http', status: 'failed', toolCount: 0, tools: [] }],
     });

@@ -48,6 +48,7 @@ describe('functionBundling', () => {
       `cross-spawn=${substitute('linux-spawn.ts')}`,
       `mnemonist/lru-cache=${substitute('map-lru-cache.ts')}`,
       `#dynamodb-commands=${substitute('dynamodb-commands-loaded.ts')}`,
+      `#bedrock-provider=${substitute('without-bedrock.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { ssmClient: true });

@@ -1,0 +1,151 @@
+/**
+ * `LLM_PROVIDER=bedrock BEDROCK_ENDPOINT=<stand-in> npm start`: the whole service on Amazon
+ * Bedrock's Converse API, against the Bedrock stand-in (real HTTP/2, SigV4 checked, Converse's
+ * rules checked), with the demo MCP server's tools, as JSON and as Server-Sent Events.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { converseText, converseToolUse } from '../support/bedrock-stand-in-events.ts';
+import { STAND_IN_CREDENTIALS, STAND_IN_REGION, startBedrockStandIn, type BedrockStandIn, type BedrockStep } from '../support/bedrock-stand-in.ts';
+import { DEMO_SERVER, getJson, postJson } from '../support/configured-local-server.ts';
+import { startLocalServer, type LocalServer } from '../support/local-server.ts';
+import { eventNames, postForEvents } from '../support/sse-client.ts';
+
+const MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+
+type Block = Record<string, { toolUseId?: string; content?: Array<{ text?: string; json?: unknown }> } | string | undefined>;
+
+/**
+ * Answers like a model would, from the request itself: a question gets weather calls (two for a
+ * question naming two cities), tool results get an answer quoting them.
+ */
+function modelOf(body: Record<string, unknown>): BedrockStep {
+  const messages = body['messages'] as Array<{ role: string; content: Block[] }>;
+  const last = messages.at(-1)!;
+  const results = last.content.filter((block) => block['toolResult'] !== undefined);
+  if (results.length > 0) {
+    const said = results.map((block) => JSON.stringify((block['toolResult'] as { content: unknown[] }).content[0])).join(' / ');
+    return converseText(`Here is what I found: ${said}`);
+  }
+  const question = last.content.map((block) => (typeof block['text'] === 'string' ? block['text'] : '')).join(' ');
+  const cities = ['Shanghai', 'Beijing'].filter((city) => question.includes(city));
+  if (cities.length === 0) return converseText(`You said: ${question}`);
+  return converseToolUse(cities.map((city, index) => ({ toolUseId: `tooluse_${city}_${messages.length}_${index}`, name: 'getWeather', input: { city } })));
+}
+
+describe('npm start with LLM_PROVIDER=bedrock', () => {
+  let standIn: BedrockStandIn;
+  let server: LocalServer;
+  let folder: string;
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'agent-e2e-bedrock-'));
+    const agentConfig = join(folder, 'agent.yml');
+    writeFileSync(agentConfig, ['mcpServers:', `  demo: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(DEMO_SERVER)}] }`].join('\n'));
+    standIn = await startBedrockStandIn(modelOf);
+    server = await startLocalServer({
+      AGENT_CONFIG: agentConfig,
+      LOCAL_DATA_DIR: join(folder, 'data'),
+      LLM_PROVIDER: 'bedrock',
+      LLM_MODEL: MODEL,
+      BEDROCK_ENDPOINT: standIn.endpoint,
+      AWS_REGION: STAND_IN_REGION,
+      AWS_ACCESS_KEY_ID: STAND_IN_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: STAND_IN_CREDENTIALS.secretAccessKey,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await standIn?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('says at start which model answers, and /health names the provider and model, never credentials', async () => {
+    const health = await getJson(`${server.url}/health`);
+
+    expect(server.output()).toContain(`Model: ${MODEL} on Amazon Bedrock (${standIn.endpoint})`);
+    expect(health.body.model).toEqual({ configured: true, name: MODEL, provider: 'bedrock' });
+    expect(JSON.stringify(health.body)).not.toContain(STAND_IN_CREDENTIALS.secretAccessKey);
+  });
+
+  it('answers a turn with a tool round as JSON, and a second turn that carries the first one’s calls', async () => {
+    const before = standIn.requests.length;
+
+    const first = await postJson(`${server.url}/conversations`, { message: 'What is the weather in Shanghai?' });
+    const second = await postJson(`${server.url}/conversations/${first.body.conversationId}/messages`, { message: 'Thanks! Anything else?' });
+
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ stopReason: 'completed', rounds: 2, toolCalls: [{ name: 'getWeather', arguments: { city: 'Shanghai' }, ok: true }] });
+    expect(first.body.reply).toContain('Here is what I found');
+    expect(first.body.reply).toContain('Shanghai');
+    expect(second.status).toBe(200);
+    expect(second.body.reply).toBe('You said: Thanks! Anything else?');
+    const sent = standIn.requests.slice(before);
+    expect(sent.map((request) => [request.operation, request.httpVersion, request.rejected])).toEqual([
+      ['converse', '2.0', undefined],
+      ['converse', '2.0', undefined],
+      ['converse', '2.0', undefined],
+    ]);
+    const roles = (sent[2]!.body['messages'] as Array<{ role: string }>).map((message) => message.role);
+    expect(roles).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+  });
+
+  it('runs parallel calls and sends their results back in one user message, in call order', async () => {
+    const before = standIn.requests.length;
+
+    const turn = await postJson(`${server.url}/conversations`, { message: 'Weather in Shanghai and Beijing?' });
+
+    expect(turn.status).toBe(201);
+    expect(turn.body.toolCalls.map((call: { arguments: { city: string } }) => call.arguments.city)).toEqual(['Shanghai', 'Beijing']);
+    const second = standIn.requests[before + 1]!;
+    expect(second.rejected).toBeUndefined();
+    const results = (second.body['messages'] as Array<{ content: Block[] }>)[2]!.content.map((block) => (block['toolResult'] as { toolUseId: string }).toolUseId);
+    expect(results).toEqual(['tooluse_Shanghai_1_0', 'tooluse_Beijing_1_1']);
+  });
+
+  it('streams a turn through ConverseStream as Server-Sent Events, the text deltas joining to the reply', async () => {
+    const before = standIn.requests.length;
+
+    const exchange = await postForEvents(`${server.url}/conversations`, { body: { message: 'What is the weather in Beijing?' } });
+
+    expect(exchange.status).toBe(200);
+    const turnEnd = exchange.events.find((event) => event.event === 'turn-end')!.data as { reply: string; stopReason: string };
+    const deltas = exchange.events.filter((event) => event.event === 'text-delta').map((event) => (event.data as { text: string }).text);
+    expect(turnEnd.stopReason).toBe('completed');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe(turnEnd.reply);
+    expect(eventNames(exchange)).toContain('tool-result');
+    expect(standIn.requests.slice(before).map((request) => [request.operation, request.rejected])).toEqual([
+      ['converse-stream', undefined],
+      ['converse-stream', undefined],
+    ]);
+  });
+});
+
+describe('npm start with LLM_PROVIDER=bedrock and something missing', () => {
+  it.each([
+    ['no model', { AWS_REGION: 'us-east-1' }, 'No Bedrock model is named. Set LLM_MODEL'],
+    ['no region', { LLM_MODEL: MODEL }, 'No AWS region is set for Bedrock. Set AWS_REGION'],
+    // No keys, and a home without ~/.aws; the instance metadata service is not asked on a laptop either.
+    ['no credentials', { LLM_MODEL: MODEL, AWS_REGION: 'us-east-1', HOME: tmpdir(), AWS_CONFIG_FILE: '/nonexistent/config', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', AWS_EC2_METADATA_DISABLED: 'true' }, 'No AWS credentials for Bedrock'],
+  ])('stops at start with %s, saying what to set', async (_missing, environment, message) => {
+    const folder = mkdtempSync(join(tmpdir(), 'agent-e2e-bedrock-missing-'));
+    try {
+      const failure = await startLocalServer({ LLM_PROVIDER: 'bedrock', LOCAL_DATA_DIR: folder, ...environment }).then(
+        async (server) => {
+          await server.stop();
+          return undefined;
+        },
+        (error: unknown) => error as Error,
+      );
+
+      expect(failure?.message).toContain('exited with 1 before listening');
+      expect(failure?.message).toContain(message);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
