@@ -17,6 +17,18 @@ export function deadlineSignal(timeoutMs: number, message = `no answer within ${
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
+/**
+ * The signal of one call bounded twice: by its caller's signal and by its own time limit (retries
+ * included), when each is given. `timedOut()` tells the limit's own abort from the caller's; `clear()`
+ * ends the limit's timer, however the call ended.
+ */
+export function callSignal(request: { signal?: AbortSignal; timeoutMs?: number }, message: string): { signal?: AbortSignal; timedOut(): boolean; clear(): void } {
+  const deadline = request.timeoutMs === undefined ? undefined : deadlineSignal(request.timeoutMs, message);
+  const signals = [request.signal, deadline?.signal].filter((signal) => signal !== undefined);
+  const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+  return { ...(signal ? { signal } : {}), timedOut: () => deadline?.signal.aborted ?? false, clear: () => deadline?.clear() };
+}
+
 /** Runs `work` with a signal that aborts after `timeoutMs`, and clears the timer when it ends. */
 export async function withDeadline<T>(timeoutMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const deadline = deadlineSignal(timeoutMs);

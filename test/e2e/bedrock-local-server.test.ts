@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { converseText, converseToolUse } from '../support/bedrock-stand-in-events.ts';
-import { STAND_IN_CREDENTIALS, STAND_IN_REGION, startBedrockStandIn, type BedrockStandIn, type BedrockStep } from '../support/bedrock-stand-in.ts';
+import { STAND_IN_CREDENTIALS, standInEnvironment, startBedrockStandIn, type BedrockStandIn, type BedrockStep } from '../support/bedrock-stand-in.ts';
 import { DEMO_SERVER, getJson, postJson } from '../support/configured-local-server.ts';
 import { startLocalServer, type LocalServer } from '../support/local-server.ts';
 import { eventNames, postForEvents } from '../support/sse-client.ts';
@@ -48,12 +48,7 @@ describe('npm start with LLM_PROVIDER=bedrock', () => {
     server = await startLocalServer({
       AGENT_CONFIG: agentConfig,
       LOCAL_DATA_DIR: join(folder, 'data'),
-      LLM_PROVIDER: 'bedrock',
-      LLM_MODEL: MODEL,
-      BEDROCK_ENDPOINT: standIn.endpoint,
-      AWS_REGION: STAND_IN_REGION,
-      AWS_ACCESS_KEY_ID: STAND_IN_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: STAND_IN_CREDENTIALS.secretAccessKey,
+      ...standInEnvironment(standIn, MODEL),
     });
   }, 60_000);
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { converseText, converseToolUse } from '../support/bedrock-stand-in-events.ts';
-import { STAND_IN_CREDENTIALS, STAND_IN_REGION, startBedrockStandIn, type BedrockStandIn } from '../support/bedrock-stand-in.ts';
+import { standInEnvironment, startBedrockStandIn, type BedrockStandIn } from '../support/bedrock-stand-in.ts';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { lambdaContext } from '../support/lambda-context.ts';
 import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
@@ -31,12 +31,7 @@ describe('functions/runtime.ts with LLM_PROVIDER=bedrock', () => {
       table,
       variables: {
         OPENAI_API_KEY: '',
-        LLM_PROVIDER: 'bedrock',
-        LLM_MODEL: MODEL,
-        BEDROCK_ENDPOINT: standIn.endpoint,
-        AWS_REGION: STAND_IN_REGION,
-        AWS_ACCESS_KEY_ID: STAND_IN_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: STAND_IN_CREDENTIALS.secretAccessKey,
+        ...standInEnvironment(standIn, MODEL),
       },
     });
     const entry = await import('../../functions/health-and-fallbacks.ts');

@@ -64,6 +64,18 @@ export interface BedrockStandIn {
   close(): Promise<void>;
 }
 
+/** The environment that points the service at the stand-in for `model`: the provider, the endpoint, the region and the credentials it checks. */
+export function standInEnvironment(standIn: BedrockStandIn, model: string): Record<string, string> {
+  return {
+    LLM_PROVIDER: 'bedrock',
+    LLM_MODEL: model,
+    BEDROCK_ENDPOINT: standIn.endpoint,
+    AWS_REGION: STAND_IN_REGION,
+    AWS_ACCESS_KEY_ID: STAND_IN_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: STAND_IN_CREDENTIALS.secretAccessKey,
+  };
+}
+
 const codec = new EventStreamCodec((bytes) => Buffer.from(bytes).toString('utf8'), (text) => new Uint8Array(Buffer.from(text, 'utf8')));
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0');
 const PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/;

@@ -6,7 +6,7 @@
  * once into a ModelError by errors.ts.
  */
 import { ConverseCommand, ConverseStreamCommand, type BedrockRuntimeClient, type ConverseRequest } from '@aws-sdk/client-bedrock-runtime';
-import { deadlineSignal } from '../../core/deadline.ts';
+import { callSignal } from '../../core/deadline.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import type { ModelClient, ModelDelta, ModelReply, ModelRequest } from '../../core/ports.ts';
@@ -50,9 +50,8 @@ export function createBedrockModel(options: BedrockModelOptions): ModelClient {
   return {
     async complete(request: ModelRequest): Promise<ModelReply> {
       const startedAt = Date.now();
-      const deadline = request.timeoutMs === undefined ? undefined : deadlineSignal(request.timeoutMs, 'The model call timed out.');
-      const signals = [request.signal, deadline?.signal].filter((signal) => signal !== undefined);
-      const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+      const call = callSignal(request, 'The model call timed out.');
+      const { signal } = call;
       const wire = toWireRequest(request.messages, request.tools, { promptCache: options.promptCache ?? false });
       const input = converseInput(options, request, wire);
       const streamed = request.onDelta !== undefined;
@@ -82,7 +81,7 @@ export function createBedrockModel(options: BedrockModelOptions): ModelClient {
         return reply;
       } catch (error) {
         const cause = error instanceof AttemptsFailed ? error.cause : error;
-        const timedOut = (deadline?.signal.aborted ?? false) || isTimeoutAbort(request.signal) || cause instanceof StalledError;
+        const timedOut = call.timedOut() || isTimeoutAbort(request.signal) || cause instanceof StalledError;
         const modelError = toModelError(cause, {
           model: options.model,
           endpoint: options.endpoint,
@@ -95,7 +94,7 @@ export function createBedrockModel(options: BedrockModelOptions): ModelClient {
         logger.warn('model-call-failed', { model: options.model, code: modelError.code, message: modelError.message });
         throw modelError;
       } finally {
-        deadline?.clear();
+        call.clear();
       }
     },
   };

@@ -6,7 +6,7 @@
  */
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import type { ModelClient, ModelReply, ModelRequest } from '../../core/ports.ts';
-import { deadlineSignal } from '../../core/deadline.ts';
+import { callSignal } from '../../core/deadline.ts';
 import type { ChatCompletionsClient } from './client.ts';
 import { redactKey, toModelError } from './errors.ts';
 import { normalizeCompletion } from './normalize.ts';
@@ -31,9 +31,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
     async complete(request: ModelRequest): Promise<ModelReply> {
       const startedAt = Date.now();
       // The client's `timeout` bounds one HTTP attempt; this signal bounds the call, retries included.
-      const deadline = request.timeoutMs === undefined ? undefined : deadlineSignal(request.timeoutMs, 'The model call timed out.');
-      const signals = [request.signal, deadline?.signal].filter((signal) => signal !== undefined);
-      const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+      const call = callSignal(request, 'The model call timed out.');
+      const { signal } = call;
       // The client hands back the parsed JSON untouched, so fields the SDK's types omit
       // (reasoning_content, object arguments) reach the normalizer.
       const toReply = (body: unknown): ModelReply => {
@@ -81,12 +80,12 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelClient {
         });
         return reply;
       } catch (error) {
-        const timedOut = (deadline?.signal.aborted ?? false) || isTimeoutAbort(request.signal);
+        const timedOut = call.timedOut() || isTimeoutAbort(request.signal);
         const modelError = redactKey(toModelError(error, options.client, timedOut, request.timeoutMs), options.client.apiKey);
         logger.warn('model-call-failed', { model: options.model, code: modelError.code, message: modelError.message, ...(modelError.detail === undefined ? {} : { detail: modelError.detail }) });
         throw modelError;
       } finally {
-        deadline?.clear();
+        call.clear();
       }
     },
   };
