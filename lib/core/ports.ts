@@ -3,13 +3,13 @@
  * turn service only ever see these.
  */
 import type { TokenLimit } from './budget.ts';
+import type { JsonObject } from './json.ts';
 import type { HistoryMessage, ImageData, Message, ProviderData, Reasoning, TokenUsage, ToolCall } from './messages.ts';
 
 export type { ImageData } from './messages.ts';
 import type { TurnProgress, TurnResult } from './turn.ts';
 
 export type { JsonObject } from './json.ts';
-import type { JsonObject } from './json.ts';
 
 /** A tool as offered to the model: `parameters` is the MCP tool's `inputSchema`. */
 export interface ToolDefinition {
