@@ -24,6 +24,6 @@ export type { AgentExtension, BuiltinTool, EarlierTurn, EarlierTurns, ModelCallP
 export type { ApprovalDecision } from './agent/validate-input.ts';
 export type { PendingApproval, PendingElicitation, StopReason, ToolCallRecord, TurnError, TurnResult, TurnUsage } from './core/turn.ts';
 export type { BudgetExhaustion, TokenLimit } from './core/budget.ts';
-export type { HistoryMessage, Message, ToolCall } from './core/messages.ts';
+export type { HistoryMessage, Message, ProviderData, ToolCall } from './core/messages.ts';
 export type { ConversationKey, ConversationStore, ModelClient, Note, NoteStore, OwnerCounters, ToolGateway } from './core/ports.ts';
 export { AgentError, BudgetExhaustedError, ConfigError, ConflictError, InputError, LimitError, ModelError, ModelNotConfiguredError, NotFoundError, StoreError, TurnNotStoredError } from './core/errors.ts';

@@ -109,7 +109,8 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     };
     const assistant: AssistantMessage = { role: 'assistant', content: reply.content, toolCalls: withFreshIds(reply.toolCalls, seenIds) };
     if (reply.reasoning) assistant.reasoning = reply.reasoning;
-    if (reply.extraContent) assistant.extraContent = reply.extraContent;
+    // Kept for the adapter that wrote it, which alone reads it back (core/messages.ts, ProviderData).
+    if (reply.providerData) assistant.providerData = reply.providerData;
     draft.messages.push(assistant);
     await input.hooks.replied({ ...reply, toolCalls: assistant.toolCalls }, round);
     const calls = assistant.toolCalls;

@@ -2,6 +2,16 @@
  * Domain messages: the conversation as the agent sees it. Providers' wire formats and the stored
  * item shape are converted to and from these only inside adapters.
  */
+import type { JsonObject } from './json.ts';
+
+/**
+ * What a model adapter keeps on a message (or a tool call) for itself, under its provider's name
+ * (`openai`, `bedrock`): wire details it must send back exactly as it received them (a reasoning
+ * field's name, a signature, Gemini's `extra_content`). Opaque to the core: only the adapter that
+ * wrote an entry reads it, and every other provider ignores it, so a conversation can move from
+ * one provider to another without carrying one provider's wire into another's request.
+ */
+export type ProviderData = { [providerName: string]: JsonObject };
 
 export interface ToolCall {
   /** Unique within the conversation turn; the tool message answering it carries the same id. */
@@ -10,8 +20,8 @@ export interface ToolCall {
   name: string;
   /** The arguments exactly as the model produced them, as JSON text (possibly not valid JSON). */
   arguments: string;
-  /** Provider data that must come back with the call (Gemini 3's thought signature); opaque. */
-  extraContent?: Record<string, unknown>;
+  /** What the provider needs back with the call (Gemini 3's thought signature); see ProviderData. */
+  providerData?: ProviderData;
 }
 
 export interface SystemMessage {
@@ -35,10 +45,12 @@ export interface UserMessage {
   images?: ImageData[];
 }
 
-/** Reasoning text some providers return and some require back (DeepSeek thinking mode). */
+/**
+ * The reasoning a model wrote before its answer, as text: shown on the page, streamed as
+ * `reasoning-delta`, kept in the trace. How it travels on the wire (which field, which signature)
+ * is the provider's data.
+ */
 export interface Reasoning {
-  /** The wire field it arrived in, so it is sent back under the same name. */
-  field: string;
   text: string;
 }
 
@@ -47,8 +59,8 @@ export interface AssistantMessage {
   content: string | null;
   toolCalls: ToolCall[];
   reasoning?: Reasoning;
-  /** Provider data that must come back with the message (Gemini's thought signature); opaque. */
-  extraContent?: Record<string, unknown>;
+  /** What the provider needs back with the message; see ProviderData. */
+  providerData?: ProviderData;
 }
 
 export interface ToolMessage {

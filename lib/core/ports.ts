@@ -3,12 +3,13 @@
  * turn service only ever see these.
  */
 import type { TokenLimit } from './budget.ts';
-import type { HistoryMessage, ImageData, Message, Reasoning, TokenUsage, ToolCall } from './messages.ts';
+import type { JsonObject } from './json.ts';
+import type { HistoryMessage, ImageData, Message, ProviderData, Reasoning, TokenUsage, ToolCall } from './messages.ts';
 
 export type { ImageData } from './messages.ts';
 import type { TurnProgress, TurnResult } from './turn.ts';
 
-export type JsonObject = { [key: string]: unknown };
+export type { JsonObject } from './json.ts';
 
 /** A tool as offered to the model: `parameters` is the MCP tool's `inputSchema`. */
 export interface ToolDefinition {
@@ -53,8 +54,8 @@ export interface ModelReply {
   content: string | null;
   toolCalls: ToolCall[];
   reasoning?: Reasoning;
-  /** Sent back with the assistant message, as the provider requires (Gemini's `extra_content`). */
-  extraContent?: Record<string, unknown>;
+  /** Kept on the assistant message for the adapter that wrote it, under its name; see ProviderData. */
+  providerData?: ProviderData;
   usage: TokenUsage;
 }
 

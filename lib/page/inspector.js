@@ -61,7 +61,7 @@ function request({ messages, tools, historyUnavailable }) {
 function message(entry) {
   const fields = [];
   if (entry.role === 'tool') fields.push(field('tool_call_id', entry.tool_call_id), field('name', entry.name));
-  const extra = Object.entries(entry).filter(([key]) => !['role', 'content', 'tool_calls', 'tool_call_id', 'name', 'extra_content'].includes(key));
+  const extra = Object.entries(entry).filter(([key]) => !['role', 'content', 'tool_calls', 'tool_call_id', 'name', 'extra_content', 'provider_data'].includes(key));
   return h('div', { class: `trace-message ${entry.role}` },
     h('div', { class: 'message-head' }, h('span', { class: 'role' }, entry.role), fields),
     extra.map(([key, value]) => h('details', { class: 'provider-field' }, h('summary', {}, key), h('pre', {}, typeof value === 'string' ? value : pretty(value)))),

@@ -247,7 +247,7 @@ describe('createBedrockModel stop reasons', () => {
 
     expect(reply.content).toBe('Sorry, I cannot help with that.');
     expect(reply.toolCalls).toEqual([]);
-    expect(reply.extraContent).toEqual({ bedrock: { stopReason: 'guardrail_intervened' } });
+    expect(reply.providerData).toEqual({ bedrock: { stopReason: 'guardrail_intervened' } });
   });
 
   it.each([
@@ -259,7 +259,7 @@ describe('createBedrockModel stop reasons', () => {
     const reply = await model.complete(request());
 
     expect(reply.content).toBe(sentence);
-    expect(reply.extraContent).toEqual({ bedrock: { stopReason } });
+    expect(reply.providerData).toEqual({ bedrock: { stopReason } });
   });
 
   it('keeps a max_tokens reply as written, with no provider data', async () => {
@@ -268,7 +268,7 @@ describe('createBedrockModel stop reasons', () => {
     const reply = await model.complete(request());
 
     expect(reply).toMatchObject({ content: 'The weather in Shang', toolCalls: [] });
-    expect(reply.extraContent).toBeUndefined();
+    expect(reply.providerData).toBeUndefined();
   });
 });
 
@@ -291,9 +291,9 @@ describe('createBedrockModel reasoning', () => {
     const { standIn, model } = await modelAgainst([thinkingReply, converseText('Sunny.'), converseText('Bye.')], { reasoningBudgetTokens: 1024 });
 
     const first = await model.complete(request());
-    expect(first.reasoning).toEqual({ field: 'reasoningContent', text: 'The user wants two things.' });
-    expect(first.extraContent).toEqual({ bedrock: { reasoning: [{ text: 'The user wants two things.', signature: 'EqQBCkgIARABGAIiQGl0J3Mgc2lnbmVk' }] } });
-    const assistant: Message = { role: 'assistant', content: first.content, toolCalls: first.toolCalls, reasoning: first.reasoning!, extraContent: first.extraContent! };
+    expect(first.reasoning).toEqual({ text: 'The user wants two things.' });
+    expect(first.providerData).toEqual({ bedrock: { reasoning: [{ text: 'The user wants two things.', signature: 'EqQBCkgIARABGAIiQGl0J3Mgc2lnbmVk' }] } });
+    const assistant: Message = { role: 'assistant', content: first.content, toolCalls: first.toolCalls, reasoning: first.reasoning!, providerData: first.providerData! };
     const sameTurn: Message[] = [...MESSAGES, assistant, { role: 'tool', toolCallId: 'tooluse_T1', name: 'getWeather', content: 'sunny' }];
 
     await model.complete(request({ messages: sameTurn }));
@@ -313,7 +313,7 @@ describe('createBedrockModel reasoning', () => {
     const { standIn, model } = await modelAgainst([converseText('ok')]);
     const messages: Message[] = [
       ...MESSAGES,
-      { role: 'assistant', content: 'Hm.', toolCalls: [], reasoning: { field: 'reasoning_content', text: 'DeepSeek thought' }, extraContent: { google: { thought_signature: 'abc' } } },
+      { role: 'assistant', content: 'Hm.', toolCalls: [], reasoning: { text: 'DeepSeek thought' }, providerData: { openai: { reasoningField: 'reasoning_content', extraContent: { google: { thought_signature: 'abc' } } } } },
       { role: 'user', content: 'Go on' },
     ];
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
 import type { Message } from '../../lib/core/messages.ts';
 import type { ModelDelta, ModelRequest, ToolDefinition } from '../../lib/core/ports.ts';
-import { FAILURE_CODES, HARNESSES, type ContractModel, type ContractStep, type FailureClass } from '../support/model-contract.ts';
+import { FAILURE_CODES, HARNESSES, type ContractHarness, type ContractModel, type ContractStep, type FailureClass } from '../support/model-contract.ts';
 import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tools.ts';
 
 const TOOLS: ToolDefinition[] = [getWeather, batchCancelOrdersByOrderNo];
@@ -127,5 +127,48 @@ describe.each(HARNESSES)('the model contract: $name', (harness) => {
 
     expect(reply.content).toBe('ok');
     expect(requestCount()).toBe(2);
+  });
+});
+
+/**
+ * Provider data (DESIGN.md, "Models"): what a provider needs back with its reply (reasoning and its
+ * signature) goes back through that provider unchanged, and never to another one, so a conversation
+ * can change provider between two requests of one turn.
+ */
+const THINKING = { text: 'Cancel first, then the weather (contract marker 7f3a).', signature: 'contract-signature-EqQBCkgIARABGAIiQ' };
+const PAIRS = HARNESSES.flatMap((writer) => HARNESSES.filter((reader) => reader !== writer).map((reader) => ({ writer, reader, name: `${writer.name} then ${reader.name}` })));
+
+describe.each(PAIRS)('provider data: $name', ({ writer, reader }: { writer: ContractHarness; reader: ContractHarness }) => {
+  let started: ContractModel[] = [];
+  afterEach(async () => {
+    for (const model of started) await model.close();
+    started = [];
+  });
+
+  it('goes back unchanged through the provider that wrote it, and not at all through another', async () => {
+    const calls = [{ id: 'call_pd1', name: 'getWeather', input: { city: 'Shanghai' } }];
+    const first = await writer.start([{ calls, thinking: THINKING }, { text: 'Sunny.' }]);
+    const second = await reader.start([{ text: 'Sunny.' }]);
+    started.push(first, second);
+
+    const reply = await first.model.complete(request());
+    // The reply becomes the assistant message as the loop stores it: everything but the usage.
+    const { usage: _usage, ...said } = reply;
+    const round: Message[] = [
+      ...QUESTION,
+      { role: 'assistant', ...said },
+      ...reply.toolCalls.map((call): Message => ({ role: 'tool', toolCallId: call.id, name: call.name, content: '{"weather":"sunny"}' })),
+    ];
+    await second.model.complete(request({ messages: round }));
+    await first.model.complete(request({ messages: round }));
+
+    const toReader = JSON.stringify(second.sent()[0]);
+    expect(toReader).not.toContain(THINKING.signature);
+    expect(toReader).not.toContain(THINKING.text);
+    expect(second.rejected()).toEqual([]);
+    expect(writer.thinkingIn(first.sent()[1]!)).toEqual(THINKING);
+    expect(first.rejected()).toEqual([]);
+    expect(reply.reasoning?.text).toBe(THINKING.text);
+    expect(Object.keys(reply.providerData ?? {})).toEqual([writer.name]);
   });
 });

@@ -12,6 +12,7 @@ import {
   toolCallsReply,
 } from '../support/scripted-openai-server.ts';
 import { modelFailure, modelsPerTest, QUICK_RETRY, TEST_API_KEY } from '../support/openai-model.ts';
+import { openAIReasoning } from '../support/openai-reasoning.ts';
 import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tools.ts';
 
 
@@ -116,7 +117,7 @@ describe('createOpenAIModel reply', () => {
 
     const reply = await model.complete(request());
 
-    expect(reply.reasoning).toEqual({ field: 'reasoning_content', text: 'The user wants the weather.' });
+    expect(openAIReasoning(reply)).toEqual({ field: 'reasoning_content', text: 'The user wants the weather.' });
     expect(reply.toolCalls).toEqual([{ id: 'call_00_a', name: 'getWeather', arguments: '{"city":"上海"}' }]);
   });
 
@@ -129,7 +130,7 @@ describe('createOpenAIModel reply', () => {
     const reply = await model.complete(request());
 
     expect(reply.content).toBeNull();
-    expect(reply.reasoning).toEqual({ field: 'reasoning_content', text: 'weather' });
+    expect(openAIReasoning(reply)).toEqual({ field: 'reasoning_content', text: 'weather' });
     expect(reply.toolCalls).toEqual([{ id: expect.stringMatching(/^call_[A-Za-z0-9]{24}$/), name: 'getWeather', arguments: '{"city":"上海"}' }]);
   });
 

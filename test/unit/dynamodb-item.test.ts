@@ -1,6 +1,8 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../lib/core/errors.ts';
 import { estimateTokens } from '../../lib/core/history.ts';
+import type { HistoryMessage } from '../../lib/core/messages.ts';
 import type { TurnWrite } from '../../lib/core/ports.ts';
 import { readTurnItem, turnItem } from '../../lib/adapters/dynamodb/item.ts';
 import { itemSizeBytes } from '../../lib/adapters/dynamodb/item-size.ts';
@@ -57,6 +59,58 @@ describe('turn item codec', () => {
     const record = readTurnItem({ pk: '-#c1', sk: 1, v: 2, requestId: 'r', status: 'complete', createdAt: 'x', completedAt: 'y', result: '{}', messages: new Uint8Array([1, 2]) });
     expect(() => record.messages()).toThrow(StoreError);
     expect(() => record.messages()).toThrow(expect.objectContaining({ code: 'invalid_stored_item' }));
+  });
+});
+
+describe('messages stored before provider data', () => {
+  // How the code before provider data stored wire details: on the message and the call themselves.
+  const oldItem = (messages: unknown[]) => ({ pk: '-#c1', sk: 1, v: 2, requestId: 'r', requestIds: ['r'], claimId: 'r', status: 'complete', createdAt: 'then', completedAt: 'then', expiresAt: 1, writtenAt: 1, tokens: 9, result: '{}', messages: gzipSync(JSON.stringify(messages)) });
+
+  it('are read with their reasoning field and extra_content as the OpenAI adapter\'s provider data', () => {
+    const record = readTurnItem(oldItem([
+      { role: 'user', content: '上海天气怎么样？' },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'call_g1', name: 'getWeather', arguments: '{"city":"上海"}', extraContent: { google: { thought_signature: 'CALL-SIG' } } }],
+        reasoning: { field: 'reasoning_content', text: 'The user wants the weather.' },
+        extraContent: { google: { thought_signature: 'MSG-SIG' } },
+      },
+      { role: 'tool', toolCallId: 'call_g1', name: 'getWeather', content: '晴' },
+      { role: 'assistant', content: '晴。', toolCalls: [], reasoning: { field: 'reasoning', text: '' } },
+    ]));
+
+    expect(record.messages()).toEqual<HistoryMessage[]>([
+      { role: 'user', content: '上海天气怎么样？' },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'call_g1', name: 'getWeather', arguments: '{"city":"上海"}', providerData: { openai: { extraContent: { google: { thought_signature: 'CALL-SIG' } } } } }],
+        reasoning: { text: 'The user wants the weather.' },
+        providerData: { openai: { reasoningField: 'reasoning_content', extraContent: { google: { thought_signature: 'MSG-SIG' } } } },
+      },
+      { role: 'tool', toolCallId: 'call_g1', name: 'getWeather', content: '晴' },
+      { role: 'assistant', content: '晴。', toolCalls: [], reasoning: { text: '' }, providerData: { openai: { reasoningField: 'reasoning' } } },
+    ]);
+  });
+
+  it('give Bedrock back what the Bedrock adapter kept under extraContent.bedrock, and nothing to the OpenAI adapter', () => {
+    const reasoning = [{ text: 'Two things.', signature: 'EqQB' }];
+    const record = readTurnItem(oldItem([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Hello.', toolCalls: [], reasoning: { field: 'reasoningContent', text: 'Two things.' }, extraContent: { bedrock: { reasoning, stopReason: 'guardrail_intervened' } } },
+    ]));
+
+    expect(record.messages()[1]).toEqual({ role: 'assistant', content: 'Hello.', toolCalls: [], reasoning: { text: 'Two things.' }, providerData: { bedrock: { reasoning, stopReason: 'guardrail_intervened' } } });
+  });
+
+  it('written in the new shape are read back as they are', () => {
+    const messages: HistoryMessage[] = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Hello.', toolCalls: [], reasoning: { text: 'R' }, providerData: { openai: { reasoningField: 'reasoning_content' }, bedrock: { reasoning: [{ text: 'R', signature: 'S' }] } } },
+    ];
+
+    expect(readTurnItem(oldItem(messages)).messages()).toEqual(messages);
   });
 });
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { normalizeCompletion } from '../../lib/adapters/openai/normalize.ts';
 import { ModelError } from '../../lib/core/errors.ts';
+import { openAIReasoning } from '../support/openai-reasoning.ts';
 
 type Json = Record<string, any>;
 
@@ -127,14 +128,14 @@ describe('normalizeCompletion on provider quirks', () => {
 
     const reply = normalizeCompletion(body);
 
-    expect(reply.reasoning).toEqual({ field: 'reasoning_content', text: wireMessage(body).reasoning_content });
+    expect(openAIReasoning(reply)).toEqual({ field: 'reasoning_content', text: wireMessage(body).reasoning_content });
     expect(reply.content).toBe(wireMessage(body).content);
   });
 
   it('keeps Groq reasoning under the field named reasoning', () => {
     const body = load('groq/nonstream-tool_calls-reasoning.json');
 
-    expect(normalizeCompletion(body).reasoning).toEqual({ field: 'reasoning', text: wireMessage(body).reasoning });
+    expect(openAIReasoning(normalizeCompletion(body))).toEqual({ field: 'reasoning', text: wireMessage(body).reasoning });
   });
 
   it('moves the <think> block vLLM leaves in content out of the content, as reasoning', () => {
@@ -144,7 +145,7 @@ describe('normalizeCompletion on provider quirks', () => {
     const reply = normalizeCompletion(body);
 
     expect(reply.content).toBeNull();
-    expect(reply.reasoning).toEqual({ field: 'reasoning_content', text: thought });
+    expect(openAIReasoning(reply)).toEqual({ field: 'reasoning_content', text: thought });
     expect(reply.toolCalls).toHaveLength(1);
   });
 
@@ -154,7 +155,7 @@ describe('normalizeCompletion on provider quirks', () => {
     const reply = normalizeCompletion(body);
 
     expect(reply.content).toBe('The answer is 8.');
-    expect(reply.reasoning).toEqual({ field: 'reasoning_content', text: 'sum it' });
+    expect(openAIReasoning(reply)).toEqual({ field: 'reasoning_content', text: 'sum it' });
   });
 
   it('finds no calls in LM Studio text replies that carry an empty tool_calls array', () => {

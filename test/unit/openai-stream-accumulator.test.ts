@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeCompletion } from '../../lib/adapters/openai/normalize.ts';
 import { createCompletionAccumulator } from '../../lib/adapters/openai/stream-accumulator.ts';
 import { ModelError } from '../../lib/core/errors.ts';
+import { openAIReasoning } from '../support/openai-reasoning.ts';
 
 type Json = Record<string, unknown>;
 
@@ -174,22 +175,21 @@ describe('createCompletionAccumulator: tool calls', () => {
       chunk({ extra_content: { google: { thought_signature: 'message-sig' } } }),
     ]);
 
-    expect(reply.toolCalls[0]!.extraContent).toEqual({ google: { thought_signature: 'sig-1', thought: true } });
-    expect(reply.extraContent).toEqual({ google: { thought_signature: 'message-sig' } });
+    expect(reply.toolCalls[0]!.providerData).toEqual({ openai: { extraContent: { google: { thought_signature: 'sig-1', thought: true } } } });
+    expect(reply.providerData).toEqual({ openai: { extraContent: { google: { thought_signature: 'message-sig' } } } });
   });
 });
 
 describe('createCompletionAccumulator: text, reasoning, usage', () => {
   it('joins content and keeps reasoning under the field it arrived in (DeepSeek, Groq)', () => {
-    expect(replyOf([chunk({ role: 'assistant', content: null, reasoning_content: '' }), chunk({ reasoning_content: 'Think' }), chunk({ reasoning_content: 'ing.' }), chunk({ content: 'Hel' }), chunk({ content: 'lo' })])).toMatchObject({
-      content: 'Hello',
-      reasoning: { field: 'reasoning_content', text: 'Thinking.' },
-    });
-    expect(replyOf([chunk({ reasoning: 'We', channel: 'analysis' }), chunk({ reasoning: ' need', channel: 'analysis' })]).reasoning).toEqual({ field: 'reasoning', text: 'We need' });
+    const reply = replyOf([chunk({ role: 'assistant', content: null, reasoning_content: '' }), chunk({ reasoning_content: 'Think' }), chunk({ reasoning_content: 'ing.' }), chunk({ content: 'Hel' }), chunk({ content: 'lo' })]);
+    expect(reply.content).toBe('Hello');
+    expect(openAIReasoning(reply)).toEqual({ field: 'reasoning_content', text: 'Thinking.' });
+    expect(openAIReasoning(replyOf([chunk({ reasoning: 'We', channel: 'analysis' }), chunk({ reasoning: ' need', channel: 'analysis' })]))).toEqual({ field: 'reasoning', text: 'We need' });
   });
 
   it('keeps DeepSeek’s empty reasoning_content, which must be echoed back', () => {
-    expect(replyOf([chunk({ role: 'assistant', content: null, reasoning_content: '' }), calls({ index: 0, id: 'call_00_x', function: { name: 'weather', arguments: '{}' } })]).reasoning).toEqual({
+    expect(openAIReasoning(replyOf([chunk({ role: 'assistant', content: null, reasoning_content: '' }), calls({ index: 0, id: 'call_00_x', function: { name: 'weather', arguments: '{}' } })]))).toEqual({
       field: 'reasoning_content',
       text: '',
     });
@@ -197,7 +197,9 @@ describe('createCompletionAccumulator: text, reasoning, usage', () => {
 
   it('moves a streamed <think> block out of the content, as the unstreamed reply does (vLLM)', () => {
     const pieces = ['<think>', '\nThe user', ' asks.\n', '</think>', '\n\n'];
-    expect(replyOf(pieces.map((content) => chunk({ content })))).toMatchObject({ content: null, reasoning: { field: 'reasoning_content', text: 'The user asks.' } });
+    const reply = replyOf(pieces.map((content) => chunk({ content })));
+    expect(reply.content).toBeNull();
+    expect(openAIReasoning(reply)).toEqual({ field: 'reasoning_content', text: 'The user asks.' });
   });
 
   it('reads Azure’s first chunk without choices and its usage chunk without choices', () => {

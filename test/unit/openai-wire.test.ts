@@ -59,7 +59,7 @@ describe('toWireMessages', () => {
   });
 
   it.each(['reasoning_content', 'reasoning'])('echoes reasoning under the field it arrived in (%s)', (field) => {
-    const [wire] = toWireMessages([assistant({ content: 'Hi', reasoning: { field, text: 'thinking' } })]);
+    const [wire] = toWireMessages([assistant({ content: 'Hi', reasoning: { text: 'thinking' }, providerData: { openai: { reasoningField: field } } })]);
 
     expect(wire).toEqual({ role: 'assistant', content: 'Hi', [field]: 'thinking' });
   });
@@ -71,7 +71,7 @@ describe('toWireMessages', () => {
   });
 
   it('never lets a stored reasoning field overwrite the content', () => {
-    const [wire] = toWireMessages([assistant({ content: 'Hi', reasoning: { field: 'content', text: 'oops' } })]);
+    const [wire] = toWireMessages([assistant({ content: 'Hi', reasoning: { text: 'oops' }, providerData: { openai: { reasoningField: 'content' } } })]);
 
     expect(wire).toEqual({ role: 'assistant', content: 'Hi' });
   });
@@ -84,7 +84,7 @@ describe('toWireMessages', () => {
 
     // Act
     const [wire] = toWireMessages([
-      assistant({ content: reply.content, toolCalls: reply.toolCalls, reasoning: reply.reasoning }),
+      assistant({ content: reply.content, toolCalls: reply.toolCalls, reasoning: reply.reasoning, providerData: reply.providerData }),
     ]);
 
     // Assess
@@ -159,16 +159,29 @@ describe('Gemini thought signatures (extra_content)', () => {
     withCallSignature.choices[0].message.tool_calls[0].extra_content = { google: { thought_signature: 'CALL-SIG' } };
 
     const reply = normalizeCompletion(withCallSignature, () => 'call_generated');
-    const [wire] = toWireMessages([assistant({ content: reply.content, toolCalls: reply.toolCalls, ...(reply.extraContent ? { extraContent: reply.extraContent } : {}) })]);
+    const [wire] = toWireMessages([assistant({ content: reply.content, toolCalls: reply.toolCalls, ...(reply.providerData ? { providerData: reply.providerData } : {}) })]);
 
-    expect(reply.extraContent).toEqual(signature);
+    expect(reply.providerData).toEqual({ openai: { extraContent: signature } });
     expect(wire).toMatchObject({ extra_content: signature, tool_calls: [{ id: 'call_generated', extra_content: { google: { thought_signature: 'CALL-SIG' } } }] });
   });
 
   it('are never sent to a provider that did not send them', () => {
     const reply = normalizeCompletion(recording('openai/nonstream-tool_calls-gpt-4o.json').response);
     const [wire] = toWireMessages([assistant({ content: reply.content, toolCalls: reply.toolCalls })]);
-    expect(reply.extraContent).toBeUndefined();
+    expect(reply.providerData).toBeUndefined();
     expect(JSON.stringify(wire)).not.toContain('extra_content');
+  });
+
+  it('nor is what another provider kept on the message or its calls', () => {
+    const [wire] = toWireMessages([
+      assistant({
+        content: 'Hi',
+        toolCalls: [{ id: 'c1', name: 'getWeather', arguments: '{}', providerData: { anthropic: { extraContent: { google: { thought_signature: 'OTHER' } } } } }],
+        reasoning: { text: 'thinking' },
+        providerData: { bedrock: { reasoning: [{ text: 'thinking', signature: 'BEDROCK-SIG' }] }, anthropic: { reasoningField: 'reasoning_content' } },
+      }),
+    ]);
+
+    expect(wire).toEqual({ role: 'assistant', content: 'Hi', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'getWeather', arguments: '{}' } }] });
   });
 });

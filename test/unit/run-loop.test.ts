@@ -267,10 +267,10 @@ describe('runLoop', () => {
   });
 
   it('keeps provider data the next request must carry (reasoning, Gemini extra_content) on the assistant message', async () => {
-    const reply = { ...toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: 'a' } }]), reasoning: { field: 'reasoning_content', text: 'think' }, extraContent: { google: { thought_signature: 'SIG' } } };
+    const reply = { ...toolCallsReply([{ id: 'c1', name: 'getWeather', arguments: { city: 'a' } }]), reasoning: { text: 'think' }, providerData: { openai: { reasoningField: 'reasoning_content', extraContent: { google: { thought_signature: 'SIG' } } } } };
     const { model, run } = setup([reply, textReply('done')]);
     await run();
-    expect(model.requests[1]!.messages[2]).toMatchObject({ role: 'assistant', reasoning: { field: 'reasoning_content', text: 'think' }, extraContent: { google: { thought_signature: 'SIG' } } });
+    expect(model.requests[1]!.messages[2]).toMatchObject({ role: 'assistant', reasoning: { text: 'think' }, providerData: { openai: { reasoningField: 'reasoning_content', extraContent: { google: { thought_signature: 'SIG' } } } } });
   });
 
   it('gives a repeated tool call id a fresh one so each result answers exactly one call', async () => {

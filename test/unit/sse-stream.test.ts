@@ -77,7 +77,7 @@ describe('the streaming HTTP contract', () => {
   });
 
   it('streams the answer as text-delta events before turn-end, adding up to the reply', async () => {
-    const reasoning = { field: 'reasoning_content', text: 'The user wants the weather.' };
+    const reasoning = { text: 'The user wants the weather.' };
     const { handle, request } = streaming([{ ...textReply('上海今天晴，最高 22°C。'), reasoning }]);
 
     const stream = await readEventStream(await handle(request('POST', '/conversations', { message: '天气' })));

@@ -249,6 +249,16 @@ describe('the turn trace', () => {
     expect(trace.rounds[1]!.usage).toEqual({ promptTokens: 10, completionTokens: 5 });
   });
 
+  it('shows reasoning as its text, and provider data as it is kept, only with trace.contents: full', () => {
+    const message = { role: 'assistant' as const, content: 'Hi', toolCalls: [{ id: 'c1', name: 'getWeather', arguments: '{}', providerData: { openai: { extraContent: { google: { thought_signature: 'CALL' } } } } }], reasoning: { text: 'think' }, providerData: { bedrock: { reasoning: [{ text: 'think', signature: 'SIG' }] } } };
+
+    const [full] = traceMessages([message], 'full');
+    const [none] = traceMessages([message], 'none');
+
+    expect(full).toEqual({ role: 'assistant', content: 'Hi', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'getWeather', arguments: '{}' }, provider_data: message.toolCalls[0]!.providerData }], reasoning: 'think', provider_data: message.providerData });
+    expect(none).toEqual({ role: 'assistant', content: '[2 characters]', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'getWeather', arguments: '[2 characters]' } }], reasoning: '[5 characters]' });
+  });
+
   it('keeps nothing with trace.enabled: false, and drops a trace an earlier turn left', async () => {
     const store = createMemoryConversationStore();
     await agentFixture([textReply('traced')], { store }).agent.ask({ conversationId: 'off', message: 'one' });

@@ -1,17 +1,19 @@
 /**
- * What this adapter keeps on an assistant message for itself, under `extraContent.bedrock`, and
+ * What this adapter keeps on an assistant message for itself, under `providerData.bedrock`, and
  * reads back unchanged: the reply's reasoning blocks with their signatures (Bedrock refuses a
  * tool-use turn of a thinking model whose reasoning does not come back exactly as it was given),
  * and a stop reason that was not an ordinary one (a guardrail's intervention), so the stored
- * conversation says what happened.
+ * conversation says what happened. The reasoning's text is also the message's neutral `reasoning`,
+ * for the page and the trace; only this entry goes back on the wire.
  *
- * The core has no per-provider slot yet (README, "Models"): `extraContent` is the one opaque field a
- * message has, so the data sits there under this provider's key. Redacted reasoning is bytes; it is
- * kept as base64 so the message stays JSON.
+ * Another provider's entry is never read. Redacted reasoning is bytes; it is kept as base64 so the
+ * message stays JSON.
  */
 import { isJsonObject } from '../../core/json.ts';
+import type { ProviderData } from '../../core/messages.ts';
+import { ownProviderData, providerDataEntry } from '../../core/provider-data.ts';
 
-export const PROVIDER_KEY = 'bedrock';
+export const PROVIDER_NAME = 'bedrock';
 
 export type StoredReasoning = { text: string; signature?: string } | { redacted: string };
 
@@ -21,21 +23,16 @@ export interface BedrockMessageData {
   stopReason?: string;
 }
 
-export function withProviderData(data: BedrockMessageData): Record<string, unknown> | undefined {
+/** `{ providerData: { bedrock: … } }` to spread into a reply; nothing when there is nothing to keep. */
+export function withBedrockData(data: BedrockMessageData): { providerData?: ProviderData } {
   const hasReasoning = (data.reasoning?.length ?? 0) > 0;
-  if (!hasReasoning && data.stopReason === undefined) return undefined;
-  return {
-    [PROVIDER_KEY]: {
-      ...(hasReasoning ? { reasoning: data.reasoning } : {}),
-      ...(data.stopReason === undefined ? {} : { stopReason: data.stopReason }),
-    },
-  };
+  return providerDataEntry(PROVIDER_NAME, { reasoning: hasReasoning ? data.reasoning : undefined, stopReason: data.stopReason });
 }
 
 /** This adapter's data of a message, ignoring anything another provider keeps there. */
-export function providerDataOf(extraContent: Record<string, unknown> | undefined): BedrockMessageData {
-  const data = extraContent?.[PROVIDER_KEY];
-  if (!isJsonObject(data)) return {};
+export function bedrockDataOf(message: { providerData?: ProviderData }): BedrockMessageData {
+  const data = ownProviderData(message, PROVIDER_NAME);
+  if (data === undefined) return {};
   const reasoning = Array.isArray(data['reasoning']) ? data['reasoning'].filter(isStoredReasoning) : [];
   return {
     ...(reasoning.length > 0 ? { reasoning } : {}),

@@ -15,9 +15,9 @@
  */
 import type { ContentBlock, ConverseResponse, TokenUsage as ConverseUsage } from '@aws-sdk/client-bedrock-runtime';
 import { ModelError } from '../../core/errors.ts';
-import type { Reasoning, TokenUsage, ToolCall } from '../../core/messages.ts';
+import type { TokenUsage, ToolCall } from '../../core/messages.ts';
 import type { ModelReply } from '../../core/ports.ts';
-import { withProviderData, type StoredReasoning } from './provider-data.ts';
+import { withBedrockData, type StoredReasoning } from './provider-data.ts';
 import type { ToolUseIds } from './tool-use-ids.ts';
 
 /** The fields of a Converse response this adapter reads (a stream accumulates the same). */
@@ -34,9 +34,6 @@ const INTERVENED: Record<string, string> = {
   content_filtered: "The model's content filter withheld this reply.",
 };
 
-/** The reasoning field name a Bedrock reply's reasoning arrived in (Converse's `reasoningContent`). */
-export const REASONING_FIELD = 'reasoningContent';
-
 export function toReply(result: ConverseResult, ids: ToolUseIds): ModelReply {
   const message = result.output?.message;
   if (message === undefined) {
@@ -50,12 +47,11 @@ export function toReply(result: ConverseResult, ids: ToolUseIds): ModelReply {
   const reasoningText = reasoning.flatMap((piece) => ('text' in piece ? [piece.text] : [])).join('');
   const toolCalls: ToolCall[] = blocked ? [] : blocks.flatMap((block) => (block.toolUse ? [toolCall(block.toolUse, ids)] : []));
   const content = blocked !== undefined && text.trim() === '' ? blocked : text === '' ? null : text;
-  const extraContent = withProviderData({ reasoning, ...(blocked ? { stopReason } : {}) });
   return {
     content,
     toolCalls,
-    ...(reasoningText === '' ? {} : { reasoning: { field: REASONING_FIELD, text: reasoningText } satisfies Reasoning }),
-    ...(extraContent ? { extraContent } : {}),
+    ...(reasoningText === '' ? {} : { reasoning: { text: reasoningText } }),
+    ...withBedrockData({ reasoning, ...(blocked ? { stopReason } : {}) }),
     usage: usageOf(result.usage),
   };
 }

@@ -17,7 +17,7 @@ import type { ContentBlock, ImageFormat, Message as ConverseMessage, SystemConte
 import { isJsonObject } from '../../core/json.ts';
 import type { AssistantMessage, ImageData, Message, ToolMessage } from '../../core/messages.ts';
 import type { ToolDefinition } from '../../core/ports.ts';
-import { providerDataOf, type StoredReasoning } from './provider-data.ts';
+import { bedrockDataOf, type StoredReasoning } from './provider-data.ts';
 import { createToolUseIds, type ToolUseIds } from './tool-use-ids.ts';
 
 export interface WireRequest {
@@ -82,7 +82,7 @@ function currentTurnStart(conversation: readonly Message[]): number {
 }
 
 function assistantBlocks(message: AssistantMessage, ids: ToolUseIds, context: { replayReasoning: boolean; toolsOffered: boolean }): ContentBlock[] {
-  const reasoning = context.replayReasoning ? (providerDataOf(message.extraContent).reasoning ?? []).map(reasoningBlock) : [];
+  const reasoning = context.replayReasoning ? (bedrockDataOf(message).reasoning ?? []).map(reasoningBlock) : [];
   const calls = message.toolCalls.map((call): ContentBlock => {
     const input = replayableInput(call.arguments);
     if (!context.toolsOffered) return { text: `[called the tool ${call.name} with ${JSON.stringify(input)}]` };

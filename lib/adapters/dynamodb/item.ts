@@ -4,6 +4,7 @@ import { estimateTokens } from '../../core/history.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
 import type { ConversationState, TurnRecord, TurnStatus, TurnWrite } from '../../core/ports.ts';
 import { emptyProgress, type TurnProgress, type TurnResult } from '../../core/turn.ts';
+import { upgradeStoredMessages } from './stored-messages.ts';
 
 /**
  * The stored item shape of a turn, and its conversion to and from domain values. `v` versions the
@@ -156,7 +157,8 @@ function decodeMessages(item: TurnItem): HistoryMessage[] {
   if (item.messages === undefined && item.status === 'pending') return [];
   if (!(item.messages instanceof Uint8Array)) throw invalidItem(item, 'messages are missing');
   try {
-    return JSON.parse(gunzipSync(item.messages).toString('utf8')) as HistoryMessage[];
+    // Messages stored before provider data kept wire details on the message (stored-messages.ts).
+    return upgradeStoredMessages(JSON.parse(gunzipSync(item.messages).toString('utf8')) as HistoryMessage[]);
   } catch (error) {
     throw invalidItem(item, 'messages are not gzipped JSON', error);
   }

@@ -7,11 +7,18 @@
  */
 import { randomInt } from 'node:crypto';
 import { ModelError } from '../../core/errors.ts';
-import type { Reasoning, TokenUsage, ToolCall } from '../../core/messages.ts';
+import type { TokenUsage, ToolCall } from '../../core/messages.ts';
 import type { ModelReply } from '../../core/ports.ts';
 import { isJsonObject } from '../../core/json.ts';
+import { withOpenAIData } from './provider-data.ts';
 
 type Json = Record<string, unknown>;
+
+/** Reasoning as it came: its text, and the field it came in (kept as this adapter's provider data). */
+interface WireReasoning {
+  field: string;
+  text: string;
+}
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -45,9 +52,9 @@ export function normalizeCompletion(body: unknown, makeId: () => string = genera
   return {
     content,
     toolCalls: calls,
-    ...(reasoning ? { reasoning } : {}),
+    ...(reasoning ? { reasoning: { text: reasoning.text } } : {}),
     // Gemini's thought signatures: the next request is refused unless they come back (quirks §2.5).
-    ...(isObject(message['extra_content']) ? { extraContent: message['extra_content'] } : {}),
+    ...withOpenAIData({ reasoningField: reasoning?.field, extraContent: isObject(message['extra_content']) ? message['extra_content'] : undefined }),
     usage: usage(isObject(body) ? body['usage'] : undefined),
   };
 }
@@ -73,8 +80,8 @@ function toolCalls(raw: unknown, makeId: () => string): ToolCall[] {
     const name = isObject(wireFunction) ? wireFunction['name'] : undefined;
     // A call without a function name cannot be executed or answered (LM Studio sends such entries).
     if (!isObject(entry) || !isObject(wireFunction) || typeof name !== 'string' || name.trim() === '') return [];
-    const extraContent = isObject(entry['extra_content']) ? { extraContent: entry['extra_content'] } : {};
-    return [{ id: entry['id'], name, arguments: argumentsText(wireFunction['arguments']), ...extraContent }];
+    const providerData = withOpenAIData({ extraContent: isObject(entry['extra_content']) ? entry['extra_content'] : undefined });
+    return [{ id: entry['id'], name, arguments: argumentsText(wireFunction['arguments']), ...providerData }];
   });
   // Provider ids are kept wherever usable (Mistral accepts only its own back); first come, first kept.
   const keptIds = new Set<string>();
@@ -101,7 +108,7 @@ function argumentsText(raw: unknown): string {
   return JSON.stringify(raw);
 }
 
-function splitContent(raw: unknown): { content: string | null; inlineReasoning?: Reasoning } {
+function splitContent(raw: unknown): { content: string | null; inlineReasoning?: WireReasoning } {
   if (typeof raw !== 'string') return { content: null };
   const think = LEADING_THINK_BLOCK.exec(raw);
   const text = think ? raw.slice(think[0].length) : raw;
@@ -117,7 +124,7 @@ const REASONING_FIELDS = ['reasoning_content', 'reasoning'];
  * The reasoning field with text, else an empty one: DeepSeek expects `reasoning_content` back on
  * every assistant turn of a tool-calling exchange, even when it was "".
  */
-function reasoningField(message: Json): Reasoning | undefined {
+function reasoningField(message: Json): WireReasoning | undefined {
   const present = REASONING_FIELDS.filter((field) => typeof message[field] === 'string');
   const field = present.find((name) => message[name] !== '') ?? present[0];
   return field === undefined ? undefined : { field, text: String(message[field]) };

@@ -5,6 +5,7 @@
  */
 import type { AssistantMessage, Message } from '../../core/messages.ts';
 import type { JsonObject, ToolDefinition } from '../../core/ports.ts';
+import { callData, messageData } from './provider-data.ts';
 
 export interface WireToolCall {
   id: string;
@@ -59,8 +60,10 @@ export function toWireMessages(messages: Message[]): WireMessage[] {
 /** A stored reasoning field can never overwrite the message's own keys. */
 const RESERVED_FIELDS = new Set(['role', 'content', 'tool_calls', 'extra_content']);
 
+/** What this adapter kept on the message comes back; another provider's data never does. */
 function toWireAssistant(message: AssistantMessage): WireAssistantMessage {
   const hasCalls = message.toolCalls.length > 0;
+  const own = messageData(message);
   return {
     role: 'assistant',
     // `content: null` is only valid next to tool calls; an empty answer is sent as "".
@@ -71,18 +74,20 @@ function toWireAssistant(message: AssistantMessage): WireAssistantMessage {
             id: call.id,
             type: 'function' as const,
             function: { name: call.name, arguments: replayableArguments(call.arguments) },
-            ...(call.extraContent ? { extra_content: call.extraContent } : {}),
+            ...wireExtraContent(callData(call).extraContent),
           })),
         }
       : {}),
     // DeepSeek answers 400 unless the reasoning of a tool-calling turn comes back under its own field.
-    ...(message.reasoning && !RESERVED_FIELDS.has(message.reasoning.field)
-      ? { [message.reasoning.field]: message.reasoning.text }
+    ...(own.reasoningField !== undefined && !RESERVED_FIELDS.has(own.reasoningField)
+      ? { [own.reasoningField]: message.reasoning?.text ?? '' }
       : {}),
     // Only where the provider sent it: other providers never see the field.
-    ...(message.extraContent ? { extra_content: message.extraContent } : {}),
+    ...wireExtraContent(own.extraContent),
   };
 }
+
+const wireExtraContent = (extraContent: JsonObject | undefined) => (extraContent ? { extra_content: extraContent } : {});
 
 /**
  * Arguments exactly as the model wrote them when they are a JSON object. Anything else (broken

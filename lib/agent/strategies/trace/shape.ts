@@ -1,4 +1,4 @@
-import type { Message, TokenUsage, ToolCall } from '../../../core/messages.ts';
+import type { Message, ProviderData, Reasoning, TokenUsage, ToolCall } from '../../../core/messages.ts';
 import type { JsonObject, ModelReply, ToolDefinition } from '../../../core/ports.ts';
 
 /**
@@ -6,19 +6,22 @@ import type { JsonObject, ModelReply, ToolDefinition } from '../../../core/ports
  * shape (`tool_calls`, `tool_call_id`, tools as functions), which is what the OpenAI-compatible
  * adapter puts on the wire (lib/adapters/openai/wire.ts) and what a reader would send to reproduce
  * a call. The adapter's own repairs (an empty answer sent as "", arguments that are not a JSON
- * object wrapped) are not applied here: the trace shows the request as the loop made it.
+ * object wrapped) are not applied here: the trace shows the request as the loop made it. What is
+ * not Chat Completions' own is shown neutrally: the reasoning's text as `reasoning`, and with
+ * trace.contents `full` the provider data as it is kept (`provider_data`, each provider's own
+ * entry: how each adapter sends it is the adapter's business).
  */
 
 export interface TraceToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
-  extra_content?: Record<string, unknown>;
+  provider_data?: ProviderData;
 }
 
 export type TraceMessage =
   | { role: 'system' | 'user'; content: string }
-  | ({ role: 'assistant'; content: string | null; tool_calls?: TraceToolCall[] } & { [providerField: string]: unknown })
+  | { role: 'assistant'; content: string | null; tool_calls?: TraceToolCall[]; reasoning?: string; provider_data?: ProviderData }
   | { role: 'tool'; tool_call_id: string; name: string; content: string };
 
 export interface TraceTool {
@@ -57,8 +60,6 @@ export interface TraceToolRun {
 /** Texts are replaced by their length when trace.contents is `none`. */
 export type TraceContents = 'full' | 'none';
 
-const RESERVED_FIELDS = new Set(['role', 'content', 'tool_calls', 'extra_content']);
-
 export function traceMessages(messages: readonly Message[], contents: TraceContents): TraceMessage[] {
   return messages.map((message): TraceMessage => {
     const text = (value: string) => kept(value, contents);
@@ -75,7 +76,7 @@ export function traceMessages(messages: readonly Message[], contents: TraceConte
 }
 
 export function traceReply(reply: ModelReply, contents: TraceContents): TraceMessage {
-  return assistantMessage({ content: reply.content, toolCalls: reply.toolCalls, ...(reply.reasoning ? { reasoning: reply.reasoning } : {}), ...(reply.extraContent ? { extraContent: reply.extraContent } : {}) }, contents);
+  return assistantMessage(reply, contents);
 }
 
 export function traceTools(tools: readonly ToolDefinition[], contents: TraceContents): TraceTool[] {
@@ -86,22 +87,21 @@ export function traceTools(tools: readonly ToolDefinition[], contents: TraceCont
 }
 
 function assistantMessage(
-  message: { content: string | null; toolCalls: readonly ToolCall[]; reasoning?: { field: string; text: string }; extraContent?: Record<string, unknown> },
+  message: { content: string | null; toolCalls: readonly ToolCall[]; reasoning?: Reasoning; providerData?: ProviderData },
   contents: TraceContents,
 ): TraceMessage {
   const calls = message.toolCalls.map((call): TraceToolCall => ({
     id: call.id,
     type: 'function',
     function: { name: call.name, arguments: kept(call.arguments, contents) },
-    ...(call.extraContent && contents === 'full' ? { extra_content: call.extraContent } : {}),
+    ...(call.providerData && contents === 'full' ? { provider_data: call.providerData } : {}),
   }));
   return {
     role: 'assistant',
     content: message.content === null ? null : kept(message.content, contents),
     ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    // Under the field it came in and goes back in (DeepSeek's reasoning_content), as the adapter sends it.
-    ...(message.reasoning && !RESERVED_FIELDS.has(message.reasoning.field) ? { [message.reasoning.field]: kept(message.reasoning.text, contents) } : {}),
-    ...(message.extraContent && contents === 'full' ? { extra_content: message.extraContent } : {}),
+    ...(message.reasoning ? { reasoning: kept(message.reasoning.text, contents) } : {}),
+    ...(message.providerData && contents === 'full' ? { provider_data: message.providerData } : {}),
   };
 }
 
