@@ -8,7 +8,7 @@ import type { ConversationStore, ModelClient } from '../core/ports.ts';
 import type { ExtensionRunner } from './extension-runner.ts';
 import type { KeptClaim } from './lease.ts';
 import type { EarlierTurns } from './extension.ts';
-import type { PendingApproval, PendingElicitation, StopReason, TurnError, TurnResult } from '../core/turn.ts';
+import type { AnsweredStopReason, PendingApproval, PendingElicitation, StopReason, TurnError, TurnResult } from '../core/turn.ts';
 import type { LoopEvent } from './loop-events.ts';
 import { fallbackReply } from './fallback-reply.ts';
 import { deadlineOf, heldTurnWrites, soonerDeadline, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
@@ -193,7 +193,7 @@ function toolRunOf(input: DriveInput, services: DriveServices, signal: AbortSign
 function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRounds: number, conversationUsage: TokenUsage | undefined): TurnResult {
   const usage = conversationUsage ? { ...draft.usage, conversation: conversationUsage } : draft.usage;
   const base = { conversationId: held.key.conversationId, turn: held.turn, rounds: draft.rounds, toolCalls: draft.toolCalls, usage };
-  const stopped = (stopReason: Exclude<StopReason, 'completed'>, extra: { error?: TurnError; pendingApprovals?: PendingApproval[]; pendingElicitations?: PendingElicitation[] } = {}): TurnResult => ({
+  const stopped = (stopReason: Exclude<StopReason, AnsweredStopReason>, extra: { error?: TurnError; pendingApprovals?: PendingApproval[]; pendingElicitations?: PendingElicitation[] } = {}): TurnResult => ({
     ...base,
     reply: fallbackReply(stopReason, draft.messages, { maxRounds, rounds: draft.rounds, ...extra }),
     stopReason,
@@ -201,7 +201,8 @@ function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRou
   });
   switch (outcome.kind) {
     case 'completed':
-      return { ...base, reply: outcome.reply, stopReason: 'completed' };
+      // A reply cut at the model's output limit, or withheld by a filter, says so in its stop reason.
+      return { ...base, reply: outcome.reply, stopReason: outcome.stop ?? 'completed' };
     case 'stopped':
       return stopped(outcome.reason);
     case 'paused':

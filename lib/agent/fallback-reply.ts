@@ -1,5 +1,5 @@
 import type { HistoryMessage } from '../core/messages.ts';
-import type { PendingApproval, PendingElicitation, StopReason, TurnError } from '../core/turn.ts';
+import type { AnsweredStopReason, PendingApproval, PendingElicitation, StopReason, TurnError } from '../core/turn.ts';
 
 export interface FallbackContext {
   maxRounds: number;
@@ -14,7 +14,7 @@ export interface FallbackContext {
  * The reply of a turn that stopped without a final answer: the model's last words when it said
  * anything, followed by why the turn stopped, so the caller always gets something useful to show.
  */
-export function fallbackReply(reason: Exclude<StopReason, 'completed'>, messages: readonly HistoryMessage[], context: FallbackContext): string {
+export function fallbackReply(reason: Exclude<StopReason, AnsweredStopReason>, messages: readonly HistoryMessage[], context: FallbackContext): string {
   const lastWords = [...messages].reverse().find((message) => message.role === 'assistant' && message.content)?.content;
   const tools = [...new Set(messages.flatMap((message) => (message.role === 'tool' ? [message.name] : [])))];
   const used = tools.length > 0 ? ` Tools used so far: ${tools.join(', ')}.` : '';

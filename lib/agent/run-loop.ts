@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { withDeadline } from '../core/deadline.ts';
 import { BudgetExhaustedError, errorMessage, ModelError } from '../core/errors.ts';
 import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../core/messages.ts';
-import type { ModelClient, ModelDelta, ModelReply } from '../core/ports.ts';
+import type { ModelClient, ModelDelta, ModelReply, ModelStop } from '../core/ports.ts';
 import type { LoopHooks } from './extension-runner.ts';
 import type { PendingApproval, PendingElicitation } from '../core/turn.ts';
 import type { LoopEvent } from './loop-events.ts';
@@ -47,7 +47,8 @@ export interface LoopInput {
 
 /** How the loop ended; the draft holds everything it did. */
 export type LoopOutcome =
-  | { kind: 'completed'; reply: string }
+  /** `stop`: why the model stopped, when the reply alone does not show it (cut at max_tokens, filtered). */
+  | { kind: 'completed'; reply: string; stop?: ModelStop }
   | { kind: 'stopped'; reason: 'max_rounds' | 'deadline' }
   /** The model failed, a round's record could not be written, or a budget was spent; `cause` is that error. */
   | { kind: 'failed'; cause: unknown }
@@ -114,7 +115,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     draft.messages.push(assistant);
     await input.hooks.replied({ ...reply, toolCalls: assistant.toolCalls }, round);
     const calls = assistant.toolCalls;
-    if (calls.length === 0) return { kind: 'completed', reply: reply.content ?? '' };
+    if (calls.length === 0) return { kind: 'completed', reply: reply.content ?? '', ...(reply.stop ? { stop: reply.stop } : {}) };
 
     if (round >= limits.maxRounds) {
       draft.messages.push(...unexecuted(calls, toolText.notExecuted(limits.maxRounds)));

@@ -56,8 +56,17 @@ export interface ModelReply {
   reasoning?: Reasoning;
   /** Kept on the assistant message for the adapter that wrote it, under its name; see ProviderData. */
   providerData?: ProviderData;
+  /**
+   * Why the model stopped, when the reply alone does not show it: `max_tokens` (its output limit:
+   * the text is cut), `content_filtered` (a guardrail or content filter withheld the answer: the
+   * text is the filter's). Absent for an ordinary end. Tool calls are still decided by their
+   * presence, never by this.
+   */
+  stop?: ModelStop;
   usage: TokenUsage;
 }
+
+export type ModelStop = 'max_tokens' | 'content_filtered';
 
 export interface ModelClient {
   complete(request: ModelRequest): Promise<ModelReply>;

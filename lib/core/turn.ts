@@ -11,9 +11,15 @@ import type { TokenUsage } from './messages.ts';
  * - `input_required`: a call's MCP server asked the user a question (elicitation); the turn is
  *   paused until the answer comes, and the call then runs again with it;
  * - `interrupted`: the process running the turn died; the next request completed it from its record;
- * - `budget_exhausted`: a token budget (agent.yml `limits`) ran out before the next model call.
+ * - `budget_exhausted`: a token budget (agent.yml `limits`) ran out before the next model call;
+ * - `max_tokens`: the model's answer reached its output token limit: the reply is cut short;
+ * - `content_filtered`: a guardrail or content filter withheld the model's answer: the reply is
+ *   the filter's own words (or a sentence saying it intervened), and no call of that reply ran.
  */
-export type StopReason = 'completed' | 'max_rounds' | 'deadline' | 'error' | 'approval_required' | 'input_required' | 'interrupted' | 'budget_exhausted';
+/** The stop reasons of a turn whose model answered: its reply is the model's own text. */
+export type AnsweredStopReason = 'completed' | 'max_tokens' | 'content_filtered';
+
+export type StopReason = 'completed' | 'max_rounds' | 'deadline' | 'error' | 'approval_required' | 'input_required' | 'interrupted' | 'budget_exhausted' | 'max_tokens' | 'content_filtered';
 
 export interface ToolCallRecord {
   id: string;

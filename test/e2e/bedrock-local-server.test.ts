@@ -30,6 +30,9 @@ function modelOf(body: Record<string, unknown>): BedrockStep {
     return converseText(`Here is what I found: ${said}`);
   }
   const question = last.content.map((block) => (typeof block['text'] === 'string' ? block['text'] : '')).join(' ');
+  // What a guardrail and the output limit look like on the wire.
+  if (question.includes('forbidden')) return converseText('Sorry, the model cannot answer that.', 'guardrail_intervened');
+  if (question.includes('long story')) return converseText('Once upon a time there was a', 'max_tokens');
   const cities = ['Shanghai', 'Beijing'].filter((city) => question.includes(city));
   if (cities.length === 0) return converseText(`You said: ${question}`);
   return converseToolUse(cities.map((city, index) => ({ toolUseId: `tooluse_${city}_${messages.length}_${index}`, name: 'getWeather', input: { city } })));
@@ -99,6 +102,16 @@ describe('npm start with LLM_PROVIDER=bedrock', () => {
     expect(second.rejected).toBeUndefined();
     const results = (second.body['messages'] as Array<{ content: Block[] }>)[2]!.content.map((block) => (block['toolResult'] as { toolUseId: string }).toolUseId);
     expect(results).toEqual(['tooluse_Shanghai_1_0', 'tooluse_Beijing_1_1']);
+  });
+
+  it('ends a turn a guardrail intervened in with content_filtered and the guardrail’s words, and a cut reply with max_tokens', async () => {
+    const filtered = await postJson(`${server.url}/conversations`, { message: 'Tell me something forbidden' });
+    const cut = await postJson(`${server.url}/conversations`, { message: 'Tell me a long story' });
+    const onV1 = await postJson(`${server.url}/v1/chat/completions`, { model: 'mcp-agent', messages: [{ role: 'user', content: 'Tell me something forbidden' }] });
+
+    expect(filtered.body).toMatchObject({ stopReason: 'content_filtered', reply: 'Sorry, the model cannot answer that.', toolCalls: [] });
+    expect(cut.body).toMatchObject({ stopReason: 'max_tokens', reply: 'Once upon a time there was a' });
+    expect(onV1.body.choices[0]).toMatchObject({ finish_reason: 'content_filter', message: { content: 'Sorry, the model cannot answer that.' } });
   });
 
   it('streams a turn through ConverseStream as Server-Sent Events, the text deltas joining to the reply', async () => {

@@ -34,6 +34,9 @@ const INTERVENED: Record<string, string> = {
   content_filtered: "The model's content filter withheld this reply.",
 };
 
+/** Stop reasons whose text was cut at a limit: the output's, or the context window's. */
+const CUT_SHORT = new Set(['max_tokens', 'model_context_window_exceeded']);
+
 export function toReply(result: ConverseResult, ids: ToolUseIds): ModelReply {
   const message = result.output?.message;
   if (message === undefined) {
@@ -52,6 +55,7 @@ export function toReply(result: ConverseResult, ids: ToolUseIds): ModelReply {
     toolCalls,
     ...(reasoningText === '' ? {} : { reasoning: { text: reasoningText } }),
     ...withBedrockData({ reasoning, ...(blocked ? { stopReason } : {}) }),
+    ...(blocked ? { stop: 'content_filtered' as const } : CUT_SHORT.has(stopReason) ? { stop: 'max_tokens' as const } : {}),
     usage: usageOf(result.usage),
   };
 }

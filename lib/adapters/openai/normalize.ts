@@ -55,6 +55,7 @@ export function normalizeCompletion(body: unknown, makeId: () => string = genera
     ...(reasoning ? { reasoning: { text: reasoning.text } } : {}),
     // Gemini's thought signatures: the next request is refused unless they come back (quirks §2.5).
     ...withOpenAIData({ reasoningField: reasoning?.field, extraContent: isObject(message['extra_content']) ? message['extra_content'] : undefined }),
+    ...stopOf(body),
     usage: usage(isObject(body) ? body['usage'] : undefined),
   };
 }
@@ -70,6 +71,19 @@ function firstMessage(body: unknown): Json {
   throw new ModelError('model_bad_response', 'The model endpoint answered without choices[0].message, so there is no reply to use.', {
     ...(typeof providerError === 'string' ? { detail: providerError.slice(0, 500) } : {}),
   });
+}
+
+/**
+ * `finish_reason` says why a text reply ended, never whether to call tools (quirks §2.4): `length`
+ * (the output limit) and `content_filter` are worth telling the caller; anything else is an ordinary end.
+ */
+function stopOf(body: unknown): Pick<ModelReply, 'stop'> {
+  const choices = isObject(body) ? body['choices'] : undefined;
+  const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  const finish = isObject(choice) ? choice['finish_reason'] : undefined;
+  if (finish === 'length') return { stop: 'max_tokens' };
+  if (finish === 'content_filter') return { stop: 'content_filtered' };
+  return {};
 }
 
 /** Only a non-empty `tool_calls` list means "call tools": never `finish_reason` (quirks §2.4). */

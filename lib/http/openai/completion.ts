@@ -20,7 +20,7 @@ export interface Usage {
   total_tokens: number;
 }
 
-export type FinishReason = 'stop' | 'length';
+export type FinishReason = 'stop' | 'length' | 'content_filter';
 
 export function newIdentity(model: string, now: number): CompletionIdentity {
   return { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(now / 1000), model };
@@ -33,7 +33,8 @@ export function newIdentity(model: string, now: number): CompletionIdentity {
  * itself, and a client seeing that value would try to run them.
  */
 export function finishReason(stopReason: StopReason): FinishReason {
-  return stopReason === 'max_rounds' || stopReason === 'deadline' || stopReason === 'budget_exhausted' ? 'length' : 'stop';
+  if (stopReason === 'content_filtered') return 'content_filter';
+  return stopReason === 'max_rounds' || stopReason === 'deadline' || stopReason === 'budget_exhausted' || stopReason === 'max_tokens' ? 'length' : 'stop';
 }
 
 /** The turn's tokens, all rounds together. */
