@@ -1,6 +1,6 @@
 import { withDeadline } from '../core/deadline.ts';
 import { AgentError, BudgetExhaustedError, errorMessage, InternalError, ModelError, StoreError, TurnNotStoredError, TurnTakenError } from '../core/errors.ts';
-import { exhaustionText } from '../core/budget.ts';
+import { addUsage as sumUsage, exhaustionText } from '../core/budget.ts';
 import { closeOpenRound, historyViolations } from '../core/history.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage, TokenUsage, UserMessage } from '../core/messages.ts';
@@ -171,7 +171,7 @@ const questionOf = (draft: TurnDraft): string => draft.messages.findLast((messag
 
 /** Model calls the extensions made themselves (a summary) count in the turn's usage. */
 function addUsage(draft: TurnDraft, usage: TokenUsage): void {
-  draft.usage = { promptTokens: draft.usage.promptTokens + usage.promptTokens, completionTokens: draft.usage.completionTokens + usage.completionTokens };
+  draft.usage = sumUsage(draft.usage, usage);
 }
 
 const timeLeftOf = (input: DriveInput, services: DriveServices): number => Math.max(1, input.deadlineAt - services.limits.reserveMs - services.now());

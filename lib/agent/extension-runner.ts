@@ -1,3 +1,4 @@
+import { addUsage as sumUsage } from '../core/budget.ts';
 import { historyViolations } from '../core/history.ts';
 import type { HistoryMessage, TokenUsage, ToolCall } from '../core/messages.ts';
 import type { ConversationState, JsonObject, ModelClient, ModelReply, ModelRequest, ToolGateway, ToolOutput } from '../core/ports.ts';
@@ -93,7 +94,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
       model: input.model,
       timeLeftMs: () => (input.deadlineAt ?? Number.POSITIVE_INFINITY) - (input.reserveMs ?? 0) - now(),
       addUsage: (more) => {
-        usage = { promptTokens: usage.promptTokens + more.promptTokens, completionTokens: usage.completionTokens + more.completionTokens };
+        usage = sumUsage(usage, more);
       },
       takeRound: input.takeRound ?? (() => true),
       get state() {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { addUsage } from '../core/budget.ts';
 import { withDeadline } from '../core/deadline.ts';
 import { BudgetExhaustedError, errorMessage, ModelError } from '../core/errors.ts';
 import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../core/messages.ts';
@@ -104,10 +105,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       return { kind: 'failed', cause: error instanceof ModelError ? error : new ModelError('model_unavailable', 'The model client failed.', { cause: error, detail: errorMessage(error) }) };
     }
     draft.rounds = round;
-    draft.usage = {
-      promptTokens: draft.usage.promptTokens + reply.usage.promptTokens,
-      completionTokens: draft.usage.completionTokens + reply.usage.completionTokens,
-    };
+    draft.usage = addUsage(draft.usage, reply.usage);
     const assistant: AssistantMessage = { role: 'assistant', content: reply.content, toolCalls: withFreshIds(reply.toolCalls, seenIds) };
     if (reply.reasoning) assistant.reasoning = reply.reasoning;
     // Kept for the adapter that wrote it, which alone reads it back (core/messages.ts, ProviderData).

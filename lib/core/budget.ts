@@ -26,10 +26,14 @@ export const dayStartMs = (day: number): number => day * DAY_MS;
 
 export const totalTokens = (usage: TokenUsage): number => usage.promptTokens + usage.completionTokens;
 
-export const addUsage = (left: TokenUsage, right: TokenUsage): TokenUsage => ({
-  promptTokens: left.promptTokens + right.promptTokens,
-  completionTokens: left.completionTokens + right.completionTokens,
-});
+/** Two usages added up; the prompt cache's shares only when either side reports them. */
+export function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
+  const sum: TokenUsage = { promptTokens: left.promptTokens + right.promptTokens, completionTokens: left.completionTokens + right.completionTokens };
+  for (const key of ['cacheReadTokens', 'cacheWriteTokens'] as const) {
+    if (left[key] !== undefined || right[key] !== undefined) sum[key] = (left[key] ?? 0) + (right[key] ?? 0);
+  }
+  return sum;
+}
 
 /** What ran out, in words a caller (and the reply of a stopped turn) can act on. */
 export function exhaustionText(exhaustion: BudgetExhaustion): string {

@@ -76,7 +76,12 @@ export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessa
 export type HistoryMessage = UserMessage | AssistantMessage | ToolMessage;
 
 export interface TokenUsage {
+  /** Every prompt token, those the provider's prompt cache read or wrote included (budgets count them all). */
   promptTokens: number;
   completionTokens: number;
+  /** Of promptTokens, those read from the provider's prompt cache, when it says (Bedrock, OpenAI's cached_tokens). */
+  cacheReadTokens?: number;
+  /** Of promptTokens, those written to the prompt cache, when the provider says (Bedrock's cachePoint). */
+  cacheWriteTokens?: number;
 }
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { converseText, converseToolUse } from '../support/bedrock-stand-in-events.ts';
+import { converseText, converseToolUse, usage } from '../support/bedrock-stand-in-events.ts';
 import { STAND_IN_CREDENTIALS, standInEnvironment, startBedrockStandIn, type BedrockStandIn, type BedrockStep } from '../support/bedrock-stand-in.ts';
 import { DEMO_SERVER, getJson, postJson } from '../support/configured-local-server.ts';
 import { startLocalServer, type LocalServer } from '../support/local-server.ts';
@@ -33,6 +33,7 @@ function modelOf(body: Record<string, unknown>): BedrockStep {
   // What a guardrail and the output limit look like on the wire.
   if (question.includes('forbidden')) return converseText('Sorry, the model cannot answer that.', 'guardrail_intervened');
   if (question.includes('long story')) return converseText('Once upon a time there was a', 'max_tokens');
+  if (question.includes('again')) return converseText('As before.', 'end_turn', usage(10, 5, { read: 300, write: 40 }));
   const cities = ['Shanghai', 'Beijing'].filter((city) => question.includes(city));
   if (cities.length === 0) return converseText(`You said: ${question}`);
   return converseToolUse(cities.map((city, index) => ({ toolUseId: `tooluse_${city}_${messages.length}_${index}`, name: 'getWeather', input: { city } })));
@@ -112,6 +113,12 @@ describe('npm start with LLM_PROVIDER=bedrock', () => {
     expect(filtered.body).toMatchObject({ stopReason: 'content_filtered', reply: 'Sorry, the model cannot answer that.', toolCalls: [] });
     expect(cut.body).toMatchObject({ stopReason: 'max_tokens', reply: 'Once upon a time there was a' });
     expect(onV1.body.choices[0]).toMatchObject({ finish_reason: 'content_filter', message: { content: 'Sorry, the model cannot answer that.' } });
+  });
+
+  it('reports the prompt cache’s reads and writes in the turn’s usage, counted in its prompt tokens', async () => {
+    const turn = await postJson(`${server.url}/conversations`, { message: 'Say it again' });
+
+    expect(turn.body.usage).toMatchObject({ promptTokens: 350, completionTokens: 5, cacheReadTokens: 300, cacheWriteTokens: 40 });
   });
 
   it('streams a turn through ConverseStream as Server-Sent Events, the text deltas joining to the reply', async () => {

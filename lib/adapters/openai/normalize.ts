@@ -146,7 +146,9 @@ function reasoningField(message: Json): WireReasoning | undefined {
 
 function usage(raw: unknown): TokenUsage {
   const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-  return isObject(raw)
-    ? { promptTokens: count(raw['prompt_tokens']), completionTokens: count(raw['completion_tokens']) }
-    : { promptTokens: 0, completionTokens: 0 };
+  if (!isObject(raw)) return { promptTokens: 0, completionTokens: 0 };
+  // OpenAI counts cached tokens inside prompt_tokens, and says how many were: reported when any were.
+  const details = raw['prompt_tokens_details'];
+  const cached = isObject(details) ? count(details['cached_tokens']) : 0;
+  return { promptTokens: count(raw['prompt_tokens']), completionTokens: count(raw['completion_tokens']), ...(cached > 0 ? { cacheReadTokens: cached } : {}) };
 }

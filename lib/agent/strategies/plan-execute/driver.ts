@@ -1,3 +1,4 @@
+import { addUsage } from '../../../core/budget.ts';
 import { ModelError } from '../../../core/errors.ts';
 import type { HistoryMessage, UserMessage } from '../../../core/messages.ts';
 import type { JsonObject } from '../../../core/ports.ts';
@@ -302,7 +303,7 @@ class PlanExecuteRun {
   private absorb(draft: TurnDraft, start: number, keep: { messages: boolean; calls: boolean }): void {
     const main = this.main;
     main.rounds += draft.rounds - start;
-    main.usage = { promptTokens: main.usage.promptTokens + draft.usage.promptTokens, completionTokens: main.usage.completionTokens + draft.usage.completionTokens };
+    main.usage = addUsage(main.usage, draft.usage);
     if (keep.calls) {
       main.toolCalls.push(...this.ownCalls(draft));
       main.ran.push(...draft.ran);
