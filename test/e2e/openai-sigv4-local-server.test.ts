@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SERVER, postJson } from '../support/configured-local-server.ts';
-import { startLocalServer, type LocalServer } from '../support/local-server.ts';
+import { startLocalServer, waitForOutput, type LocalServer } from '../support/local-server.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer, type ScriptStep } from '../support/scripted-openai-server.ts';
 import { eventNames, postForEvents } from '../support/sse-client.ts';
 
@@ -54,7 +54,9 @@ describe('npm start with model.auth: sigv4', () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it('says at start that it signs with SigV4, for which service and region', () => {
+  it('says at start that it signs with SigV4, for which service and region', async () => {
+    await waitForOutput(server, /^Model: /m);
+
     expect(server.output()).toContain(`Model: ${MODEL} at ${model.baseURL} (signed with SigV4 for bedrock in ${REGION})`);
   });
 

@@ -4,7 +4,8 @@
  * bedrock-runtime's `/openai/v1`, `bedrock-mantle` for the Mantle endpoint.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSigV4Signer, signingServiceFor } from '../../lib/adapters/openai/sigv4.ts';
+import { signingServiceFor } from '../../lib/adapters/openai/bedrock-endpoints.ts';
+import { createSigV4Signer } from '../../lib/adapters/openai/sigv4.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { createConfiguredModel, modelNotConfigured, modelProvider } from '../../lib/model-providers.ts';
 import { configFailure, parseAgentYml } from '../support/agent-yml.ts';
