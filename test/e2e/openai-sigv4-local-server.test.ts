@@ -93,3 +93,18 @@ describe('npm start with model.auth: sigv4', () => {
     ]);
   });
 });
+
+describe('npm start with model.auth: sigv4 and something missing', () => {
+  it('stops at start saying what to set, rather than falling back to the demo model', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'agent-e2e-sigv4-missing-'));
+    const agentConfig = join(folder, 'agent.yml');
+    writeFileSync(agentConfig, 'model: { auth: sigv4 }\n');
+    try {
+      const started = startLocalServer({ AGENT_CONFIG: agentConfig, LOCAL_DATA_DIR: join(folder, 'data'), AWS_REGION: REGION });
+
+      await expect(started).rejects.toThrow(/exited with 1 before listening:\s*model.auth is sigv4 but the endpoint is OpenAI's.*OPENAI_BASE_URL/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -87,6 +87,25 @@ describe('the OpenAI adapter with model.auth: sigv4', () => {
     expect(server.requests[1]!.headers['authorization']).not.toBe(server.requests[0]!.headers['authorization']);
   });
 
+  it('fails with model_auth_failed, saying what to set, when the credential chain finds nothing to sign with, and sends nothing', async () => {
+    const server = await startScriptedOpenAIServer([textReply('never sent')], { signedFor: { credentials: CREDENTIALS, service: 'bedrock', region: REGION } });
+    servers.push(server);
+    // An empty chain, found empty at once: no keys, no profile files, no container or instance role.
+    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'AWS_CONTAINER_CREDENTIALS_FULL_URI']) vi.stubEnv(name, undefined);
+    vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/aws-config');
+    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', '/nonexistent/aws-credentials');
+    vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+    const settings = parseAgentYml(`model: { auth: sigv4, name: ${JSON.stringify(MODEL)}, region: ${REGION} }`, { OPENAI_BASE_URL: server.baseURL }).model;
+    const model = openAIProvider.create(settings, { logger: silentLogger, environment: {} });
+
+    const error = await modelFailure(model.complete(REQUEST));
+
+    expect(error.code).toBe('model_auth_failed');
+    expect(error.message).toContain('No AWS credentials to sign the model request with');
+    expect(error.message).toContain('AWS_ACCESS_KEY_ID');
+    expect(server.requests).toEqual([]);
+  });
+
   it('maps Bedrock’s 403 for a wrong secret to model_auth_failed, naming the AWS credentials rather than an API key', async () => {
     const { server, model } = await signedModelAgainst([textReply('never sent')], { secretAccessKey: 'a-wrong-secret-0123456789' });
 
