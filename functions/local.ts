@@ -41,9 +41,11 @@ const configured = loadConfig();
 const usesStandInByDefault = !configured.model.configured;
 if (usesStandInByDefault) process.env[ENV.modelName] = DEMO_MODEL_NAME;
 const config = usesStandInByDefault ? loadConfig() : configured;
-// A provider that lacks something (Bedrock without a model, a region or credentials) says what to set, and the run stops.
+// A provider that lacks something (Bedrock without a model, a region or credentials; a signed
+// endpoint without its URL, a region or credentials) says what to set, and the run stops. (An
+// OpenAI endpoint without a key never gets here: it runs the offline stand-in, above.)
 const modelMissing = modelNotConfigured(config.model, process.env) ?? (await modelProvider(config.model).checkAtStart?.(config.model));
-if (modelMissing && config.model.provider !== 'openai') {
+if (modelMissing) {
   process.stderr.write(`${modelMissing}\n`);
   process.exit(1);
 }

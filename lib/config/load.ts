@@ -30,7 +30,7 @@ export type AgentConfig = Omit<AgentFile, 'model' | 'mcpServers'> & {
   model: Omit<AgentFile['model'], 'baseURL' | 'apiKey' | 'name' | 'region'> & {
     /** Named, or the provider's default; empty when the provider has none and none is named. */
     name: string;
-    /** bedrock: model.region, else AWS_REGION (AWS_DEFAULT_REGION); unset when neither is. */
+    /** bedrock, and openai with auth sigv4: model.region, else AWS_REGION (AWS_DEFAULT_REGION); unset when neither is. */
     region?: string;
     /** bedrock: BEDROCK_ENDPOINT, when set. */
     endpoint?: string;
@@ -38,8 +38,8 @@ export type AgentConfig = Omit<AgentFile, 'model' | 'mcpServers'> & {
     baseURL: string;
     apiKey: string;
     /**
-     * False when neither an API key nor a non-OpenAI endpoint is set, and the model is not the
-     * offline stand-in: questions answer 503.
+     * False when neither an API key nor a non-OpenAI endpoint is set, the requests are not signed
+     * with SigV4 (auth sigv4), and the model is not the offline stand-in: questions answer 503.
      */
     configured: boolean;
     /** The model is the offline stand-in (name `demo`): rules, no language model. */
@@ -132,6 +132,8 @@ function withEnvironment(file: AgentFile, servers: McpServerConfig[], source: st
   const name = offlineStandIn ? DEMO_MODEL_NAME : (named ?? DEFAULT_MODEL_NAMES[provider] ?? '');
   const region = file.model.region || environment[ENV.awsRegion]?.trim() || environment[ENV.awsDefaultRegion]?.trim() || undefined;
   const endpoint = environment[ENV.bedrockEndpoint]?.trim() || undefined;
+  // Bedrock's OpenAI-compatible endpoints: the openai provider signs with SigV4, in a region.
+  const signed = provider === 'openai' && !offlineStandIn && file.model.auth === 'sigv4';
   return {
     ...file,
     source,
@@ -141,11 +143,11 @@ function withEnvironment(file: AgentFile, servers: McpServerConfig[], source: st
       provider: offlineStandIn ? 'demo' : provider,
       baseURL: offlineStandIn || provider !== 'openai' ? '' : baseURL,
       apiKey,
-      // An OpenAI-compatible endpoint needs a key or an endpoint of its own; the other providers
-      // say themselves what they lack (lib/model-providers.ts).
-      configured: offlineStandIn || provider !== 'openai' || apiKey !== '' || normalizeUrl(baseURL) !== normalizeUrl(OPENAI_DEFAULT_BASE_URL),
+      // An OpenAI-compatible endpoint needs a key or an endpoint of its own; the other providers,
+      // and an endpoint signed with SigV4, say themselves what they lack (lib/model-providers.ts).
+      configured: offlineStandIn || provider !== 'openai' || signed || apiKey !== '' || normalizeUrl(baseURL) !== normalizeUrl(OPENAI_DEFAULT_BASE_URL),
       offlineStandIn,
-      ...(provider === 'bedrock' && region ? { region } : {}),
+      ...((provider === 'bedrock' || signed) && region ? { region } : {}),
       ...(provider === 'bedrock' && endpoint ? { endpoint } : {}),
     },
     // The deployment names the table (the stack sets CONVERSATIONS_TABLE), whatever agent.yml says.

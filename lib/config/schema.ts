@@ -73,7 +73,7 @@ const modelSchema = z.strictObject({
    * provider (DEFAULT_MODEL_NAMES); for Bedrock a model id, an inference profile id or an ARN.
    */
   name: z.string().min(1).optional(),
-  /** bedrock: the region of the Bedrock endpoint; default AWS_REGION. */
+  /** bedrock, and openai with auth sigv4: the region of the Bedrock endpoint; default AWS_REGION. */
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'an AWS region such as us-east-1').optional(),
   /** bedrock: cachePoint blocks after the system prompt and the tools, for models with prompt caching. */
   promptCache: boolean().default(false),
@@ -90,6 +90,12 @@ const modelSchema = z.strictObject({
   /** Defaults to OpenAI's endpoint (lib/config/load.ts); OPENAI_BASE_URL overrides. */
   baseURL: z.url().optional(),
   apiKey: z.string().optional(),
+  /**
+   * openai: how requests prove who sends them. `key`: the API key as a bearer token. `sigv4`:
+   * signed with SigV4 by the default AWS credential chain, for Bedrock's OpenAI-compatible
+   * endpoints (baseURL bedrock-runtime's `/openai/v1` or the Mantle endpoint; region as for bedrock).
+   */
+  auth: z.enum(['key', 'sigv4']).default('key'),
   temperature: numeric(z.number().min(0).max(2)).default(0.7),
   /** Sent as `max_tokens` only when set: some models (OpenAI reasoning models) reject it. */
   maxTokens: positiveInt().optional(),

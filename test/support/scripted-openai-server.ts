@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { signatureProblem, type SigningCredentials } from './sigv4-check.ts';
 
 /** A reply with full control of the HTTP exchange (errors, retry headers, slow answers). */
 export interface ScriptedResponse {
@@ -49,6 +50,17 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body, or the raw text when it was not JSON. */
   body: unknown;
+  /** Set when the server refused the request's SigV4 signature (`signedFor`), with the reason. */
+  rejected?: string;
+}
+
+export interface ScriptedServerOptions {
+  /**
+   * Answers only requests signed with SigV4 by these credentials for this service and region, as
+   * Bedrock's OpenAI-compatible endpoints do: any other request (a bearer key, a wrong secret, the
+   * wrong scope) gets Bedrock's 403 and uses no step of the script.
+   */
+  signedFor?: { credentials: SigningCredentials; service: string; region: string };
 }
 
 /** A Chat Completions request body as the client sent it. */
@@ -78,7 +90,7 @@ const isCompletion = (body: unknown): body is Record<string, unknown> =>
 const isScriptedResponse = (step: ScriptStep): step is ScriptedResponse =>
   typeof step['status'] === 'number' && 'body' in step;
 
-export async function startScriptedOpenAIServer(script: ScriptStep[] | ScriptRouter): Promise<ScriptedOpenAIServer> {
+export async function startScriptedOpenAIServer(script: ScriptStep[] | ScriptRouter, options: ScriptedServerOptions = {}): Promise<ScriptedOpenAIServer> {
   const requests: RecordedRequest[] = [];
   const pending = new Set<NodeJS.Timeout>();
   let nextStep = 0;
@@ -97,8 +109,16 @@ export async function startScriptedOpenAIServer(script: ScriptStep[] | ScriptRou
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', async () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: parseJson(text) });
+      const raw = Buffer.concat(chunks);
+      const text = raw.toString('utf8');
+      const rejected = options.signedFor && signatureProblem({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: raw }, options.signedFor.credentials, options.signedFor);
+      requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: parseJson(text), ...(rejected ? { rejected } : {}) });
+      if (rejected) {
+        // Bedrock's answer to a request it cannot authenticate: 403, the exception's name in a header, `{"message"}`.
+        response.writeHead(403, { 'content-type': 'application/json', 'x-amzn-errortype': 'InvalidSignatureException' });
+        response.end(JSON.stringify({ message: rejected }));
+        return;
+      }
       const step = request.method === 'POST' && request.url === COMPLETIONS_PATH ? await stepFor(parseJson(text)) : undefined;
       if (response.destroyed) return;
       if (step !== undefined && isScriptedStream(step)) {

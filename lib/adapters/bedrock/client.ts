@@ -1,10 +1,11 @@
 /**
  * The Bedrock Runtime client, built once by a composition root and handed to the model adapter.
- * Signed with SigV4 from the SDK's default credential chain (the function's role when deployed;
- * environment, profile or SSO locally). The SDK's own retries are off: the adapter retries, and
+ * Signed with SigV4 from the SDK's default credential chain (credentials.ts: the function's role
+ * when deployed; environment, profile or SSO locally). The SDK's own retries are off: the adapter retries, and
  * only before a streamed reply has shown anything (attempts.ts).
  */
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { awsCredentials, type AwsCredentials } from './credentials.ts';
 
 export interface BedrockClientOptions {
   /** AWS_REGION, or model.region in agent.yml. */
@@ -12,7 +13,7 @@ export interface BedrockClientOptions {
   /** BEDROCK_ENDPOINT: another endpoint (a VPC endpoint, a local stand-in), as DYNAMODB_ENDPOINT is for the store. */
   endpoint?: string;
   /** Fixed credentials (tests); otherwise the default chain. */
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  credentials?: AwsCredentials;
 }
 
 export function createBedrockClient(options: BedrockClientOptions): BedrockRuntimeClient {
@@ -20,7 +21,7 @@ export function createBedrockClient(options: BedrockClientOptions): BedrockRunti
     region: options.region,
     maxAttempts: 1,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
+    credentials: awsCredentials(options.credentials),
   });
 }
 

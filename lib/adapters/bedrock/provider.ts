@@ -7,7 +7,6 @@
  * the library embedded with an in-memory store) never loads the Bedrock client.
  */
 import type { ModelSettings, ModelProvider } from '../../config/model-provider.ts';
-import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { ModelClient } from '../../core/ports.ts';
 import { ms } from '../../core/time.ts';
@@ -34,18 +33,10 @@ export const bedrockProvider: ModelProvider = {
       },
     };
   },
-  async checkAtStart(settings) {
-    const { createBedrockClient } = await import('./client.ts');
+  async checkAtStart() {
     // The default chain as the client will use it: environment, profile, SSO, container or instance role.
-    const client = createBedrockClient(clientOptions(settings));
-    try {
-      await client.config.credentials();
-      return undefined;
-    } catch (error) {
-      return `No AWS credentials for Bedrock (${errorMessage(error)}). Sign in (aws sso login, or AWS_PROFILE), or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then restart.`;
-    } finally {
-      client.destroy();
-    }
+    const { missingCredentials } = await import('./credentials.ts');
+    return missingCredentials();
   },
   describe: (settings) => `${settings.name} on Amazon Bedrock (${settings.endpoint ?? settings.region ?? 'no region'})`,
 };

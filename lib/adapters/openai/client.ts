@@ -12,13 +12,20 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import { _iterSSEMessages } from 'openai/core/streaming';
+import { ModelError, errorMessage } from '../../core/errors.ts';
 import { isJsonObject } from '../../core/json.ts';
 import { retryDelayMs, shouldRetry, waitForRetry } from './retry.ts';
+import type { RequestSigner } from './sigv4.ts';
 
 export interface OpenAIClientOptions {
   baseURL: string;
   /** Empty for local servers (Ollama, vLLM, LM Studio) that need no key. */
   apiKey: string;
+  /**
+   * Signs each attempt instead of sending the key (model.auth: sigv4, sigv4.ts): Bedrock's
+   * OpenAI-compatible endpoints take AWS credentials, and no `Authorization: Bearer` goes out.
+   */
+  signer?: RequestSigner;
   maxRetries: number;
   /** Per HTTP attempt; the model adapter also bounds the whole call, retries included. */
   timeoutMs: number;
@@ -33,8 +40,10 @@ export interface RequestOptions {
 
 export interface ChatCompletionsClient {
   readonly baseURL: string;
-  /** The key sent as the bearer token (a placeholder when none is configured). */
+  /** The key sent as the bearer token (a placeholder when none is configured; empty when requests are signed). */
   readonly apiKey: string;
+  /** How requests prove who sends them: the key, or a SigV4 signature (AWS credentials). */
+  readonly authentication: 'key' | 'sigv4';
   /** Per attempt, milliseconds: up to the response's end, or for a stream up to its headers. */
   readonly timeout: number;
   readonly maxRetries: number;
@@ -71,9 +80,25 @@ export function isQuotaExhausted(errorBody: unknown): boolean {
 }
 
 export function createOpenAIClient(options: OpenAIClientOptions): ChatCompletionsClient {
-  const apiKey = options.apiKey.trim() === '' ? PLACEHOLDER_API_KEY : options.apiKey;
+  const { signer } = options;
+  const apiKey = signer ? '' : options.apiKey.trim() === '' ? PLACEHOLDER_API_KEY : options.apiKey;
   const url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`;
-  const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${apiKey}` };
+  const plainHeaders = { 'content-type': 'application/json', accept: 'application/json' };
+  const keyHeaders = { ...plainHeaders, authorization: `Bearer ${apiKey}` };
+
+  /** Each attempt's headers: the key's, or a signature made now (a retry's date is its own). */
+  async function headersFor(body: string): Promise<Record<string, string>> {
+    if (!signer) return keyHeaders;
+    try {
+      return await signer({ url, method: 'POST', headers: plainHeaders, body });
+    } catch (error) {
+      // Nothing to sign with (no credentials in the chain, an expired SSO session): the operator must act.
+      throw new ModelError('model_auth_failed', 'No AWS credentials to sign the model request with (model.auth: sigv4). Give the function a role, or locally sign in (aws sso login, AWS_PROFILE) or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.', {
+        cause: error,
+        detail: errorMessage(error),
+      });
+    }
+  }
 
   /**
    * One attempt after another until a response starts well, or the failure is final. The attempt's
@@ -86,6 +111,8 @@ export function createOpenAIClient(options: OpenAIClientOptions): ChatCompletion
     const { signal } = request;
     const timeout = request.timeout ?? options.timeoutMs;
     for (let retriesRemaining = Math.max(0, options.maxRetries); ; retriesRemaining -= 1) {
+      if (signal?.aborted) throw new APIUserAbortError();
+      const headers = await headersFor(text);
       if (signal?.aborted) throw new APIUserAbortError();
       const controller = new AbortController();
       const abort = () => controller.abort();
@@ -129,6 +156,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ChatCompletion
   return {
     baseURL: options.baseURL,
     apiKey,
+    authentication: signer ? 'sigv4' : 'key',
     timeout: options.timeoutMs,
     maxRetries: options.maxRetries,
 

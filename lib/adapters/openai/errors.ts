@@ -16,7 +16,7 @@ import { isQuotaExhausted, type ChatCompletionsClient } from './client.ts';
 export function toModelError(error: unknown, client: ChatCompletionsClient, timedOut: boolean, timeoutMs: number | undefined): ModelError {
   if (error instanceof ModelError) return error;
   const status = error instanceof APIError ? statusOf(error) : undefined;
-  if (error instanceof APIError && status !== undefined) return statusError(error, status);
+  if (error instanceof APIError && status !== undefined) return statusError(error, status, client);
   if (error instanceof APIConnectionTimeoutError || timedOut) {
     const limit = timeoutMs ?? client.timeout;
     return new ModelError('model_timeout', `The model did not answer within ${limit / 1000} s.`, {
@@ -64,13 +64,16 @@ function statusOf(error: APIError): number | undefined {
   return named as number | undefined;
 }
 
-function statusError(error: APIError, status: number): ModelError {
+function statusError(error: APIError, status: number, client: ChatCompletionsClient): ModelError {
   const said = `HTTP ${status}`;
   const wrap = (code: ModelErrorCode, message: string) => new ModelError(code, message, { cause: error, detail: `HTTP ${status}: ${providerMessage(error)}` });
   if (status === 429 && isQuotaExhausted(error.error)) {
     return wrap('model_quota_exceeded', `The model provider's quota for this API key is exhausted (${said}). Add credit or raise the limit.`);
   }
   if (status === 429) return wrap('model_rate_limited', `The model provider is still rate limiting after retries (${said}).`);
+  if ((status === 401 || status === 403) && client.authentication === 'sigv4') {
+    return wrap('model_auth_failed', `Bedrock refused the signed request (${said}). Check the AWS credentials, the region they sign for (model.region or AWS_REGION, the endpoint's), and the role's permission to invoke the model.`);
+  }
   if (status === 401 || status === 403) {
     return wrap('model_auth_failed', `The model provider rejected the API key (${said}). Check OPENAI_API_KEY and its access to the model.`);
   }
