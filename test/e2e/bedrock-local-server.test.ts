@@ -33,6 +33,8 @@ function modelOf(body: Record<string, unknown>): BedrockStep {
   // What a guardrail and the output limit look like on the wire.
   if (question.includes('forbidden')) return converseText('Sorry, the model cannot answer that.', 'guardrail_intervened');
   if (question.includes('long story')) return converseText('Once upon a time there was a', 'max_tokens');
+  const order = /ORD\d+/.exec(question)?.[0];
+  if (order) return converseToolUse([{ toolUseId: `tooluse_cancel_${messages.length}`, name: 'batchCancelOrdersByOrderNo', input: { orderNos: [order] } }]);
   if (question.includes('again')) return converseText('As before.', 'end_turn', usage(10, 5, { read: 300, write: 40 }));
   const cities = ['Shanghai', 'Beijing'].filter((city) => question.includes(city));
   if (cities.length === 0) return converseText(`You said: ${question}`);
@@ -47,7 +49,8 @@ describe('npm start with LLM_PROVIDER=bedrock', () => {
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'agent-e2e-bedrock-'));
     const agentConfig = join(folder, 'agent.yml');
-    writeFileSync(agentConfig, ['mcpServers:', `  demo: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(DEMO_SERVER)}] }`].join('\n'));
+    // Calls that may change something (cancelling orders) wait for a person's approval.
+    writeFileSync(agentConfig, ['mcpServers:', `  demo: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(DEMO_SERVER)}], requireApproval: destructive }`].join('\n'));
     standIn = await startBedrockStandIn(modelOf);
     server = await startLocalServer({
       AGENT_CONFIG: agentConfig,
@@ -113,6 +116,23 @@ describe('npm start with LLM_PROVIDER=bedrock', () => {
     expect(filtered.body).toMatchObject({ stopReason: 'content_filtered', reply: 'Sorry, the model cannot answer that.', toolCalls: [] });
     expect(cut.body).toMatchObject({ stopReason: 'max_tokens', reply: 'Once upon a time there was a' });
     expect(onV1.body.choices[0]).toMatchObject({ finish_reason: 'content_filter', message: { content: 'Sorry, the model cannot answer that.' } });
+  });
+
+  it('pauses a call that needs approval, and resumes the same turn through Bedrock once it is approved', async () => {
+    const before = standIn.requests.length;
+
+    const paused = await postJson(`${server.url}/conversations/bedrock-approval/messages`, { message: 'Cancel order ORD20250514118566' });
+    const pending = paused.body.pendingApprovals as Array<{ toolCallId: string; name: string }>;
+    const resumed = await postJson(`${server.url}/conversations/bedrock-approval/approvals`, { decisions: [{ toolCallId: pending[0]!.toolCallId, approved: true }] });
+
+    expect(paused.body).toMatchObject({ stopReason: 'approval_required', pendingApprovals: [{ name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118566'] } }] });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ stopReason: 'completed', turn: 1, toolCalls: [{ name: 'batchCancelOrdersByOrderNo', ok: true }] });
+    expect(resumed.body.reply).toContain('ORD20250514118566');
+    // The resumed request carries the call and its result as Converse wants them, and was accepted.
+    const sent = standIn.requests.slice(before);
+    expect(sent.map((request) => request.rejected)).toEqual([undefined, undefined]);
+    expect((sent[1]!.body['messages'] as Array<{ role: string }>).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
   });
 
   it('reports the prompt cache’s reads and writes in the turn’s usage, counted in its prompt tokens', async () => {
