@@ -100,10 +100,10 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
 
 /**
  * The model providers a function does not run, left out:
- * - #bedrock-provider (about 130 KB with the Bedrock Runtime client and the event-stream codec),
- *   and with it @smithy/core/event-streams (15 KB): no other client of the functions has an event
- *   stream, and ConverseStream is one;
- * - #openai-provider (about 30 KB with the `openai` package's stream decoder);
+ * - #bedrock-provider (about 105 KB with the Bedrock Runtime client, its REST-JSON protocol and
+ *   HTTP/2 handler), and with it @smithy/core/event-streams (15 KB of that): no other client of the
+ *   functions has an event stream, and ConverseStream is one;
+ * - #openai-provider (about 27 KB with the `openai` package's stream decoder);
  * - with Bedrock, @aws-sdk/token-providers: the Bedrock client's bearer tokens (Bedrock API keys)
  *   are read from the environment only, without the SSO sessions of a profile (20 KB with the SSO
  *   OIDC client; environment-bearer-token.ts says why that is all a function can use).

@@ -4,7 +4,8 @@
  * `POST /conversations`), against the hand-written baseline bundled the same way. Each run is a new
  * process that starts its MCP server (the bundled `add` server) and answers one conversation of
  * one round of one call; the project's function also stores it in DynamoDB (dynalite, in the
- * parent). Runs alternate between the two.
+ * parent). With a Bedrock stand-in (`--bedrock`), the stream function bundled for Bedrock is started
+ * the same way, answered through Converse. Runs alternate between the programs.
  *
  *   wall            spawn → the first turn answered (the parent's clock)
  *   loaded          process start → the code loaded (the function module, its top-level awaits included)
