@@ -1,8 +1,9 @@
 /**
  * `npm run bundle-size` (node infra/bundle-size.ts [--json] [--packages] [--write DIR]): bundles
  * each Lambda entry (and the demo MCP server shipped beside them) exactly as the stack bundles them
- * (infra/bundling.ts: the esbuild settings and the functions' substitutes) and prints the minified
- * and gzipped size of each. The gzipped size is close to what the deployment zip carries; the
+ * (infra/bundling.ts: the esbuild settings and the functions' substitutes), for a stack on an
+ * OpenAI-compatible model (`stream`) and for one on Bedrock (`stream (bedrock)`), and prints the
+ * minified and gzipped size of each. The gzipped size is close to what the deployment zip carries; the
  * minified size is what Node parses on a cold start.
  *   --json      the figures as JSON instead of a table
  *   --packages  where each bundle's bytes come from: the largest packages (esbuild's metafile)
@@ -15,7 +16,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { BUNDLED_DEMO_SERVER, DEMO_SERVER_DEFINE, DEMO_SERVER_ENTRY, FUNCTION_ENTRIES, PROJECT_ROOT, esbuildBuildOptions, functionBuildOptions } from './bundling.ts';
+import { BEDROCK_FUNCTION_BUNDLE, BUNDLED_DEMO_SERVER, DEFAULT_FUNCTION_BUNDLE, DEMO_SERVER_DEFINE, DEMO_SERVER_ENTRY, FUNCTION_ENTRIES, PROJECT_ROOT, esbuildBuildOptions, functionBuildOptions, type FunctionBundleOptions } from './bundling.ts';
 
 export interface BundleSize {
   name: string;
@@ -33,13 +34,17 @@ interface Bundle {
   options: (outfile: string) => BuildOptions;
 }
 
-const BUNDLES: Bundle[] = [
-  ...Object.entries(FUNCTION_ENTRIES).map(([name, entry]) => ({
-    name,
+const functionBundles = (suffix: string, bundle: FunctionBundleOptions): Bundle[] =>
+  Object.entries(FUNCTION_ENTRIES).map(([name, entry]) => ({
+    name: `${name}${suffix}`,
     entry,
     file: 'index.mjs',
-    options: (outfile: string) => functionBuildOptions(path.join(PROJECT_ROOT, entry), outfile),
-  })),
+    options: (outfile: string) => functionBuildOptions(path.join(PROJECT_ROOT, entry), outfile, bundle),
+  }));
+
+const BUNDLES: Bundle[] = [
+  ...functionBundles('', DEFAULT_FUNCTION_BUNDLE),
+  ...functionBundles(' (bedrock)', BEDROCK_FUNCTION_BUNDLE),
   {
     name: 'demo-server',
     entry: DEMO_SERVER_ENTRY,

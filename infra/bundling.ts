@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
+import type { ModelProvider } from './settings.ts';
 
 /** The repository root: entries, package-lock.json and agent.yml are found from here. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
@@ -56,14 +57,18 @@ export const DEMO_SERVER_DEFINE = { 'import.meta.main': 'true' };
 
 /** What a deployment uses, and so what its functions must bundle. */
 export interface FunctionBundleOptions {
+  /** Who answers the model calls (infra/model-access.ts, deployedModel): only that provider's code is bundled. */
+  modelProvider: ModelProvider;
   /** The model key is read from SSM Parameter Store (context modelApiKeyParameterName). */
   ssmClient: boolean;
   /** agent.yml starts the demo MCP server (infra/demo-server.ts): its compiled copy goes beside each function. */
   demoServer?: boolean;
 }
 
-/** The stack's defaults: the model key in Secrets Manager. */
-export const DEFAULT_FUNCTION_BUNDLE: FunctionBundleOptions = { ssmClient: false };
+/** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
+export const DEFAULT_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: 'openai', ssmClient: false };
+/** A stack on Bedrock: the Bedrock provider instead of the OpenAI-compatible one, and no model key. */
+export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: 'bedrock', ssmClient: false };
 
 /**
  * Packages the Lambda functions get in a smaller form (esbuild aliases, package → file). Each is
@@ -73,29 +78,47 @@ export const DEFAULT_FUNCTION_BUNDLE: FunctionBundleOptions = { ssmClient: false
  * - @aws-sdk/credential-provider-node (about 90 KB with the STS and SSO clients): Lambda gives
  *   credentials in the environment, the rest of the default chain never runs there;
  * - @aws-sdk/client-ssm (80 KB): only where the model key lives in SSM Parameter Store;
- * - @smithy/core/event-streams (15 KB): none of the functions' AWS clients has an event stream;
  * - ajv-formats (10 KB): the MCP SDK's default validator needs it, and every Client gets ours;
  * - cross-spawn (6 KB): on Linux it is child_process.spawn;
  * - mnemonist/lru-cache (7 KB): the DynamoDB client's endpoint cache, kept as well by a Map;
- * - #bedrock-provider (about 100 KB with the Bedrock Runtime client): the functions' model is an
- *   OpenAI-compatible endpoint (a stack on Bedrock is not built yet: README, "Models");
  * - #dynamodb-commands: the document client's commands, which the adapters load on first use
  *   elsewhere, imported up front (every function sends commands; see dynamodb-commands-loaded.ts).
+ * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
-  const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
   return {
     yaml: substitute('json-only-yaml.ts'),
     '@aws-sdk/credential-provider-node': substitute('environment-credentials.ts'),
-    '@smithy/core/event-streams': substitute('without-event-streams.ts'),
     'ajv-formats': substitute('without-ajv-formats.ts'),
     'cross-spawn': substitute('linux-spawn.ts'),
     'mnemonist/lru-cache': substitute('map-lru-cache.ts'),
     '#dynamodb-commands': substitute('dynamodb-commands-loaded.ts'),
-    '#bedrock-provider': substitute('without-bedrock.ts'),
+    ...modelProviderSubstitutes(options.modelProvider),
     ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
   };
 }
+
+/**
+ * The model providers a function does not run, left out:
+ * - #bedrock-provider (about 105 KB with the Bedrock Runtime client, its REST-JSON protocol and
+ *   HTTP/2 handler), and with it @smithy/core/event-streams (15 KB of that): no other client of the
+ *   functions has an event stream, and ConverseStream is one;
+ * - #openai-provider (about 27 KB with the `openai` package's stream decoder);
+ * - with Bedrock, @aws-sdk/token-providers: the Bedrock client's bearer tokens (Bedrock API keys)
+ *   are read from the environment only, without the SSO sessions of a profile (20 KB with the SSO
+ *   OIDC client; environment-bearer-token.ts says why that is all a function can use).
+ * The offline demo model (lib/demo/provider.ts, LLM_MODEL=demo) is small and always there.
+ */
+export function modelProviderSubstitutes(provider: ModelProvider): Record<string, string> {
+  return {
+    ...(provider === 'bedrock'
+      ? { '@aws-sdk/token-providers': substitute('environment-bearer-token.ts') }
+      : { '#bedrock-provider': substitute('without-bedrock.ts'), '@smithy/core/event-streams': substitute('without-event-streams.ts') }),
+    ...(provider === 'openai' ? {} : { '#openai-provider': substitute('without-openai.ts') }),
+  };
+}
+
+const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
 
 /** The settings for esbuild's JavaScript API (bundle-size.ts, the benchmarks). */
 export function esbuildBuildOptions(entry: string, outfile: string, define: Record<string, string> = {}, alias: Record<string, string> = {}): BuildOptions {

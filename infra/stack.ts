@@ -3,7 +3,7 @@ import type { Construct } from 'constructs';
 import { ENV } from '../lib/config/environment.ts';
 import { AgentApi } from './api.ts';
 import { ApiAuthorization } from './auth.ts';
-import { agentConfigPath, functionBundling } from './bundling.ts';
+import { agentConfigPath, functionBundling, type FunctionBundleOptions } from './bundling.ts';
 import { usesDemoServer } from './demo-server.ts';
 import { warnOfSharedMemory } from './memory.ts';
 import { AsyncTurns } from './async-turns.ts';
@@ -25,6 +25,9 @@ export interface McpAgentStackProps extends StackProps {
  * Each function is allowed exactly the actions it performs, written out below.
  */
 export class McpAgentStack extends Stack {
+  /** What the functions bundle (infra/bundling.ts): only the configured model provider's code, the SSM client only where the key is. */
+  readonly functionBundle: FunctionBundleOptions;
+
   constructor(scope: Construct, id: string, props: McpAgentStackProps = {}) {
     super(scope, id, props);
     const settings = { ...DEFAULT_SETTINGS, ...props.settings };
@@ -44,6 +47,8 @@ export class McpAgentStack extends Stack {
     const oauthTokens = oauthServerNames(agentConfig).length > 0 ? new McpOAuthTokens(this, 'McpOAuthTokens', { removalPolicy }) : undefined;
     warnOfSharedMemory(this, settings.authMode, agentConfig);
     const demoServer = usesDemoServer(agentConfig);
+    // The SSM client is bundled only where the model key lives in SSM.
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
@@ -57,8 +62,7 @@ export class McpAgentStack extends Stack {
       },
       tableName: conversations.table.tableName,
       corsAllowOrigins: settings.corsAllowOrigins,
-      // The SSM client is bundled only where the model key lives in SSM.
-      bundling: functionBundling(agentConfig, { ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer }),
+      bundling: functionBundling(agentConfig, this.functionBundle),
       demoServer,
       removalPolicy,
     });

@@ -2,10 +2,11 @@
  * The one factory of models: `model.provider` chooses the provider's folder, and the provider says
  * whether it is configured and builds its `ModelClient`. A new provider is a folder and a line here.
  */
-// package.json "imports": a Lambda bundle built for another provider gets a stand-in without the
-// Bedrock client (functions/substitutes/without-bedrock.ts), so each bundle carries one provider's SDK.
+// package.json "imports": a Lambda bundle built for another provider gets a stand-in for each
+// provider it does not run (functions/substitutes/without-bedrock.ts, without-openai.ts;
+// infra/bundling.ts), so each bundle carries only its own provider's code and SDK.
 import { bedrockProvider } from '#bedrock-provider';
-import { openAIProvider } from './adapters/openai/provider.ts';
+import { openAIProvider } from '#openai-provider';
 import type { Environment } from './config/environment.ts';
 import type { ModelProvider, ModelProviderContext, ModelSettings } from './config/model-provider.ts';
 import type { ModelProviderName } from './config/schema.ts';

@@ -19,12 +19,15 @@
  * --cold-runs N (default 6); --source (the children run the TypeScript sources rather than
  * bundles: readable profiles); --cpu-prof DIR (the children write V8 CPU profiles there);
  * --markdown (tables for the README); --untraced (warm: also the project with trace.enabled false,
- * to see what the turn trace costs). Timings vary with the machine and its load: compare runs
+ * to see what the turn trace costs); --bedrock (warm: also the project on Bedrock's Converse against
+ * the local stand-in, overhead/bedrock-server.ts, on the same conversation; cold: also the stream
+ * function bundled for Bedrock). Timings vary with the machine and its load: compare runs
  * on the same machine, and the ratios rather than the milliseconds.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { measureBundleSizes } from '../../infra/bundle-size.ts';
+import { startBedrockServer } from './overhead/bedrock-server.ts';
 import { createBundleFolder } from './overhead/bundles.ts';
 import { runCold } from './overhead/cold.ts';
 import { countDynamoRequests } from './overhead/dynamodb-requests.ts';
@@ -47,6 +50,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     markdown: { type: 'boolean', default: false },
     untraced: { type: 'boolean', default: false },
+    bedrock: { type: 'boolean', default: false },
   },
 });
 const sections = new Set(values.only.split(',').map((section) => section.trim()));
@@ -63,6 +67,7 @@ const SHAPES: TurnShape[] = values.shapes.split(',').map((text) => {
 
 console.log(`${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, ${os.platform()} ${os.arch()}, load average ${os.loadavg()[0]!.toFixed(1)}`);
 const model = await startModelServer();
+const bedrock = values.bedrock ? await startBedrockServer() : undefined;
 const bundles = createBundleFolder();
 try {
   if (sections.has('warm')) {
@@ -75,6 +80,7 @@ try {
       ...(values.source ? {} : { bundles }),
       ...(values['cpu-prof'] ? { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] } : {}),
       untraced: values.untraced,
+      ...(bedrock ? { bedrock } : {}),
     });
     printTable(
       `Warm: ${values.conversations} conversations per process after ${values.warmup} to warm up, median of ${values.batches} batches`,
@@ -98,6 +104,7 @@ try {
       bundles,
       source: values.source,
       ...(values['cpu-prof'] ? { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] } : {}),
+      ...(bedrock ? { bedrock } : {}),
     });
     printTable(
       `Cold start: spawn → first turn answered (1 round of 1 call), median of ${values['cold-runs']} runs each`,
@@ -146,4 +153,5 @@ try {
 } finally {
   bundles.remove();
   await model.close();
+  await bedrock?.close();
 }

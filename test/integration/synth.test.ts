@@ -58,6 +58,14 @@ afterAll(() => {
   if (outdir) rmSync(outdir, { recursive: true, force: true });
 });
 
+/**
+ * A function bundle on Bedrock carries the Bedrock Runtime client, @smithy/core's event streams
+ * and REST-JSON protocol and the HTTP/2 handler, about 78 KB more than on an OpenAI-compatible
+ * model after what it never runs is left out (README, "Bundle sizes"): 900 KB cannot hold, so its
+ * bound is the largest measured (the worker's, 972,681 B on 2026-11-26) and a small margin.
+ */
+const BEDROCK_BUNDLE_BUDGET = 980_000;
+
 const functionNamed = (name: string): LambdaFunction => functions.find((fn) => fn.name === name)!;
 
 describe('npx cdk synth', () => {
@@ -95,7 +103,8 @@ describe('node infra/bundle-size.ts', () => {
     const sizes = JSON.parse(stdout) as { name: string; minifiedBytes: number; gzipBytes: number }[];
     const sizeOf = (file: string) => statSync(file).size;
     const healthAndFallbacks = functionNamed('HealthAndFallbacks').assetDirectory;
-    expect(sizes.map(({ name, minifiedBytes }) => [name, minifiedBytes])).toEqual([
+    // The synth here is of the default stack (an OpenAI-compatible model); the Bedrock variants are measured beside it.
+    expect(sizes.filter(({ name }) => !name.endsWith(' (bedrock)')).map(({ name, minifiedBytes }) => [name, minifiedBytes])).toEqual([
       ['healthAndFallbacks', sizeOf(path.join(healthAndFallbacks, 'index.mjs'))],
       ['stream', sizeOf(path.join(functionNamed('Stream').assetDirectory, 'index.mjs'))],
       ['worker', sizeOf(path.join(functionNamed('Worker').assetDirectory, 'index.mjs'))],
@@ -104,14 +113,21 @@ describe('node infra/bundle-size.ts', () => {
     for (const size of sizes) expect(size.gzipBytes).toBeLessThan(size.minifiedBytes / 2);
   });
 
-  it('keeps every function bundle within 900 KB, without the packages the functions get in a smaller form', async () => {
+  it('keeps every function bundle within 900 KB (980 KB on Bedrock), without the packages the functions get in a smaller form', async () => {
     const { stdout } = await run(process.execPath, [path.join(ROOT, 'infra/bundle-size.ts'), '--json', '--packages'], { cwd: ROOT, timeout: 120_000 });
-    const sizes = JSON.parse(stdout) as { name: string; minifiedBytes: number; packages: { source: string }[] }[];
+    const sizes = JSON.parse(stdout) as { name: string; minifiedBytes: number; packages: { source: string; bytes: number }[] }[];
+    expect(sizes.map(({ name }) => name)).toEqual(expect.arrayContaining(['stream', 'worker', 'stream (bedrock)', 'worker (bedrock)', 'healthAndFallbacks (bedrock)']));
     for (const size of sizes.filter(({ name }) => name !== 'demo-server')) {
-      expect(size.minifiedBytes, size.name).toBeLessThanOrEqual(900_000);
+      const bedrock = size.name.endsWith(' (bedrock)');
+      expect(size.minifiedBytes, size.name).toBeLessThanOrEqual(bedrock ? BEDROCK_BUNDLE_BUDGET : 900_000);
       const sources = size.packages.map(({ source }) => source);
       for (const absent of ['yaml', '@aws-sdk/client-ssm', '@aws-sdk/credential-provider-node', '@aws-sdk/nested-clients', 'aws-xray-sdk-core', 'jose', 'ajv-formats', 'cross-spawn', 'mnemonist']) expect(sources, size.name).not.toContain(absent);
       expect(sources, size.name).toContain('functions/substitutes');
+      // Only the configured provider's SDK: on Bedrock, what is left of `openai` is the error class
+      // the shared retry rules know (lib/adapters/openai/retry.ts), and no SSO OIDC client.
+      const bytesOf = (source: string) => size.packages.find((entry) => entry.source === source)?.bytes ?? 0;
+      if (bedrock) expect(bytesOf('openai'), size.name).toBeLessThan(2_000);
+      else expect(sources, size.name).not.toContain('@aws-sdk/client-bedrock-runtime');
     }
   });
 });

@@ -44,7 +44,8 @@ export interface ScriptedSilence {
   silence: true;
 }
 export type BedrockStep = ConverseReply | BedrockFailure | ScriptedEvents | ScriptedSilence;
-export type BedrockRouter = (body: Record<string, unknown>, index: number) => BedrockStep | undefined;
+/** Chooses the reply to a request: its body, its place in the order, and the request as recorded (the model id). */
+export type BedrockRouter = (body: Record<string, unknown>, index: number, request: RecordedBedrockRequest) => BedrockStep | undefined;
 
 export interface RecordedBedrockRequest {
   httpVersion: string;
@@ -112,7 +113,7 @@ export async function startBedrockStandIn(script: BedrockStep[] | BedrockRouter)
       const problem = converseProblem(body);
       if (problem) return refuse(400, 'ValidationException', problem);
 
-      const step = Array.isArray(script) ? script[index] : script(body, index);
+      const step = Array.isArray(script) ? script[index] : script(body, index, recorded);
       index += 1;
       if (step === undefined) return refuse(500, 'InternalServerException', `Bedrock stand-in: the script is exhausted, no reply left for request #${index}.`);
       if (isFailure(step)) return sendFailure(response, step);

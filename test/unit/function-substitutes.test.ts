@@ -1,15 +1,18 @@
 import { spawn as childProcessSpawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fromEnvSigningName as sdkFromEnvSigningName } from '@aws-sdk/token-providers';
+import { fromEnvSigningName, nodeProvider } from '../../functions/substitutes/environment-bearer-token.ts';
 import { defaultProvider } from '../../functions/substitutes/environment-credentials.ts';
 import { spawn } from '../../functions/substitutes/linux-spawn.ts';
 import LRUCache from '../../functions/substitutes/map-lru-cache.ts';
 import addFormats from '../../functions/substitutes/without-ajv-formats.ts';
 import { EventStreamSerde, eventStreamSerdeProvider } from '../../functions/substitutes/without-event-streams.ts';
 import { GetParameterCommand, SSMClient } from '../../functions/substitutes/without-ssm.ts';
+import { openAIProvider } from '../../functions/substitutes/without-openai.ts';
 
 const saved = { ...process.env };
 afterEach(() => {
-  for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']) {
+  for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_BEARER_TOKEN_BEDROCK']) {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   }
@@ -27,6 +30,28 @@ describe('the credentials of the Lambda bundles', () => {
     delete process.env.AWS_SECRET_ACCESS_KEY;
 
     await expect(defaultProvider()()).rejects.toThrow(/environment/i);
+  });
+});
+
+describe('the bearer tokens of a Bedrock bundle', () => {
+  it('are read from AWS_BEARER_TOKEN_BEDROCK as the SDK reads them', async () => {
+    process.env.AWS_BEARER_TOKEN_BEDROCK = 'bedrock-api-key';
+
+    const token = await fromEnvSigningName({ signingName: 'bedrock' })();
+
+    expect(token).toEqual(await sdkFromEnvSigningName({ signingName: 'bedrock' })());
+    expect(token.token).toBe('bedrock-api-key');
+  });
+
+  it('are refused as the SDK refuses them when the variable is not set', async () => {
+    delete process.env.AWS_BEARER_TOKEN_BEDROCK;
+
+    await expect(fromEnvSigningName({ signingName: 'bedrock' })()).rejects.toThrow("Token not present in 'AWS_BEARER_TOKEN_BEDROCK' environment variable");
+    await expect(sdkFromEnvSigningName({ signingName: 'bedrock' })()).rejects.toThrow("Token not present in 'AWS_BEARER_TOKEN_BEDROCK' environment variable");
+  });
+
+  it('never come from an SSO session, and say what a function signs with instead', async () => {
+    await expect(nodeProvider()()).rejects.toThrow(/signs with its role \(SigV4\), or with a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK/);
   });
 });
 
@@ -63,5 +88,7 @@ describe('stand-ins for code the functions never run', () => {
     expect(() => addFormats()).toThrow(/jsonSchemaValidator/);
     expect(() => new EventStreamSerde()).toThrow(/event stream/);
     expect(() => eventStreamSerdeProvider()).toThrow(/event stream/);
+    expect(openAIProvider.notConfigured({} as never, {})).toMatch(/bundled without the OpenAI-compatible provider/);
+    expect(() => openAIProvider.create({} as never, {} as never)).toThrow(/bundled without the OpenAI-compatible provider/);
   });
 });

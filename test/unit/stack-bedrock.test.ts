@@ -128,6 +128,13 @@ describe('McpAgentStack with model.provider bedrock', () => {
     expect(environmentOf(fromFile, 'Stream')).not.toHaveProperty('LLM_PROVIDER');
   });
 
+  it('bundles the functions for Bedrock, whether the context or agent.yml says so', () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'bedrock-agent-')), 'agent.yml');
+    writeFileSync(file, `model:\n  provider: bedrock\n  name: ${CLAUDE}\n`);
+    expect(buildStack(settings, ENV).functionBundle).toMatchObject({ modelProvider: 'bedrock', ssmClient: false });
+    expect(buildStack({ agentConfig: file }, ENV).functionBundle).toMatchObject({ modelProvider: 'bedrock', ssmClient: false });
+  });
+
   it('stops the synth when no model is named', () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'bedrock-agent-')), 'agent.yml');
     writeFileSync(file, 'model:\n  provider: bedrock\n');
@@ -138,6 +145,7 @@ describe('McpAgentStack with model.provider bedrock', () => {
     const openai = Template.fromStack(buildStack({}, ENV));
     expect(Object.keys(openai.findResources('AWS::SecretsManager::Secret')).some((id) => id.startsWith('ModelApiKey'))).toBe(true);
     expect(bedrockStatements(openai, 'Stream')).toEqual([]);
+    expect(buildStack({}, ENV).functionBundle).toMatchObject({ modelProvider: 'openai' });
   });
 });
 

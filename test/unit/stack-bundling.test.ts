@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_FUNCTION_BUNDLE,
   ESM_REQUIRE_BANNER,
   PROJECT_ROOT,
   agentConfigPath,
@@ -43,16 +44,34 @@ describe('functionBundling', () => {
     const always = [
       `yaml=${substitute('json-only-yaml.ts')}`,
       `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`,
-      `@smithy/core/event-streams=${substitute('without-event-streams.ts')}`,
       `ajv-formats=${substitute('without-ajv-formats.ts')}`,
       `cross-spawn=${substitute('linux-spawn.ts')}`,
       `mnemonist/lru-cache=${substitute('map-lru-cache.ts')}`,
       `#dynamodb-commands=${substitute('dynamodb-commands-loaded.ts')}`,
       `#bedrock-provider=${substitute('without-bedrock.ts')}`,
+      `@smithy/core/event-streams=${substitute('without-event-streams.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`] });
-    const withSsm = functionBundling(agentConfigPath('agent.yml'), { ssmClient: true });
+    const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
     expect(withSsm.esbuildArgs!['--alias']).toEqual(always);
+  });
+
+  it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {
+    const aliasArguments = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'bedrock', ssmClient: false }).esbuildArgs!['--alias'] as string[];
+    const aliases = Object.fromEntries(aliasArguments.map((alias) => alias.split('=') as [string, string]));
+    expect(aliases).not.toHaveProperty('#bedrock-provider');
+    expect(aliases).not.toHaveProperty('@smithy/core/event-streams');
+    expect(aliases).toMatchObject({
+      '#openai-provider': substitute('without-openai.ts'),
+      '@aws-sdk/token-providers': substitute('environment-bearer-token.ts'),
+      '@aws-sdk/credential-provider-node': substitute('environment-credentials.ts'),
+      yaml: substitute('json-only-yaml.ts'),
+    });
+  });
+
+  it('gives a function on the offline demo model neither model provider', () => {
+    const aliases = functionSubstitutes({ modelProvider: 'demo', ssmClient: false });
+    expect(aliases).toMatchObject({ '#openai-provider': substitute('without-openai.ts'), '#bedrock-provider': substitute('without-bedrock.ts') });
   });
 
   it('writes agent.yml as agent.json after bundling, and nothing else when agent.yml does not start the demo server', () => {
@@ -60,7 +79,7 @@ describe('functionBundling', () => {
   });
 
   it('builds the demo server into the output directory when agent.yml starts it', () => {
-    const withDemo = functionBundling(agentConfigPath('agent.yml'), { ssmClient: false, demoServer: true });
+    const withDemo = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: false, demoServer: true });
     const [config, demoServer] = withDemo.commandHooks!.afterBundling('/project', '/output');
     expect(config).toBe(`${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`);
     expect(demoServer).toContain("'/project/node_modules/.bin/esbuild' '--bundle' '/project/lib/demo/server.ts' '--outfile=/output/demo-server.mjs'");
@@ -91,8 +110,8 @@ describe('esbuild settings', () => {
   });
 
   it('give a function the same substitutes through the JavaScript API as through the stack', () => {
-    expect(functionBuildOptions('entry.ts', 'out/index.mjs').alias).toEqual(functionSubstitutes({ ssmClient: false }));
-    expect(Object.entries(functionSubstitutes({ ssmClient: false })).map(([name, file]) => `${name}=${file}`)).toEqual(functionBundling(agentConfigPath('agent.yml')).esbuildArgs!['--alias']);
+    expect(functionBuildOptions('entry.ts', 'out/index.mjs').alias).toEqual(functionSubstitutes(DEFAULT_FUNCTION_BUNDLE));
+    expect(Object.entries(functionSubstitutes(DEFAULT_FUNCTION_BUNDLE)).map(([name, file]) => `${name}=${file}`)).toEqual(functionBundling(agentConfigPath('agent.yml')).esbuildArgs!['--alias']);
   });
 });
 

@@ -7,15 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { PROJECT_ROOT, esbuildBuildOptions, functionBuildOptions } from '../../../infra/bundling.ts';
+import { DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, esbuildBuildOptions, functionBuildOptions, type FunctionBundleOptions } from '../../../infra/bundling.ts';
 
 export interface BundleFolder {
   folder: string;
   /**
    * Bundles `entry` (relative to the repository root) to `name` in the folder; returns its path.
-   * A Lambda function is bundled with the functions' substitutes (infra/bundling.ts), as deployed.
+   * A Lambda function is bundled with the functions' substitutes (infra/bundling.ts), as deployed:
+   * `lambdaFunction: true` as the default stack does, or as a stack of these options does.
    */
-  bundle(entry: string, name: string, options?: { lambdaFunction?: boolean }): Promise<string>;
+  bundle(entry: string, name: string, options?: { lambdaFunction?: boolean | FunctionBundleOptions }): Promise<string>;
   remove(): void;
 }
 
@@ -26,7 +27,8 @@ export function createBundleFolder(): BundleFolder {
     async bundle(entry, name, options = {}) {
       const outfile = path.join(folder, name);
       const source = path.join(PROJECT_ROOT, entry);
-      await build(options.lambdaFunction ? functionBuildOptions(source, outfile) : esbuildBuildOptions(source, outfile));
+      const lambdaFunction = options.lambdaFunction === true ? DEFAULT_FUNCTION_BUNDLE : options.lambdaFunction || undefined;
+      await build(lambdaFunction ? functionBuildOptions(source, outfile, lambdaFunction) : esbuildBuildOptions(source, outfile));
       return outfile;
     },
     remove: () => rmSync(folder, { recursive: true, force: true }),

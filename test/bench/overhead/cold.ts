@@ -4,7 +4,8 @@
  * `POST /conversations`), against the hand-written baseline bundled the same way. Each run is a new
  * process that starts its MCP server (the bundled `add` server) and answers one conversation of
  * one round of one call; the project's function also stores it in DynamoDB (dynalite, in the
- * parent). Runs alternate between the two.
+ * parent). With a Bedrock stand-in (`--bedrock`), the stream function bundled for Bedrock is started
+ * the same way, answered through Converse. Runs alternate between the programs.
  *
  *   wall            spawn → the first turn answered (the parent's clock)
  *   loaded          process start → the code loaded (the function module, its top-level awaits included)
@@ -13,11 +14,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BUNDLED_AGENT_CONFIG, PROJECT_ROOT } from '../../../infra/bundling.ts';
+import { BEDROCK_FUNCTION_BUNDLE, BUNDLED_AGENT_CONFIG, PROJECT_ROOT } from '../../../infra/bundling.ts';
 import { ENV } from '../../../lib/config/environment.ts';
 import { parseConfig } from '../../../lib/config/load.ts';
 import { connectionEnvironment } from '../../../lib/local/dynamo-connection.ts';
 import { startLocalTable } from '../../support/dynalite.ts';
+import type { BedrockServer } from './bedrock-server.ts';
 import type { BundleFolder } from './bundles.ts';
 import { runChild } from './child.ts';
 import type { ColdReport } from './cold-report.ts';
@@ -43,6 +45,8 @@ export interface ColdOptions {
   source?: boolean;
   /** Extra node arguments for the children, e.g. --cpu-prof. */
   nodeArguments?: string[];
+  /** Also start the stream function bundled for Bedrock (infra/bundling.ts), answered by this stand-in. */
+  bedrock?: BedrockServer;
 }
 
 export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
@@ -51,6 +55,9 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
   const functionBundle = options.source
     ? path.join(PROJECT_ROOT, 'functions', 'stream.ts')
     : await bundles.bundle('functions/stream.ts', 'stream/index.mjs', { lambdaFunction: true });
+  const bedrockBundle = options.source || !options.bedrock
+    ? functionBundle
+    : await bundles.bundle('functions/stream.ts', 'stream-bedrock/index.mjs', { lambdaFunction: BEDROCK_FUNCTION_BUNDLE });
   const addServer = await bundles.bundle('test/bench/overhead/add-server.ts', 'add-server.mjs');
   const programs = options.source
     ? { project: here('cold-project.ts'), baseline: here('cold-baseline.ts') }
@@ -78,6 +85,17 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
       // As npm start runs the function: Powertools' metric lines are for CloudWatch.
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
+    // The same function on Bedrock: the stand-in's region and keys (as Lambda gives a role's), which dynalite takes too.
+    bedrock: {
+      ...shared,
+      ...connectionEnvironment(table.connection),
+      BENCH_FUNCTION_BUNDLE: bedrockBundle,
+      [ENV.agentConfig]: agentConfig,
+      [ENV.conversationsTable]: table.tableName,
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      [ENV.modelProvider]: 'bedrock',
+      ...options.bedrock?.environment,
+    },
     baseline: {
       ...shared,
       BENCH_ADD_SERVER: addServer,
@@ -86,12 +104,14 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
       BENCH_MAX_ROUNDS: String(defaults.maxRounds),
     },
   };
-  const runs = { project: [] as ColdRow[], baseline: [] as ColdRow[] };
+  const runs = { project: [] as ColdRow[], bedrock: [] as ColdRow[], baseline: [] as ColdRow[] };
+  const sides = options.bedrock ? (['project', 'bedrock', 'baseline'] as const) : (['project', 'baseline'] as const);
   try {
     for (let run = 0; run < options.runs; run += 1) {
-      const order = run % 2 === 0 ? (['project', 'baseline'] as const) : (['baseline', 'project'] as const);
+      const order = run % 2 === 0 ? sides : [...sides].reverse();
       for (const program of order) {
-        const { report, wallMs, treeCpuMs } = await runChild<ColdReport>(programs[program], {}, { environment: environments[program], nodeArguments: options.nodeArguments ?? [] });
+        const file = program === 'baseline' ? programs.baseline : programs.project;
+        const { report, wallMs, treeCpuMs } = await runChild<ColdReport>(file, {}, { environment: environments[program], nodeArguments: options.nodeArguments ?? [] });
         runs[program].push({ program, wallMs, loadedMs: report.loadedMs, cpuMs: report.cpuMs, treeCpuMs, peakRssMb: report.peakRssMb });
       }
     }
@@ -102,7 +122,7 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
     const rows = runs[program];
     const middle = (pick: (row: ColdRow) => number) => median(rows.map(pick));
     return {
-      program: program === 'project' ? 'project: stream function' : 'baseline: openai + MCP SDK',
+      program: PROGRAM_NAMES[program],
       wallMs: middle((row) => row.wallMs),
       loadedMs: middle((row) => row.loadedMs),
       cpuMs: middle((row) => row.cpuMs),
@@ -110,9 +130,13 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
       peakRssMb: middle((row) => row.peakRssMb),
     };
   };
-  const project = summary('project');
+  const projects = sides.filter((side) => side !== 'baseline').map(summary);
   const baseline = summary('baseline');
-  project.cpuRatio = project.cpuMs / baseline.cpuMs;
-  project.wallRatio = project.wallMs / baseline.wallMs;
-  return [project, baseline];
+  for (const project of projects) {
+    project.cpuRatio = project.cpuMs / baseline.cpuMs;
+    project.wallRatio = project.wallMs / baseline.wallMs;
+  }
+  return [...projects, baseline];
 }
+
+const PROGRAM_NAMES = { project: 'project: stream function', bedrock: 'project: stream function on Bedrock', baseline: 'baseline: openai + MCP SDK' } as const;

@@ -16,7 +16,7 @@ export interface TurnShape {
 
 export const shapeModelName = (shape: TurnShape) => `bench-${shape.toolRounds}x${shape.callsPerRound}`;
 
-function shapeOf(model: unknown): TurnShape {
+export function shapeOf(model: unknown): TurnShape {
   const match = /^bench-(\d+)x(\d+)$/.exec(String(model));
   if (!match) throw new Error(`the model name ${String(model)} names no shape (bench-<rounds>x<calls>)`);
   return { toolRounds: Number(match[1]), callsPerRound: Number(match[2]) };

@@ -5,8 +5,12 @@
  * goes to the parent over the IPC channel; stdout is left to the loop's own logging.
  */
 export interface WarmSettings {
-  /** `project untraced`: the project with agent.yml `trace.enabled: false`, to see what the turn trace costs. */
-  side: 'project' | 'project untraced' | 'baseline';
+  /**
+   * `project untraced`: the project with agent.yml `trace.enabled: false`, to see what the turn
+   * trace costs; `project bedrock`: the project on Bedrock's Converse (the stand-in, bedrock-server.ts)
+   * instead of the OpenAI-compatible server, on the same scripted conversation.
+   */
+  side: 'project' | 'project untraced' | 'project bedrock' | 'baseline';
   baseURL: string;
   model: string;
   /** Model replies per turn: the tool rounds and the answer. */

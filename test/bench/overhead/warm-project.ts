@@ -1,20 +1,24 @@
 /**
  * A warm child process running the project's loop as code embedding it would: buildAgent with the
- * in-memory conversation store, the real OpenAI-compatible model adapter and the real MCP gateway,
- * configured from agent.yml text. Logging stays on (the default JSON logger, to stdout), as deployed.
+ * in-memory conversation store, the real OpenAI-compatible model adapter (or, for the side
+ * `project bedrock`, the real Converse adapter) and the real MCP gateway, configured from agent.yml text. Logging stays on (the default JSON logger, to stdout), as deployed.
  */
 import { buildAgent, createMemoryConversationStore, parseConfig } from '../../../lib/index.ts';
 import { measureWarm, readSettings, report } from './warm-measure.ts';
 
 const settings = readSettings();
+const bedrock = settings.side === 'project bedrock';
 const config = parseConfig(
   JSON.stringify({
     maxRounds: settings.maxRounds,
-    model: { name: settings.model, baseURL: settings.baseURL, apiKey: 'bench', temperature: settings.temperature },
+    model: bedrock
+      ? { provider: 'bedrock', name: settings.model, temperature: settings.temperature }
+      : { name: settings.model, baseURL: settings.baseURL, apiKey: 'bench', temperature: settings.temperature },
     mcpServers: { bench: { command: settings.server.command, args: settings.server.args } },
     ...(settings.side === 'project untraced' ? { trace: { enabled: false } } : {}),
   }),
-  { source: 'bench.yml', environment: {} },
+  // On Bedrock: the stand-in's endpoint and region (its keys are in the environment, for the credential chain).
+  { source: 'bench.yml', environment: bedrock ? { BEDROCK_ENDPOINT: process.env.BEDROCK_ENDPOINT, AWS_REGION: process.env.AWS_REGION } : {} },
 );
 const agent = buildAgent(config, { store: createMemoryConversationStore() });
 const result = await measureWarm(settings, async (conversationId) => {

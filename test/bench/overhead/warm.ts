@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { parseConfig } from '../../../lib/config/load.ts';
 import { runChild } from './child.ts';
+import type { BedrockServer } from './bedrock-server.ts';
 import type { BundleFolder } from './bundles.ts';
 import { shapeModelName, type ModelServer, type TurnShape } from './model-server.ts';
 import type { WarmReport, WarmSettings } from './warm-measure.ts';
@@ -23,6 +24,8 @@ export interface WarmOptions {
   nodeArguments?: string[];
   /** Also run the project with its turn trace off (a third side, compared to the baseline too). */
   untraced?: boolean;
+  /** Also run the project on Bedrock's Converse against this stand-in, on the same conversation (another side). */
+  bedrock?: BedrockServer;
 }
 
 export interface WarmRow {
@@ -36,8 +39,6 @@ export interface WarmRow {
   rssDifferenceMb?: number;
 }
 
-const SIDES = ['project', 'baseline'] as const;
-const WITH_UNTRACED = ['project', 'project untraced', 'baseline'] as const;
 const here = (file: string) => path.join(import.meta.dirname, file);
 
 export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
@@ -51,7 +52,12 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
   // Both loops get the project's defaults for what they share (system prompt, temperature, rounds).
   const defaults = parseConfig('{}', { source: 'defaults', environment: {} });
   const reports = new Map<string, WarmReport[]>();
-  const sides: readonly WarmSettings['side'][] = options.untraced ? WITH_UNTRACED : SIDES;
+  const sides: readonly WarmSettings['side'][] = [
+    'project',
+    ...(options.untraced ? (['project untraced'] as const) : []),
+    ...(options.bedrock ? (['project bedrock'] as const) : []),
+    'baseline',
+  ];
   for (let batch = 0; batch < options.batches; batch += 1) {
     const order = batch % 2 === 0 ? sides : [...sides].reverse();
     for (const shape of options.shapes) {
@@ -68,11 +74,13 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
           maxRounds: defaults.maxRounds,
           server: { command: process.execPath, args: [programs.server] },
         };
-        const requestsBefore = options.model.requests();
+        const server = side === 'project bedrock' ? options.bedrock! : options.model;
+        const requestsBefore = server.requests();
         const program = side === 'baseline' ? programs.baseline : programs.project;
-        const { report } = await runChild<WarmReport>(program, settings, { nodeArguments: options.nodeArguments ?? [] });
+        const environment = side === 'project bedrock' ? { ...process.env, ...options.bedrock!.environment } : process.env;
+        const { report } = await runChild<WarmReport>(program, settings, { nodeArguments: options.nodeArguments ?? [], environment });
         const expected = (options.conversations + options.warmup) * settings.roundsPerTurn;
-        const made = options.model.requests() - requestsBefore;
+        const made = server.requests() - requestsBefore;
         if (made !== expected) throw new Error(`${side} made ${made} model requests on ${settings.model}, expected ${expected}`);
         const key = `${settings.model} ${side}`;
         reports.set(key, [...(reports.get(key) ?? []), report]);
