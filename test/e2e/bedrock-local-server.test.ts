@@ -183,4 +183,29 @@ describe('npm start with LLM_PROVIDER=bedrock and something missing', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it('stops at start when the account may not use the model, with Bedrock’s reason, after one single-token call', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'agent-e2e-bedrock-access-'));
+    const denied = await startBedrockStandIn([
+      { exception: 'AccessDeniedException', status: 403, message: 'You don\'t have access to the model with the specified model ID.' },
+    ]);
+    try {
+      const failure = await startLocalServer({ LOCAL_DATA_DIR: folder, ...standInEnvironment(denied, MODEL) }).then(
+        async (server) => {
+          await server.stop();
+          return undefined;
+        },
+        (error: unknown) => error as Error,
+      );
+
+      expect(failure?.message).toContain('exited with 1 before listening');
+      expect(failure?.message).toContain(`Bedrock does not let this identity use ${MODEL}`);
+      expect(failure?.message).toContain('Model access');
+      expect(denied.requests).toHaveLength(1);
+      expect(denied.requests[0]!.body).toMatchObject({ inferenceConfig: { maxTokens: 1 } });
+    } finally {
+      await denied.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });

@@ -33,17 +33,38 @@ export const bedrockProvider: ModelProvider = {
       },
     };
   },
-  async checkAtStart() {
+  async checkAtStart(settings) {
     // The default chain as the client will use it: environment, profile, SSO, container or instance role.
     const { missingCredentials } = await import('./credentials.ts');
-    return missingCredentials();
+    return (await missingCredentials()) ?? (await missingModelAccess(settings));
   },
   describe: (settings) => `${settings.name} on Amazon Bedrock (${settings.endpoint ?? settings.region ?? 'no region'})`,
 };
 
+/** Model access is granted per account, region and model: only a call shows whether this one has it. */
+const ACCESS_PROBE_TIMEOUT_MS = 15_000;
+
+/**
+ * One Converse call of a single output token ("Reply with OK."), made by npm start before it listens:
+ * a model the account may not use, or an id Bedrock does not know, stops the run with Bedrock's
+ * reason and what to do. A model that is busy or slow is no reason not to start: the first turn
+ * says what it says.
+ */
+async function missingModelAccess(settings: ModelSettings): Promise<string | undefined> {
+  const model = await bedrockModel({ ...settings, maxRetries: 0 }, undefined);
+  try {
+    await model.complete({ messages: [{ role: 'user', content: 'Reply with OK.' }], tools: [], maxTokens: 1, timeoutMs: ACCESS_PROBE_TIMEOUT_MS });
+    return undefined;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== 'model_auth_failed' && code !== 'model_rejected_request') return undefined;
+    return `Bedrock does not let this identity use ${settings.name} in ${settings.region ?? 'this region'}: ${(error as Error).message}`;
+  }
+}
+
 const clientOptions = (settings: ModelSettings) => ({ region: settings.region ?? '', ...(settings.endpoint ? { endpoint: settings.endpoint } : {}) });
 
-async function bedrockModel(settings: ModelSettings, logger: Logger): Promise<ModelClient> {
+async function bedrockModel(settings: ModelSettings, logger: Logger | undefined): Promise<ModelClient> {
   const [{ createBedrockClient, endpointName }, { createBedrockModel }] = await Promise.all([import('./client.ts'), import('./model.ts')]);
   const options = clientOptions(settings);
   return createBedrockModel({
@@ -57,6 +78,6 @@ async function bedrockModel(settings: ModelSettings, logger: Logger): Promise<Mo
     promptCache: settings.promptCache,
     ...(settings.guardrail ? { guardrail: settings.guardrail } : {}),
     ...(settings.reasoningBudgetTokens === undefined ? {} : { reasoningBudgetTokens: settings.reasoningBudgetTokens }),
-    logger,
+    ...(logger ? { logger } : {}),
   });
 }
