@@ -44,9 +44,9 @@ module.exports = {
       to: { path: [libFolders('agent', 'core', 'json-schema', 'config'), npm('ajv')] },
     },
     {
-      comment: 'Adapters implement the ports with the SDKs; they never call the agent, the HTTP layer or the local server.',
+      comment: 'Adapters implement the ports of lib/core with the SDKs; they never call the agent, the HTTP layer, the queue worker or the local server.',
       from: { path: '^lib/adapters/' },
-      to: { path: [libFolders('adapters', 'core', 'json-schema', 'config', 'queue'), '^node_modules/'] },
+      to: { path: [libFolders('adapters', 'core', 'json-schema', 'config'), '^node_modules/'] },
     },
     {
       comment: 'lib/http maps requests to the agent and errors to statuses; it knows no SDK and no adapter.',

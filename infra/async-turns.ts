@@ -6,7 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { AGENT_EVENT_SOURCE, APPROVAL_DECIDED, TURN_REQUESTED } from '../lib/queue/event-names.ts';
+import { AGENT_EVENT_SOURCE, APPROVAL_DECIDED, TURN_REQUESTED } from '../lib/core/event-names.ts';
 
 /**
  * Records per worker invocation. The worker runs a batch's conversations concurrently (one

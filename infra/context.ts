@@ -1,5 +1,5 @@
 import { OWNER_FROM_VALUES } from '../lib/config/environment.ts';
-import { AGENT_EVENT_SOURCE } from '../lib/queue/event-names.ts';
+import { AGENT_EVENT_SOURCE } from '../lib/core/event-names.ts';
 import { OWNER_SENDER_KEYWORDS } from '../lib/queue/senders.ts';
 import { MODEL_PROVIDERS, type AgentSettings, type AuthMode } from './settings.ts';
 

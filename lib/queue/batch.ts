@@ -2,7 +2,7 @@ import { AgentError, ConflictError, errorMessage, LimitError } from '../core/err
 import type { Logger } from '../core/logger.ts';
 import type { SqsBatchResponse, SqsRecord } from './aws-event-shapes.ts';
 import { parseMessageBody, readTurnRequest, type TurnRequest } from './payload.ts';
-import type { RedeliveryScheduler } from './redelivery.ts';
+import type { RedeliveryScheduler } from '../core/redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
 import { checkOwnerAllowed, senderOf } from './senders.ts';
 
@@ -18,7 +18,7 @@ export interface BatchOptions extends TurnRunner {
   /** Records of this queue were put there by the stack's EventBridge rule, and no one else. */
   eventQueueArn?: string;
   /** Brings failed records back after a short backoff instead of the whole visibility timeout. */
-  redelivery?: RedeliveryScheduler;
+  redelivery?: RedeliveryScheduler<SqsRecord>;
   now: () => number;
 }
 

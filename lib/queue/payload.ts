@@ -1,6 +1,6 @@
 import { InputError } from '../core/errors.ts';
 import { checkConversationId, checkDecisions, checkMessage, checkRequestId, type ApprovalDecision } from '../agent/validate-input.ts';
-import { APPROVAL_DECIDED, TURN_REQUESTED } from './event-names.ts';
+import { APPROVAL_DECIDED, TURN_REQUESTED } from '../core/event-names.ts';
 import { isEventBridgeEvent } from './aws-event-shapes.ts';
 import { isJsonObject } from '../core/json.ts';
 import { unknownFieldsText } from '../core/json.ts';

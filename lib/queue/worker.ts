@@ -2,15 +2,15 @@ import { InputError, errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
-import type { TurnAnnouncer } from './announcer.ts';
+import type { TurnAnnouncer } from '../core/turn-announcer.ts';
 import { processSqsBatch, type BatchOptions } from './batch.ts';
-import { TURN_REQUESTED } from './event-names.ts';
-import { hasRecords, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse } from './aws-event-shapes.ts';
+import { TURN_REQUESTED } from '../core/event-names.ts';
+import { hasRecords, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse, type SqsRecord } from './aws-event-shapes.ts';
 import { isJsonObject } from '../core/json.ts';
 import { ms } from '../core/time.ts';
 import { turnDeadlineWithin } from '../core/deadline.ts';
 import { readTurnRequest, type TurnRequest } from './payload.ts';
-import type { RedeliveryScheduler } from './redelivery.ts';
+import type { RedeliveryScheduler } from '../core/redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
 import { checkOwnerAllowed, senderOf } from './senders.ts';
 
@@ -30,7 +30,7 @@ export interface QueueWorkerOptions extends TurnRunner {
   config: Pick<AgentConfig, 'http' | 'turn' | 'logging'>;
   /** Defaults to WORKER_START_MARGIN_MS + turn.reserveSeconds. */
   startMarginMs?: number;
-  redelivery?: RedeliveryScheduler;
+  redelivery?: RedeliveryScheduler<SqsRecord>;
   /**
    * The senders trusted to name an `owner`: event sources, `queue`, `invoke` (OWNER_SOURCES).
    * Default none: an asynchronous request never acts for a user unless the operator said so.

@@ -2,7 +2,8 @@
  * The dependency rules (.dependency-cruiser.cjs) are allow-lists, so they also check folders that
  * do not exist yet. In a temporary copy of lib/, functions/ and infra/, probe files break them the
  * ways a newcomer could: a new folder that imports an SDK and is imported by the agent, the agent
- * importing an SDK itself, an adapter calling the agent, the core importing the configuration. The
+ * importing an SDK itself, an adapter calling the agent or the queue worker, the core importing the
+ * configuration. The
  * check must name each one, and nothing else.
  */
 import { execFile } from 'node:child_process';
@@ -20,6 +21,7 @@ const PROBES: Record<string, string> = {
   'lib/agent/zz-uses-probe.ts': `import { probe } from '../zz-probe/probe.ts';\nexport const usesProbe = probe;\n`,
   'lib/agent/zz-uses-openai.ts': `import OpenAI from 'openai';\nexport const client = OpenAI;\n`,
   'lib/adapters/zz-new/calls-agent.ts': `import { createAgent } from '../../agent/agent.ts';\nexport const agent = createAgent;\n`,
+  'lib/adapters/zz-new/uses-queue.ts': `import { redeliveryByQueue } from '../../queue/redelivery.ts';\nexport const byQueue = redeliveryByQueue;\n`,
   'lib/core/zz-reads-config.ts': `import type { AgentConfig } from '../config/load.ts';\nexport type Probe = AgentConfig;\n`,
 };
 
@@ -66,6 +68,7 @@ describe('the dependency rules', () => {
     expect(found).toEqual(
       [
         'lib/adapters/zz-new/calls-agent.ts → lib/agent/agent.ts',
+        'lib/adapters/zz-new/uses-queue.ts → lib/queue/redelivery.ts',
         'lib/agent/zz-uses-openai.ts → package openai',
         'lib/agent/zz-uses-probe.ts → lib/zz-probe/probe.ts',
         'lib/core/zz-reads-config.ts → lib/config/load.ts',

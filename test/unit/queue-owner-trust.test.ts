@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TurnResult } from '../../lib/core/turn.ts';
-import type { TurnAnnouncer } from '../../lib/queue/announcer.ts';
-import { redeliveryByQueue, type RedeliveryScheduler } from '../../lib/queue/redelivery.ts';
+import type { TurnAnnouncer } from '../../lib/core/turn-announcer.ts';
+import type { RedeliveryScheduler } from '../../lib/core/redelivery.ts';
+import { redeliveryByQueue } from '../../lib/queue/redelivery.ts';
 import type { SqsRecord } from '../../lib/queue/aws-event-shapes.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply } from '../../lib/testing/scripted-model.ts';
@@ -119,7 +120,7 @@ describe('a record of the event queue', () => {
 describe('redeliveryByQueue', () => {
   it('hands each failed record to the scheduler of the queue it came from', async () => {
     const seen: Record<string, string[]> = { queue: [], events: [] };
-    const recording = (name: string): RedeliveryScheduler => ({ scheduleRetry: async (records) => void seen[name]!.push(...records.map((record) => record.messageId)) });
+    const recording = (name: string): RedeliveryScheduler<SqsRecord> => ({ scheduleRetry: async (records) => void seen[name]!.push(...records.map((record) => record.messageId)) });
     const scheduler = redeliveryByQueue(new Map([[EVENT_QUEUE_ARN, recording('events')]]), recording('queue'));
 
     await scheduler.scheduleRetry([

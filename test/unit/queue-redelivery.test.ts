@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSqsRedeliveryScheduler } from '../../lib/adapters/aws/sqs-redelivery.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import type { SqsRecord } from '../../lib/queue/aws-event-shapes.ts';
-import { redeliveryDelaySeconds, type RedeliveryScheduler } from '../../lib/queue/redelivery.ts';
+import { redeliveryDelaySeconds, type RedeliveryScheduler } from '../../lib/core/redelivery.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
@@ -26,7 +26,7 @@ describe('redeliveryDelaySeconds', () => {
 describe('the queue worker with redelivery', () => {
   it('brings back exactly the failed records after their backoff', async () => {
     const scheduled: SqsRecord[] = [];
-    const redelivery: RedeliveryScheduler = { scheduleRetry: async (records) => void scheduled.push(...records) };
+    const redelivery: RedeliveryScheduler<SqsRecord> = { scheduleRetry: async (records) => void scheduled.push(...records) };
     const fixture = agentFixture([textReply('one'), textReply('three')]);
     const work = createQueueWorker({ agent: fixture.agent, announcer: { announce: async () => {} }, logger: silentLogger, config: fixture.config, redelivery });
 

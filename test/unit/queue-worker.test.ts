@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InputError, ModelError } from '../../lib/core/errors.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
-import { createSkippingAnnouncer, type TurnAnnouncer } from '../../lib/queue/announcer.ts';
+import type { TurnAnnouncer } from '../../lib/core/turn-announcer.ts';
+import { createSkippingAnnouncer } from '../../lib/queue/announcer.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';

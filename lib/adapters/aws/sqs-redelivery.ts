@@ -1,8 +1,7 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { SqsRecord } from '../../queue/aws-event-shapes.ts';
-import { redeliveryDelaySeconds, type RedeliveryScheduler } from '../../queue/redelivery.ts';
+import { redeliveryDelaySeconds, type RedeliveryRecord, type RedeliveryScheduler } from '../../core/redelivery.ts';
 
 /** SQS takes at most 10 entries per ChangeMessageVisibilityBatch. */
 const BATCH_LIMIT = 10;
@@ -11,7 +10,7 @@ export function createSqsRedeliveryScheduler(options: { client: SQSClient; queue
   return {
     async scheduleRetry(records) {
       const entries = records
-        .filter((record): record is SqsRecord & { receiptHandle: string } => typeof record.receiptHandle === 'string')
+        .filter((record): record is RedeliveryRecord & { receiptHandle: string } => typeof record.receiptHandle === 'string')
         .map((record, index) => ({
           Id: String(index),
           ReceiptHandle: record.receiptHandle,
