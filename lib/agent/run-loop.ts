@@ -3,11 +3,10 @@ import { addUsage } from '../core/budget.ts';
 import { withDeadline } from '../core/deadline.ts';
 import { BudgetExhaustedError, errorMessage, ModelError } from '../core/errors.ts';
 import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../core/messages.ts';
-import type { ModelClient, ModelDelta, ModelReply, ModelStop } from '../core/ports.ts';
+import type { ModelClient, ModelDelta, ModelReply } from '../core/ports.ts';
 import type { LoopHooks } from './extension-runner.ts';
-import type { PendingApproval, PendingElicitation } from '../core/turn.ts';
+import { STOP_RULES, type LoopOutcome } from './stop-rules.ts';
 import type { LoopEvent } from './loop-events.ts';
-import { toolText } from './tool-messages.ts';
 import { planCalls, plannedName, type CallLimits } from './tool-plan.ts';
 import type { OfferedTool } from './tool-policy.ts';
 import { answerCalls, type Journal, type ToolRoundOutcome } from './tool-round.ts';
@@ -46,15 +45,7 @@ export interface LoopInput {
   now?: () => number;
 }
 
-/** How the loop ended; the draft holds everything it did. */
-export type LoopOutcome =
-  /** `stop`: why the model stopped, when the reply alone does not show it (cut at max_tokens, filtered). */
-  | { kind: 'completed'; reply: string; stop?: ModelStop }
-  | { kind: 'stopped'; reason: 'max_rounds' | 'deadline' }
-  /** The model failed, a round's record could not be written, or a budget was spent; `cause` is that error. */
-  | { kind: 'failed'; cause: unknown }
-  /** Calls wait for a person: `pending` approvals, `elicitations` questions their servers asked. */
-  | { kind: 'paused'; pending: PendingApproval[]; elicitations?: PendingElicitation[] };
+export type { LoopOutcome } from './stop-rules.ts';
 
 /** What one round decided: the discriminated union the loop switches on. */
 type RoundOutcome = { kind: 'run-again' } | LoopOutcome;
@@ -65,8 +56,10 @@ type RoundOutcome = { kind: 'run-again' } | LoopOutcome;
  *   for round in rounds+1..maxRounds:     each model reply is one round
  *     reply = model(system, history, draft, tools)   stop 'deadline' if no time is left
  *     append assistant(reply)
- *     no tool calls       -> completed   (decided on tool calls, never on finish_reason)
- *     round == maxRounds  -> answer each call "not executed", stop 'max_rounds'
+ *     the stop rules (stop-rules.ts), in order; the first that applies ends the loop:
+ *       no tool calls       -> completed   (decided on tool calls, never on finish_reason)
+ *       round == maxRounds  -> answer each call "not executed", stop 'max_rounds'
+ *       no time left        -> answer each call "out of time", stop 'deadline'
  *     plan the calls (limits, policy, arguments, approval), answer them (run, record), or pause
  *
  * Every exit but a pause leaves each assistant tool call answered by its tool message (the history
@@ -113,16 +106,13 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     draft.messages.push(assistant);
     await input.hooks.replied({ ...reply, toolCalls: assistant.toolCalls }, round);
     const calls = assistant.toolCalls;
-    if (calls.length === 0) return { kind: 'completed', reply: reply.content ?? '', ...(reply.stop ? { stop: reply.stop } : {}) };
-
-    if (round >= limits.maxRounds) {
-      draft.messages.push(...unexecuted(calls, toolText.notExecuted(limits.maxRounds)));
-      return { kind: 'stopped', reason: 'max_rounds' };
-    }
-    // A reply that arrives with no time left must not start tools it could never wait for.
-    if (timeLeft() <= 0) {
-      draft.messages.push(...unexecuted(calls, toolText.outOfTime()));
-      return { kind: 'stopped', reason: 'deadline' };
+    const afterReply = { round, maxRounds: limits.maxRounds, content: reply.content, calls, ...(reply.stop ? { stop: reply.stop } : {}), timeLeftMs: timeLeft() };
+    for (const rule of STOP_RULES) {
+      const decided = rule(afterReply);
+      if (!decided) continue;
+      // Calls of a reply the loop stops at never run, and each is answered (the history invariant).
+      if (decided.callsAnsweredWith !== undefined) draft.messages.push(...unexecuted(calls, decided.callsAnsweredWith));
+      return decided.outcome;
     }
     const planned = planCalls(calls, { tools: toolsByName, limits, callsSoFar: draft.toolCalls.length, route: (call) => input.hooks.route(call) });
     for (const entry of planned) {

@@ -1,0 +1,29 @@
+/**
+ * The loop's stop rules after each reply, as data (lib/agent/stop-rules.ts): the first that applies
+ * ends the loop, so an answer wins over the round limit and the round limit over the clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { STOP_RULES, type AfterReply } from '../../lib/agent/stop-rules.ts';
+
+const call = { id: 'call_1', name: 'getWeather', arguments: '{"city":"上海"}' };
+const reply = (overrides: Partial<AfterReply>): AfterReply => ({ round: 2, maxRounds: 8, content: null, calls: [call], timeLeftMs: 10_000, ...overrides });
+const firstStop = (after: AfterReply) => STOP_RULES.map((rule) => rule(after)).find((decided) => decided !== undefined);
+
+describe('STOP_RULES', () => {
+  it.each([
+    ['a reply without calls, even at the last round with no time left', reply({ calls: [], content: 'done', round: 8, timeLeftMs: 0 }), { kind: 'completed', reply: 'done' }, undefined],
+    ['a reply cut at the model’s output limit', reply({ calls: [], content: 'Once upon', stop: 'max_tokens' }), { kind: 'completed', reply: 'Once upon', stop: 'max_tokens' }, undefined],
+    ['calls at the round limit, even with no time left', reply({ round: 8, timeLeftMs: 0 }), { kind: 'stopped', reason: 'max_rounds' }, /limit of 8 model replies/],
+    ['calls with no time left', reply({ timeLeftMs: 0 }), { kind: 'stopped', reason: 'deadline' }, /ran out of time/],
+  ])('stop %s', (_case, after, outcome, answer) => {
+    const decided = firstStop(after);
+
+    expect(decided?.outcome).toEqual(outcome);
+    if (answer) expect(decided?.callsAnsweredWith).toMatch(answer);
+    else expect(decided?.callsAnsweredWith).toBeUndefined();
+  });
+
+  it('let a reply with calls, rounds and time left go on', () => {
+    expect(firstStop(reply({}))).toBeUndefined();
+  });
+});
