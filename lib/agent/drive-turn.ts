@@ -3,7 +3,7 @@ import { AgentError, BudgetExhaustedError, errorMessage, InternalError, ModelErr
 import { addUsage as sumUsage, exhaustionText } from '../core/budget.ts';
 import { closeOpenRound, historyViolations } from '../core/history.ts';
 import type { Logger } from '../core/logger.ts';
-import type { HistoryMessage, TokenUsage, UserMessage } from '../core/messages.ts';
+import type { HistoryMessage, TokenUsage } from '../core/messages.ts';
 import type { ConversationStore, ModelClient } from '../core/ports.ts';
 import type { ExtensionRunner } from './extension-runner.ts';
 import type { KeptClaim } from './lease.ts';
@@ -18,7 +18,7 @@ import type { TurnStrategy } from './turn-strategy.ts';
 import { toolText } from './tool-messages.ts';
 import type { PlannedCall } from './tool-plan.ts';
 import { answerCalls } from './tool-round.ts';
-import type { TurnDraft } from './turn-draft.ts';
+import { questionOf, type TurnDraft } from './turn-draft.ts';
 
 export interface DriveInput {
   held: HeldTurn;
@@ -166,8 +166,6 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
   return result;
 }
 
-/** The turn's question: its last user message (a stateless caller's earlier messages come before it). */
-const questionOf = (draft: TurnDraft): string => draft.messages.findLast((message): message is UserMessage => message.role === 'user')?.content ?? '';
 
 /** Model calls the extensions made themselves (a summary) count in the turn's usage. */
 function addUsage(draft: TurnDraft, usage: TokenUsage): void {

@@ -1,4 +1,4 @@
-import type { HistoryMessage, ToolCall } from '../core/messages.ts';
+import type { HistoryMessage, ToolCall, UserMessage } from '../core/messages.ts';
 import { emptyProgress, type TurnProgress } from '../core/turn.ts';
 
 /**
@@ -23,6 +23,9 @@ export function newDraft(question: string, earlierMessages: readonly HistoryMess
 export function resumedDraft(messages: HistoryMessage[], progress: TurnProgress): TurnDraft {
   return { messages: [...messages], rounds: progress.rounds, toolCalls: [...progress.toolCalls], usage: { ...progress.usage }, ran: [] };
 }
+
+/** The turn's question: its last user message (a stateless caller's earlier messages come before it). */
+export const questionOf = (draft: TurnDraft): string => draft.messages.findLast((message): message is UserMessage => message.role === 'user')?.content ?? '';
 
 /** What the record of a running turn stores of its draft. */
 export const progressOf = (draft: TurnDraft): TurnProgress => ({ rounds: draft.rounds, toolCalls: draft.toolCalls, usage: draft.usage });

@@ -1,13 +1,13 @@
 import { addUsage } from '../../../core/budget.ts';
 import { ModelError } from '../../../core/errors.ts';
-import type { HistoryMessage, UserMessage } from '../../../core/messages.ts';
+import type { HistoryMessage } from '../../../core/messages.ts';
 import type { JsonObject } from '../../../core/ports.ts';
 import type { AgentConfig } from '../../../config/load.ts';
 import type { LoopEvent } from '../../loop-events.ts';
 import type { LoopHooks } from '../../extension-runner.ts';
 import type { Journal } from '../../tool-round.ts';
 import { runLoop, type LoopInput, type LoopOutcome } from '../../run-loop.ts';
-import { newDraft, type TurnDraft } from '../../turn-draft.ts';
+import { newDraft, questionOf, type TurnDraft } from '../../turn-draft.ts';
 import type { StrategyTurn, TurnStrategy } from '../../turn-strategy.ts';
 import { applyPlanning, nextTasks, PLANNING_TOOL, planningTool, renderPlan, renderResults, type Plan, type PlanTask } from './plan.ts';
 import { roundNumbers, type RoundNumbers } from './round-numbers.ts';
@@ -63,8 +63,7 @@ class PlanExecuteRun {
     this.turn = turn;
     this.settings = settings;
     this.main = loop.draft;
-    // The question is the turn's last user message (a stateless caller's history may come before it).
-    this.question = ([...loop.draft.messages].reverse().find((message) => message.role === 'user') as UserMessage).content;
+    this.question = questionOf(loop.draft);
     this.state = turn.state as PlanState;
     this.numbers = roundNumbers(loop.draft.rounds);
     // A new turn plans anew; a resumed one goes on with the plan it paused in.
