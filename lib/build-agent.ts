@@ -7,6 +7,7 @@ import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
 import { createAgent, type Agent } from './agent/agent.ts';
 import type { AgentExtension } from './agent/extension.ts';
 import { mcpClientExtensions } from './agent/mcp/extensions.ts';
+import type { TurnStrategy } from './agent/turn-strategy.ts';
 import { createServerRequestRouter } from './agent/mcp/request-router.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
@@ -33,6 +34,8 @@ interface CommonOptions {
   oauthTokenStore?: OAuthTokenStore;
   /** Your own extensions of the loop (lib/agent/extension.ts), run after the strategies agent.yml turns on. */
   extensions?: AgentExtension[];
+  /** Your own turn strategy (lib/agent/turn-strategy.ts), in place of agent.yml's `strategy`. */
+  strategy?: TurnStrategy;
   /**
    * The budgets' per-owner counters (agent.yml `limits`). Default: in the conversation table with
    * a documentClient; in this process's memory with a store of your own.
@@ -91,5 +94,6 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     extensions: [...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? [])],
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),
+    ...(options.strategy ? { strategy: options.strategy } : {}),
   });
 }

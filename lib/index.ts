@@ -20,6 +20,8 @@ export { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
 export { createMemoryNoteStore } from './adapters/memory/note-store.ts';
 export { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 export type { LoopEvent } from './agent/loop-events.ts';
+export { runLoop, type LoopInput, type LoopLimits, type LoopOutcome } from './agent/run-loop.ts';
+export type { StrategyTurn, TurnStrategy } from './agent/turn-strategy.ts';
 export type { AgentExtension, BuiltinTool, EarlierTurn, EarlierTurns, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './agent/extension.ts';
 export type { ApprovalDecision } from './agent/validate-input.ts';
 export type { PendingApproval, PendingElicitation, StopReason, ToolCallRecord, TurnError, TurnResult, TurnUsage } from './core/turn.ts';

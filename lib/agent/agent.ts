@@ -27,6 +27,7 @@ import { openApprovals, planDecisions } from './open-approvals.ts';
 import { openTurn, type TurnRules } from './open-turn.ts';
 import { readStoredTurn, type StoredTurn } from './stored-turn.ts';
 import { askDigest, decideDigest } from './request-digest.ts';
+import type { TurnStrategy } from './turn-strategy.ts';
 import { applyToolPolicies, builtInApproval, type OfferedTool } from './tool-policy.ts';
 import { newDraft, type TurnDraft } from './turn-draft.ts';
 import { checkConversationId, checkDecisions, checkEarlierMessages, checkMessage, checkRequestId, type ApprovalDecision } from './validate-input.ts';
@@ -103,6 +104,11 @@ export interface AgentDependencies {
   /** Strategies and a developer's own hooks, in the order they run (lib/agent/extension.ts). */
   extensions?: AgentExtension[];
   /**
+   * How each turn uses the loop (lib/agent/turn-strategy.ts): a strategy of your own, in place of
+   * the one agent.yml's `strategy` chooses (`react`, `plan-execute`).
+   */
+  strategy?: TurnStrategy;
+  /**
    * The deployment's secret (32 random bytes or more): keys the HMAC that derives a conversation id
    * from a requestId, and the one that signs page tokens. Without it, each agent draws its own at
    * random, so a retried "start a conversation" reaches the same conversation only through the same
@@ -127,7 +133,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions, then the trace.
   const extensions = configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}) }, dependencies.extensions);
-  const strategy = configuredStrategy(config);
+  const strategy = dependencies.strategy ?? configuredStrategy(config);
   const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters, logger, metrics: dependencies.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   const builtInNeedsApproval = builtInApproval(config.builtInTools.requireApproval, policies);
