@@ -18,7 +18,7 @@ import { errorMessage } from '../lib/core/errors.ts';
 import { createJsonLogger } from '../lib/core/logger.ts';
 import { mcpOAuthTokenStore } from '../lib/adapters/mcp/oauth/store-from-environment.ts';
 
-export interface LoginCommandOptions {
+interface LoginCommandOptions {
   environment: Environment;
   /** One line of output for the operator. */
   say(line: string): void;

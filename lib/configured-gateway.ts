@@ -14,7 +14,7 @@ import type { AgentConfig } from './config/load.ts';
 import type { Logger } from './core/logger.ts';
 import type { ToolGateway } from './core/ports.ts';
 
-export interface ConfiguredGatewayOptions extends Pick<McpGatewayOptions, 'onElicitation' | 'onSampling'> {
+interface ConfiguredGatewayOptions extends Pick<McpGatewayOptions, 'onElicitation' | 'onSampling'> {
   logger: Logger;
   /** Where OAuth tokens are kept; default: mcp-oauth-tokens.json under the local data folder. */
   oauthTokenStore?: OAuthTokenStore;

@@ -5,7 +5,7 @@ import type { TurnRules } from './open-turn.ts';
 import { pageToken, readPageToken } from './page-token.ts';
 
 /** Turns per page when the caller names no limit, and the most one page may hold. */
-export const DEFAULT_PAGE_TURNS = 20;
+const DEFAULT_PAGE_TURNS = 20;
 export const MAX_PAGE_TURNS = 100;
 
 export interface ConversationPageRequest {
@@ -15,7 +15,7 @@ export interface ConversationPageRequest {
   nextToken?: string;
 }
 
-export interface ConversationPageContext {
+interface ConversationPageContext {
   store: ConversationStore;
   rules: TurnRules;
   hmacKey: Uint8Array;

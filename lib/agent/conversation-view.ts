@@ -4,7 +4,7 @@ import type { PendingApproval, PendingElicitation, StopReason, TurnResult } from
 import { settledTurn, type TurnRules } from './open-turn.ts';
 import { approvalExpired, leaseHolds } from './turn-opening.ts';
 
-export interface ConversationTurnView {
+interface ConversationTurnView {
   turn: number;
   requestId: string;
   createdAt: string;

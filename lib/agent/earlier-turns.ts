@@ -4,7 +4,7 @@ import { copyJson } from '../core/state-copy.ts';
 import type { EarlierTurn, EarlierTurns } from './extension.ts';
 
 /** Reads the conversation's turns again, newest first, while `wantsMore` says so (one Query). */
-export type ReadTurns = (wantsMore: (readSoFar: readonly TurnRecord[]) => boolean) => Promise<TurnRecord[]>;
+type ReadTurns = (wantsMore: (readSoFar: readonly TurnRecord[]) => boolean) => Promise<TurnRecord[]>;
 
 /**
  * The earlier turns a turn opened with, for the extensions (EarlierTurns): the window, and older

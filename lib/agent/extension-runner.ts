@@ -38,7 +38,7 @@ export interface ExtensionRunner extends LoopHooks {
   state(): ConversationState;
 }
 
-export interface ExtensionRunnerInput {
+interface ExtensionRunnerInput {
   extensions: readonly AgentExtension[];
   /** MCP tools after policy. */
   mcpTools: readonly OfferedTool[];

@@ -1,7 +1,7 @@
 import type { HistoryMessage } from '../core/messages.ts';
 import type { AnsweredStopReason, PendingApproval, PendingElicitation, StopReason, TurnError } from '../core/turn.ts';
 
-export interface FallbackContext {
+interface FallbackContext {
   maxRounds: number;
   /** The model calls the turn made; a max_rounds stop names them, not just the limit. */
   rounds?: number;

@@ -7,7 +7,7 @@ import type { OfferedTool } from './tool-policy.ts';
  * A server as any authenticated caller may see it: its status and tools, never why it failed (an
  * upstream's error body may carry tokens, hosts, stack traces). That goes to the log.
  */
-export interface ServerHealth extends Omit<ToolServerStatus, 'error'> {
+interface ServerHealth extends Omit<ToolServerStatus, 'error'> {
   /** The tools offered to the model (after allowTools / denyTools), and which need approval. */
   tools: Array<{ name: string; needsApproval: boolean }>;
 }
@@ -21,7 +21,7 @@ export interface HealthReport {
   mcpServers: ServerHealth[];
 }
 
-export interface HealthSources {
+interface HealthSources {
   gateway: ToolGateway;
   model: ModelClient | undefined;
   modelConfig: Pick<AgentConfig['model'], 'name'> & Partial<Pick<AgentConfig['model'], 'offlineStandIn' | 'provider'>>;

@@ -79,7 +79,7 @@ export function claimWrite(held: HeldTurn, draft: TurnDraft, state: Conversation
   };
 }
 
-export interface RetryOptions {
+interface RetryOptions {
   /** Epoch ms: no attempt starts after this. */
   until: number;
   now: () => number;

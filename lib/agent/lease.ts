@@ -22,7 +22,7 @@ export interface Lease {
   keep(claim: LeasedClaim): KeptClaim;
 }
 
-export interface LeasedClaim {
+interface LeasedClaim {
   /** For the logs: "turn claim", "turn slot". */
   what: string;
   /** ms epoch: the end its last write carried. */
@@ -40,7 +40,7 @@ export interface KeptClaim {
   release(): void;
 }
 
-export interface LeaseOptions {
+interface LeaseOptions {
   /** turn.leaseSeconds, in ms. */
   durationMs: number;
   /** ms epoch no lease reaches past: the turn's deadline plus turn.leaseMarginSeconds. */

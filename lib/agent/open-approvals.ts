@@ -17,7 +17,7 @@ import type { CallInput } from './call-input.ts';
 import { checkArguments } from './validate-arguments.ts';
 import type { ApprovalDecision } from './validate-input.ts';
 
-export interface OpenApprovalsInput {
+interface OpenApprovalsInput {
   store: ConversationStore;
   key: ConversationKey;
   requestId: string;
@@ -35,13 +35,13 @@ export interface OpenApprovalsInput {
   rules: TurnRules;
 }
 
-export type OpenedApprovals =
+type OpenedApprovals =
   | { kind: 'replay'; result: TurnResult }
   /** `waiting`: the calls decided now, in the calls' order. */
   | { kind: 'resumed'; held: HeldTurn; history: HistoryMessage[]; draft: TurnDraft; waiting: ToolCall[]; state: ConversationState; earlier: EarlierTurns; asked: WaitingKinds };
 
 /** Which waiting calls wait for what: an answer to their server's question, or approval of its sampling (the rest: approval). */
-export interface WaitingKinds {
+interface WaitingKinds {
   questions: ReadonlySet<string>;
   samplings: ReadonlySet<string>;
 }
@@ -147,7 +147,7 @@ function checkDecisionKinds(decisions: readonly ApprovalDecision[], paused: Turn
   return { questions: new Set(questions.keys()), samplings };
 }
 
-export interface DecisionContext {
+interface DecisionContext {
   decisions: readonly ApprovalDecision[];
   /** What the calls wait for, from the paused turn; none given: every call waits for approval. */
   asked?: WaitingKinds;

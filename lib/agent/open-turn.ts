@@ -17,7 +17,7 @@ export interface TurnRules {
   approvalTtlSeconds: number;
 }
 
-export interface OpenTurnInput {
+interface OpenTurnInput {
   store: ConversationStore;
   key: ConversationKey;
   requestId: string;
@@ -38,7 +38,7 @@ export interface OpenTurnInput {
   admit?: (state: ConversationState) => void;
 }
 
-export type OpenedTurn =
+type OpenedTurn =
   | { kind: 'replay'; result: TurnResult }
   /** `state`: the conversation's, as its newest turn left it; `earlier`: its turns, for the extensions. */
   | { kind: 'claimed'; held: HeldTurn; history: HistoryMessage[]; state: ConversationState; earlier: EarlierTurns };

@@ -33,7 +33,7 @@ export interface AnsweredCall {
   record: ToolCallRecord;
 }
 
-export interface CallToRun {
+interface CallToRun {
   /** The call as the model made it: its answer goes to this id. */
   call: ToolCall;
   /** The tool it runs (another one than the call names, when a routing tool stands for it). */
@@ -44,7 +44,7 @@ export interface CallToRun {
 }
 
 /** A call left unanswered: its MCP server asked for what only a person can give (call-input.ts). */
-export interface WaitingCall {
+interface WaitingCall {
   awaiting: AwaitedInput;
 }
 

@@ -35,7 +35,7 @@ export function settleInterrupted(record: TurnRecord, conversationId: string, ma
 }
 
 /** What a waiting call waited for, which decides what the model is told when it never comes. */
-export type WaitedFor = 'approval' | 'answer' | 'sampling';
+type WaitedFor = 'approval' | 'answer' | 'sampling';
 
 /**
  * A paused turn whose calls will never be decided: a new message came instead, or the wait

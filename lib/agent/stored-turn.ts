@@ -17,7 +17,7 @@ export interface StoredTurn {
   result: TurnResult | TurnProgress;
 }
 
-export interface ReadStoredTurnInput {
+interface ReadStoredTurnInput {
   store: ConversationStore;
   key: ConversationKey;
   turn: number;

@@ -26,7 +26,7 @@ export interface CallLimits {
   maxCallsPerTurn: number;
 }
 
-export interface PlanContext {
+interface PlanContext {
   tools: ReadonlyMap<string, OfferedTool>;
   limits: CallLimits;
   /** Calls the turn made in earlier rounds. */

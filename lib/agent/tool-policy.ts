@@ -16,7 +16,7 @@ export interface OfferedTool extends ToolDefinition {
 }
 
 /** A server's policy, and whether it may ask a person something while a call runs (lib/agent/mcp/extensions.ts). */
-export type ServerToolPolicy = ToolPolicy & { asksUser?: boolean };
+type ServerToolPolicy = ToolPolicy & { asksUser?: boolean };
 
 /** No policy in agent.yml: every tool offered, none needs approval. */
 const OPEN_POLICY: ToolPolicy = { denyTools: [], requireApproval: 'never' };

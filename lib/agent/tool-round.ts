@@ -17,7 +17,7 @@ export interface Journal {
   record(draft: TurnDraft): Promise<void>;
 }
 
-export interface ToolRoundContext {
+interface ToolRoundContext {
   draft: TurnDraft;
   round: number;
   toolRun: ToolRunContext;

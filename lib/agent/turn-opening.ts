@@ -17,7 +17,7 @@ import { requestReused } from './request-digest.ts';
  *   the newest turn is paused                                        -> settle (declined), claim
  *   otherwise                                                        -> claim newest + 1
  */
-export type Opening =
+type Opening =
   | { kind: 'reused'; record: TurnRecord }
   | { kind: 'replay'; record: TurnRecord }
   | { kind: 'busy'; record: TurnRecord; ownRequest: boolean }
@@ -59,7 +59,7 @@ export function decideOpening(recent: readonly TurnRecord[], requestId: string, 
  * change something is always recorded before it starts, so nothing with an effect ran for it (a
  * read-only call may have, which running the question again only repeats).
  */
-export function onlyClaimed(record: TurnRecord): boolean {
+function onlyClaimed(record: TurnRecord): boolean {
   const progress = record.result();
   // Its messages are the question (and a stateless caller's earlier messages): every record after the claim has rounds.
   return progress.rounds === 0 && progress.toolCalls.length === 0;

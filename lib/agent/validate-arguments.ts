@@ -9,7 +9,7 @@ import { compileSchema } from '../json-schema/compile.ts';
  * and older dialects get the draft-07 validator. A schema that cannot be compiled is not checked
  * here (the server still validates).
  */
-export type ArgumentCheck = { valid: true } | { valid: false; problems: string };
+type ArgumentCheck = { valid: true } | { valid: false; problems: string };
 
 export function checkArguments(schema: JsonObject, args: JsonObject): ArgumentCheck {
   const compiled = compileSchema(schema);

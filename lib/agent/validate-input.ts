@@ -5,7 +5,7 @@ import type { HistoryMessage } from '../core/messages.ts';
 import type { ElicitationResult } from '../core/ports.ts';
 
 /** Conversation ids are chosen by callers too, so they are checked: safe in URLs, keys and logs. */
-export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 export function checkConversationId(value: string): void {

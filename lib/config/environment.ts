@@ -95,7 +95,7 @@ export type OwnerFrom = 'principal' | 'role-session';
 export const OWNER_FROM_VALUES: readonly OwnerFrom[] = ['principal', 'role-session'];
 
 /** What a deployed function reads besides agent.yml, checked once at cold start. */
-export interface DeploymentSettings {
+interface DeploymentSettings {
   authMode: AuthMode;
   ownerFrom: OwnerFrom;
   allowedOrigins: string[];
@@ -164,7 +164,7 @@ export function parseAllowedOrigins(value: string | undefined): string[] {
 }
 
 /** What the local server (npm start) reads. */
-export interface LocalSettings {
+interface LocalSettings {
   port: number;
   host: string;
   dataDir: string;

@@ -14,16 +14,16 @@ export const DEFAULT_SYSTEM_PROMPT =
   '你是一个智能助手，需要得到用户想要的最终回复时才停止调用function，否则你需要持续响应function_call JSON与function API交互。';
 
 /** plan-execute: the planner's part of the system prompt. */
-export const DEFAULT_PLANNER_PROMPT = `## Planning
+const DEFAULT_PLANNER_PROMPT = `## Planning
 You plan; others carry out the plan. Break the user's request into the fewest tasks that get it done (at most the number the planning tool allows), in the order they must run, and write them with the planning tool (action "create"). Each task is one clear instruction another assistant can carry out with the tools alone; put what it needs to know in its details. Mark a task "independent" when it needs nothing from the tasks before it. Do not carry out the tasks yourself. When the plan is written, reply with one short sentence.
 When you are shown the progress of a plan: if the remaining tasks still fit, reply "continue"; otherwise change them with the planning tool ("update" replaces the tasks not started yet, "mark_task" blocks one that cannot be done), then reply with one short sentence.`;
 
 /** plan-execute: an executor's part of the system prompt. */
-export const DEFAULT_EXECUTOR_PROMPT = `## Your task
+const DEFAULT_EXECUTOR_PROMPT = `## Your task
 You carry out one task of a larger plan. Use the tools to do exactly this task, nothing more. When it is done (or cannot be done), reply with the result in a few sentences: the facts, ids and numbers the next tasks and the final answer need, and anything that failed.`;
 
 /** plan-execute: the part of the system prompt that writes the final answer. */
-export const DEFAULT_SUMMARY_PROMPT = `## Final answer
+const DEFAULT_SUMMARY_PROMPT = `## Final answer
 The user's request was worked on as a plan of tasks; their results are below. Write the answer to the user from them: what was done, what was found, and what failed or was not done. Do not invent results that are not there.`;
 
 /** history.strategy summarize: the instructions of the call that writes the summary of older turns. */

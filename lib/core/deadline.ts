@@ -5,7 +5,7 @@
  * The abort reason is a TimeoutError, as `AbortSignal.timeout` gives, so a timeout can still be told
  * from a cancellation.
  */
-export interface DeadlineSignal {
+interface DeadlineSignal {
   signal: AbortSignal;
   /** Stops the timer: call it when the work ends, however it ends. */
   clear(): void;
@@ -51,7 +51,7 @@ export const ANSWER_MARGIN_MS = 2_000;
 export const turnDeadlineWithin = (now: number, remainingMs: number): number => now + remainingMs - ANSWER_MARGIN_MS;
 
 /** A deadline that progress moves on: `extend()` starts the idle time again, never past `maxMs` in all. */
-export interface IdleDeadlineSignal extends DeadlineSignal {
+interface IdleDeadlineSignal extends DeadlineSignal {
   extend(): void;
 }
 

@@ -84,7 +84,7 @@ export type InputErrorCode =
   | ConflictCode;
 
 /** A request that conflicts with the conversation's state (409). */
-export type ConflictCode = 'conversation_busy' | 'turn_in_progress' | 'approval_not_pending' | 'approval_expired';
+type ConflictCode = 'conversation_busy' | 'turn_in_progress' | 'approval_not_pending' | 'approval_expired';
 
 export class InputError<Code extends InputErrorCode = InputErrorCode> extends AgentError<Code> {}
 

@@ -98,7 +98,7 @@ export function historyViolations(messages: readonly Message[]): string[] {
  * The last round of a turn's messages when it is open: its assistant message asked for tools and
  * not every call has its tool message yet (a paused turn, or a turn that died while calls ran).
  */
-export interface OpenRound {
+interface OpenRound {
   /** Index of the assistant message in the list. */
   at: number;
   assistant: AssistantMessage;
@@ -157,7 +157,7 @@ export function unansweredCalls(messages: readonly HistoryMessage[]): ToolCall[]
 }
 
 /** Whole complete turns within the budget, newest first in, oldest first out; see historyMessages. */
-export interface BudgetedTurn {
+interface BudgetedTurn {
   tokens: number;
   messages(): HistoryMessage[];
 }

@@ -24,7 +24,7 @@ export interface ToolCall {
   providerData?: ProviderData;
 }
 
-export interface SystemMessage {
+interface SystemMessage {
   role: 'system';
   content: string;
 }

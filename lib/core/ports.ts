@@ -336,7 +336,7 @@ export interface OwnerCounters {
   releaseTurnSlot(slot: TurnSlot, options?: StoreCallOptions): Promise<void>;
 }
 
-export interface TurnSlotRequest {
+interface TurnSlotRequest {
   /** How many turns the owner may run at once. */
   slots: number;
   /** The request taking the slot (its claim id): only it may give the slot back. */

@@ -8,8 +8,8 @@
  * so a record survives about 15 minutes of a busy conversation (the longest turn) before the
  * default maxReceiveCount of 5 moves it to the dead-letter queue.
  */
-export const REDELIVERY_BASE_SECONDS = 60;
-export const REDELIVERY_MAX_SECONDS = 900;
+const REDELIVERY_BASE_SECONDS = 60;
+const REDELIVERY_MAX_SECONDS = 900;
 
 export function redeliveryDelaySeconds(receiveCount: number): number {
   const attempt = Number.isFinite(receiveCount) && receiveCount >= 1 ? Math.floor(receiveCount) : 1;

@@ -11,7 +11,7 @@ import { ModelError } from '../core/errors.ts';
 import type { ModelClient, ModelReply, ModelRequest } from '../core/ports.ts';
 import { demoReply } from './rules.ts';
 
-export interface DemoModelOptions {
+interface DemoModelOptions {
   /** Between two deltas, so a watcher sees the text arrive in pieces (0 in tests). */
   pauseMs?: number;
 }

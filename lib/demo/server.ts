@@ -8,9 +8,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DEMO_TOOLS, runDemoTool } from './tools.ts';
 
-export const DEMO_SERVER_INFO = { name: 'mcp-agent-demo', version: '0.1.0' };
+const DEMO_SERVER_INFO = { name: 'mcp-agent-demo', version: '0.1.0' };
 
-export function createDemoServer(): Server {
+function createDemoServer(): Server {
   const server = new Server(DEMO_SERVER_INFO, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: DEMO_TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export interface DemoTool {
+interface DemoTool {
   name: string;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, object>; required: string[] };
@@ -14,7 +14,7 @@ export interface DemoTool {
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean };
 }
 
-export type DemoToolAnswer = { ok: true; value: unknown } | { ok: false; error: string };
+type DemoToolAnswer = { ok: true; value: unknown } | { ok: false; error: string };
 
 export const DEMO_TOOLS: DemoTool[] = [
   {
@@ -62,7 +62,7 @@ export const DEMO_TOOLS: DemoTool[] = [
   },
 ];
 
-export const ALREADY_CANCELLED_REASON = '订单状态已经为取消状态';
+const ALREADY_CANCELLED_REASON = '订单状态已经为取消状态';
 
 const WEATHER_CONDITIONS = ['晴', '多云', '阴', '小雨', '中雨', '雷阵雨', '雾', '小雪'];
 

@@ -64,11 +64,11 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
   };
 }
 
-export const errorBody = (code: string, message: string) => ({ error: { code, message } });
+const errorBody = (code: string, message: string) => ({ error: { code, message } });
 
 function upstreamMessage(code: string, message: string): string {
   return `The language model failed (${code}): ${sentence(message)} The conversation's stored history is unchanged; retry the request.`;
 }
 
 /** A message ending in exactly one full stop, however the wrapped text ended. */
-export const sentence = (text: string): string => `${text.trim().replace(/[.。]+$/, '')}.`;
+const sentence = (text: string): string => `${text.trim().replace(/[.。]+$/, '')}.`;

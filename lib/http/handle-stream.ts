@@ -9,7 +9,7 @@ import { acceptsEventStream } from './sse.ts';
 import { streamTurn, type EventStreamResponse } from './stream-turn.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
-export interface StreamingHttpHandlerOptions extends HttpHandlerOptions {
+interface StreamingHttpHandlerOptions extends HttpHandlerOptions {
   /** How often an event stream carries a heartbeat comment while the turn runs. */
   heartbeatMs: number;
 }

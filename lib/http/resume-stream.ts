@@ -11,7 +11,7 @@ import { EventStreamBody, type EventStreamResponse } from './stream-turn.ts';
 import { replayAfter } from './turn-replay.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
-export interface ResumeOptions {
+interface ResumeOptions {
   agent: Agent;
   logger: Logger;
   heartbeatMs: number;

@@ -1,6 +1,6 @@
 import { InputError, MethodNotAllowedError, NotFoundError } from '../core/errors.ts';
 
-export type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'getTurnTrace' | 'health' | 'listNotes' | 'clearNotes' | 'deleteNote';
+type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'getTurnTrace' | 'health' | 'listNotes' | 'clearNotes' | 'deleteNote';
 
 /** The routes that run a turn: JSON or Server-Sent Events, as the client asks. */
 export const TURN_ROUTES: ReadonlySet<RouteName> = new Set(['createConversation', 'postMessage', 'decideApprovals']);

@@ -11,7 +11,7 @@
  *   retry: 1000               how long a client waits before it reconnects (ms)
  */
 
-export interface ServerSentEvent {
+interface ServerSentEvent {
   event: string;
   id?: string | number;
   /** Text; each line of it becomes its own `data:` line, so no line break can end the event early. */

@@ -27,7 +27,7 @@ export interface EventStreamResponse {
   body: EventStreamBody;
 }
 
-export interface StreamTurnOptions {
+interface StreamTurnOptions {
   agent: Agent;
   logger: Logger;
   heartbeatMs: number;

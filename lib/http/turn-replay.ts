@@ -6,7 +6,7 @@ import { finalEventData } from './sse-events.ts';
 import { comparePositions, type StreamPosition } from './stream-ids.ts';
 
 /** An event rebuilt from a stored turn: `position` is its id; an event without one follows `after`. */
-export interface ReplayedEvent {
+interface ReplayedEvent {
   name: string;
   data: unknown;
   position?: StreamPosition;

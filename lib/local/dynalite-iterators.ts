@@ -23,7 +23,7 @@ interface IteratorPrototype {
 }
 
 /** The part of abstract-level's exports used here and by the test of this fix. */
-export interface AbstractLevelModule {
+interface AbstractLevelModule {
   AbstractLevel: { prototype: { attachResource(resource: object): void; detachResource(resource: object): void } };
   AbstractValueIterator: { prototype: object };
 }

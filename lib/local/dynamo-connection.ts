@@ -14,8 +14,8 @@ export interface DynamoConnection {
  * will not send a request without both. DynamoDB Local started without -sharedDb keeps one set of
  * tables per key and region, so these stay the same from run to run.
  */
-export const EMULATOR_REGION = 'local';
-export const EMULATOR_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+const EMULATOR_REGION = 'local';
+const EMULATOR_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 /**
  * The region and keys of the environment (AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,

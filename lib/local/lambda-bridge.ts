@@ -93,7 +93,7 @@ export function toLocalEvent(incoming: IncomingMessage, body: string, callerHead
 }
 
 /** The Lambda context (aws-lambda's Context) of a local invocation. */
-export interface LocalContext {
+interface LocalContext {
   callbackWaitsForEmptyEventLoop: boolean;
   functionName: string;
   functionVersion: string;
@@ -127,7 +127,7 @@ export function localContext(turnTimeoutMs: number): LocalContext {
 }
 
 /** What the streaming handler writes to: a Lambda response stream, with the runtime's setContentType. */
-export type LocalResponseStream = Writable & { setContentType(contentType: string): void };
+type LocalResponseStream = Writable & { setContentType(contentType: string): void };
 
 /**
  * A Lambda response stream that answers a node:http request, as the Lambda service and API Gateway

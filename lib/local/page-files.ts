@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  * (or .css, .svg, .png) a file of the folder. Nothing else is a page file: every other path
  * (the API's, which never end in such a name) goes on to the API.
  */
-export const PAGE_FOLDER = fileURLToPath(new URL('../page/', import.meta.url));
+const PAGE_FOLDER = fileURLToPath(new URL('../page/', import.meta.url));
 
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -38,7 +38,7 @@ function apiOriginOf(search: URLSearchParams): string | undefined {
   }
 }
 
-export interface PageFile {
+interface PageFile {
   headers: Record<string, string>;
   body: Buffer;
 }

@@ -6,8 +6,8 @@ import { join } from 'node:path';
  * readable by its user only. Folders are 0700 and files 0600; folders and files an older version
  * (or a copy) left more open are put right on start.
  */
-export const PRIVATE_FOLDER_MODE = 0o700;
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_FOLDER_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
 /** What npm start's umask leaves of the modes dynalite (LevelDB) creates its files and folders with. */
 export const PRIVATE_UMASK = 0o077;
 

@@ -58,7 +58,7 @@ export const authorization = {
 };
 
 /** An answer of the API that is not a success: the contract's {error: {code, message}}. */
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(status, code, message) {
     super(message);
     this.status = status;

@@ -26,7 +26,7 @@ export interface SqsBatchResponse {
  * An EventBridge event: what a rule hands a Lambda target, and the SQS message body when the
  * rule's target is a queue (without an input transformer).
  */
-export interface EventBridgeEvent {
+interface EventBridgeEvent {
   'detail-type': string;
   source?: string;
   detail: unknown;

@@ -52,7 +52,7 @@ export function parseMessageBody(body: string): unknown {
 }
 
 /** Strict: unknown fields are refused, so a misspelt "ownr" never runs a conversation unscoped. */
-export function parseTurnRequest(value: unknown, maxMessageChars: number, where = 'payload'): TurnRequest {
+function parseTurnRequest(value: unknown, maxMessageChars: number, where = 'payload'): TurnRequest {
   if (!isJsonObject(value)) {
     throw new InputError('invalid_payload', `The ${where} must be a JSON object ${SHAPE}, not ${kindOf(value)}.`);
   }

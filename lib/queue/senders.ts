@@ -17,7 +17,7 @@ import type { TurnRequest } from './payload.ts';
  * Lambda passes no caller identity with a direct invoke, and an invoker can forge SQS records, so
  * `lambda:InvokeFunction` on the worker is full trust (README, Security model).
  */
-export type Channel = 'invoke' | 'queue' | 'event-queue';
+type Channel = 'invoke' | 'queue' | 'event-queue';
 
 /** The sender names ownerSources takes besides event sources. */
 export const OWNER_SENDER_KEYWORDS = ['queue', 'invoke'] as const;

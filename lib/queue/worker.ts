@@ -21,7 +21,7 @@ import { checkOwnerAllowed, senderOf } from './senders.ts';
 export const WORKER_START_MARGIN_MS = 10_000;
 
 /** The part of Lambda's context the worker reads. */
-export interface InvocationContext {
+interface InvocationContext {
   getRemainingTimeInMillis(): number;
 }
 

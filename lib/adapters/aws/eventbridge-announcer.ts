@@ -4,7 +4,7 @@ import type { TurnResult } from '../../core/turn.ts';
 import { AnnouncementError, type TurnAnnouncer } from '../../core/turn-announcer.ts';
 import { AGENT_EVENT_SOURCE, APPROVAL_REQUIRED, TURN_COMPLETED } from '../../core/event-names.ts';
 
-export interface EventBridgeAnnouncerOptions {
+interface EventBridgeAnnouncerOptions {
   client: EventBridgeClient;
   eventBusName: string;
 }
@@ -45,7 +45,7 @@ export function createEventBridgeTurnAnnouncer(options: EventBridgeAnnouncerOpti
  * consumers dedupe on, and the owner the turn acted for (when it had one) to route it by. Only the
  * worker may put events with this source on the bus (its resource policy), so consumers can trust it.
  */
-export function turnEntry(eventBusName: string, result: TurnResult, requestId: string, owner?: string): PutEventsRequestEntry {
+function turnEntry(eventBusName: string, result: TurnResult, requestId: string, owner?: string): PutEventsRequestEntry {
   // A turn waiting for a person's answer to a server's question waits like one waiting for approvals.
   const waiting = (result.stopReason === 'approval_required' || result.stopReason === 'input_required') && ((result.pendingApprovals?.length ?? 0) > 0 || (result.pendingElicitations?.length ?? 0) > 0);
   const detailType = waiting ? APPROVAL_REQUIRED : TURN_COMPLETED;

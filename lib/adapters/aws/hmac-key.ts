@@ -4,7 +4,7 @@ import { ConfigError, errorMessage } from '../../core/errors.ts';
 /** Shorter than this, a secret could be guessed offline from one derived id. */
 const MIN_SECRET_CHARS = 32;
 
-export interface HmacKeySource {
+interface HmacKeySource {
   /** The Secrets Manager secret the stack created with a random value (HMAC_KEY_SECRET_ARN). */
   secretId?: string;
   secretsManager: () => SecretsManagerClient;

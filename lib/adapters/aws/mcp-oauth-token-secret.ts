@@ -20,7 +20,7 @@ import {
   type TokenDocument,
 } from '../mcp/oauth/store.ts';
 
-export interface SecretTokenStoreOptions {
+interface SecretTokenStoreOptions {
   client: SecretsManagerClient;
   /** The secret's ARN (or name). */
   secretId: string;

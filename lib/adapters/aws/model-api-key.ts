@@ -2,7 +2,7 @@ import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/clien
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 
-export interface ModelApiKeySources {
+interface ModelApiKeySources {
   /** A Secrets Manager secret: the plain key, or JSON with an `apiKey` or `OPENAI_API_KEY` field. */
   secretId?: string;
   /** An SSM parameter (SecureString or String) holding the key. */

@@ -14,7 +14,7 @@ import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { isServiceError, statusOf } from './errors.ts';
 
-export interface AttemptOptions {
+interface AttemptOptions {
   maxRetries: number;
   /** One attempt's limit: a Converse answer, or the wait for a stream's next event. */
   attemptTimeoutMs: number;

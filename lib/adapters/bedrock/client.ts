@@ -7,7 +7,7 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { awsCredentials, type AwsCredentials } from './credentials.ts';
 
-export interface BedrockClientOptions {
+interface BedrockClientOptions {
   /** AWS_REGION, or model.region in agent.yml. */
   region: string;
   /** BEDROCK_ENDPOINT: another endpoint (a VPC endpoint, a local stand-in), as DYNAMODB_ENDPOINT is for the store. */

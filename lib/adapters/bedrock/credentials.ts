@@ -15,7 +15,7 @@ export interface AwsCredentials {
   sessionToken?: string;
 }
 
-export type AwsCredentialsProvider = () => Promise<AwsCredentials>;
+type AwsCredentialsProvider = () => Promise<AwsCredentials>;
 
 export function awsCredentials(fixed?: AwsCredentials): AwsCredentialsProvider {
   return fixed ? async () => fixed : defaultProvider();

@@ -16,7 +16,7 @@
 import { ModelError, errorMessage, type ModelErrorCode } from '../../core/errors.ts';
 import { isJsonObject } from '../../core/json.ts';
 
-export interface ErrorContext {
+interface ErrorContext {
   /** The model id, inference profile or ARN the request named. */
   model: string;
   /** Where the client sends requests: a region, or the endpoint BEDROCK_ENDPOINT set. */
@@ -36,7 +36,7 @@ export interface ErrorContext {
  * The HTTP status each exception has in Bedrock's service model: what an exception met inside a
  * stream (a 200 response) is judged by, with the same retry rules as a failed response.
  */
-export const EXCEPTION_STATUS: Readonly<Record<string, number>> = {
+const EXCEPTION_STATUS: Readonly<Record<string, number>> = {
   ThrottlingException: 429,
   ModelNotReadyException: 429,
   ModelTimeoutException: 408,

@@ -16,7 +16,7 @@ import { toReply, type ConverseResult } from './reply.ts';
 import { createStreamAccumulator } from './stream-accumulator.ts';
 import { toWireRequest, type WireRequest } from './wire.ts';
 
-export interface BedrockGuardrail {
+interface BedrockGuardrail {
   id: string;
   version: string;
   /** Bedrock's trace of the guardrail's assessment in the response. */

@@ -13,11 +13,11 @@ import { isJsonObject } from '../../core/json.ts';
 import type { ProviderData } from '../../core/messages.ts';
 import { ownProviderData, providerDataEntry } from '../../core/provider-data.ts';
 
-export const PROVIDER_NAME = 'bedrock';
+const PROVIDER_NAME = 'bedrock';
 
 export type StoredReasoning = { text: string; signature?: string } | { redacted: string };
 
-export interface BedrockMessageData {
+interface BedrockMessageData {
   reasoning?: StoredReasoning[];
   /** Only when it was not `end_turn`, `tool_use` or `stop_sequence`. */
   stopReason?: string;

@@ -24,7 +24,7 @@ import type { ToolUseIds } from './tool-use-ids.ts';
 export type ConverseResult = Pick<ConverseResponse, 'output' | 'stopReason' | 'usage'>;
 
 /** Token counts with the prompt cache's share; budgets see cache reads and writes as prompt tokens. */
-export interface BedrockTokenUsage extends TokenUsage {
+interface BedrockTokenUsage extends TokenUsage {
   cacheReadTokens: number;
   cacheWriteTokens: number;
 }
@@ -79,7 +79,7 @@ function storedReasoning(block: ContentBlock): StoredReasoning[] {
   return [{ text: text.text ?? '', ...(text.signature === undefined ? {} : { signature: text.signature }) }];
 }
 
-export function usageOf(usage: ConverseUsage | undefined): BedrockTokenUsage {
+function usageOf(usage: ConverseUsage | undefined): BedrockTokenUsage {
   const cacheReadTokens = usage?.cacheReadInputTokens ?? 0;
   const cacheWriteTokens = usage?.cacheWriteInputTokens ?? 0;
   return {

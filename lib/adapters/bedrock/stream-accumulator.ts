@@ -22,7 +22,7 @@ type BlockInProgress =
   | { kind: 'toolUse'; toolUseId: string; name: string; input: string }
   | { kind: 'reasoning'; text: string; signature?: string; redacted?: Uint8Array[] };
 
-export interface StreamAccumulator {
+interface StreamAccumulator {
   /** Takes one event; returns the deltas it carries. */
   add(event: ConverseStreamOutput): ModelDelta[];
   /** True once the stream said the message ended (messageStop). */

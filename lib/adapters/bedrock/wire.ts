@@ -27,13 +27,13 @@ export interface WireRequest {
   ids: ToolUseIds;
 }
 
-export interface WireOptions {
+interface WireOptions {
   /** cachePoint blocks after the system prompt and after the tools (model.promptCache). */
   promptCache: boolean;
 }
 
 /** JSON as the SDK types a document (tool inputs, schemas, json results). */
-export type Document = NonNullable<ToolUseBlock['input']>;
+type Document = NonNullable<ToolUseBlock['input']>;
 export const asDocument = (value: unknown): Document => value as Document;
 
 const CACHE_POINT = { cachePoint: { type: 'default' as const } };
@@ -128,7 +128,7 @@ function toolSpec(tool: ToolDefinition): Tool {
  * The arguments as an object, since Converse carries `input` as a JSON document, not as text. What
  * is not a JSON object (a model's broken output) is wrapped, so the history stays sendable.
  */
-export function replayableInput(raw: string): Record<string, unknown> {
+function replayableInput(raw: string): Record<string, unknown> {
   if (raw.trim() === '') return {};
   return parseObject(raw) ?? { invalid_json: raw };
 }

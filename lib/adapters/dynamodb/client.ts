@@ -4,7 +4,7 @@ import type { AgentConfig } from '../../config/load.ts';
 import { ms } from '../../core/time.ts';
 import { isConditionalCheckFailed } from './errors.ts';
 
-export type DynamoTimeouts = Pick<AgentConfig['conversation'], 'requestTimeoutSeconds' | 'connectTimeoutSeconds'>;
+type DynamoTimeouts = Pick<AgentConfig['conversation'], 'requestTimeoutSeconds' | 'connectTimeoutSeconds'>;
 
 /**
  * The DynamoDB client every entry point builds once: each request bounded by conversation.*

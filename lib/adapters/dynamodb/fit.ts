@@ -16,7 +16,7 @@ const CLOSE_ENOUGH = 0.01;
 /** Measurements allowed after the first two (the turn as it is, every output cut). */
 const MAX_REFINEMENTS = 6;
 
-export type FitResult =
+type FitResult =
   | { fits: true; messages: HistoryMessage[]; truncatedToolMessages: number }
   | { fits: false; smallestBytes: number };
 

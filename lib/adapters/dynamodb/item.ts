@@ -11,10 +11,10 @@ import { upgradeStoredMessages } from './stored-messages.ts';
  * shape: version 1 items (before approvals and round records) are still read; an item written by
  * a newer schema is refused rather than misread.
  */
-export const ITEM_VERSION = 2;
+const ITEM_VERSION = 2;
 
 /** The stored status: a running turn is `pending` (its name since version 1). */
-export type ItemStatus = 'pending' | 'paused' | 'complete';
+type ItemStatus = 'pending' | 'paused' | 'complete';
 
 export interface TurnItem {
   pk: string;

@@ -9,7 +9,7 @@ import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
 import { notesPartitionKey } from './keys.ts';
 import { sendOptions } from './store.ts';
 
-export interface DynamoNoteStoreOptions {
+interface DynamoNoteStoreOptions {
   client: DynamoDBDocumentClient;
   /** The conversation table: notes live beside conversations, under keys of their own. */
   tableName: string;

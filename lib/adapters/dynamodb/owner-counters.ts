@@ -7,7 +7,7 @@ import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
 import { ownerTokensPartitionKey, ownerTurnsPartitionKey } from './keys.ts';
 import { sendOptions } from './store.ts';
 
-export interface DynamoOwnerCountersOptions {
+interface DynamoOwnerCountersOptions {
   /** The conversation table's client: the counters live in the same table. */
   client: DynamoDBDocumentClient;
   tableName: string;

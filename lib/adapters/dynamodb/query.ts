@@ -4,7 +4,7 @@ import { conversationPartitionKey } from './keys.ts';
 import { storeUnavailable } from './errors.ts';
 import type { ConversationKey } from '../../core/ports.ts';
 
-export interface ConversationQuery {
+interface ConversationQuery {
   client: DynamoDBDocumentClient;
   tableName: string;
   key: ConversationKey;

@@ -12,7 +12,7 @@ import { conversationPartitionKey } from './keys.ts';
 import { queryConversationPages } from './query.ts';
 import { createTurnInput, readBackInput, removeTurnInput, renewLeaseInput, updateTurnInput } from './writes.ts';
 
-export interface DynamoConversationStoreOptions {
+interface DynamoConversationStoreOptions {
   /** Built with the request timeouts of conversation.* (lib/adapters/dynamodb/client.ts). */
   client: DynamoDBDocumentClient;
   tableName: string;

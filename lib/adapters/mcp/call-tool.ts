@@ -11,7 +11,7 @@ import { callStatelessTool } from './stateless/input-required.ts';
 import { ToolCallError } from './errors.ts';
 import { McpOAuthError } from './oauth/errors.ts';
 
-export interface CallTarget {
+interface CallTarget {
   /** The name the model used, for messages the model reads. */
   name: string;
   server: string;

@@ -33,7 +33,7 @@ export interface ServerConnection {
   close(): Promise<void>;
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
   /** Aborts the attempt (connect timeout or gateway shutdown); whatever was started is closed. */
   signal: AbortSignal;
   logger: Logger;

@@ -40,7 +40,7 @@ const DATA_URI = /^data:([^;,]*)(;[^,]*)?,/;
  * `{type: "image", data}` block, a `data:` URI, or a bare field). The model gets a description in
  * their place, as for content blocks; everything else is kept as it is.
  */
-export function withoutBinary(value: unknown): unknown {
+function withoutBinary(value: unknown): unknown {
   if (typeof value === 'string') return describeIfBinary(value);
   if (Array.isArray(value)) return value.map(withoutBinary);
   if (typeof value !== 'object' || value === null) return value;

@@ -5,7 +5,7 @@
  */
 import { AgentError } from '../../core/errors.ts';
 
-export type ToolCallErrorCode =
+type ToolCallErrorCode =
   | 'tool_unknown'
   | 'resource_not_allowed'
   | 'tool_server_unavailable'

@@ -27,14 +27,14 @@ export interface SkippedTool {
   reason: string;
 }
 
-export interface ToolListing {
+interface ToolListing {
   tools: ListedTool[];
   skipped: SkippedTool[];
   /** A numeric `ttlMs` the server attached to its (last) page, if any. */
   ttlMs?: number;
 }
 
-export interface ListOptions {
+interface ListOptions {
   signal: AbortSignal;
   timeoutMs: number;
   /** The server declared `tasks.requests.tools.call`: task-required tools can run. */
@@ -133,7 +133,7 @@ function rememberToolMetadata(client: Client, tools: Tool[]): void {
 }
 
 /** The result schema keeps unknown fields, so a server's `ttlMs` arrives as is. */
-export function readTtlMs(result: { [key: string]: unknown; _meta?: unknown }): number | undefined {
+function readTtlMs(result: { [key: string]: unknown; _meta?: unknown }): number | undefined {
   const meta = typeof result._meta === 'object' && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
   const candidates = [result['ttlMs'], meta['ttlMs']];
   for (const value of candidates) {

@@ -28,7 +28,7 @@ import { clientCapabilities, serverRequestAnswers } from './server-requests.ts';
 import { isSessionExpired } from './session-expired.ts';
 import type { McpGatewayOptions, McpServerSpec, TransportKind } from './types.ts';
 
-export type ManagedServerOptions = Omit<McpGatewayOptions, 'servers'> & { shutdown: AbortSignal };
+type ManagedServerOptions = Omit<McpGatewayOptions, 'servers'> & { shutdown: AbortSignal };
 
 /** A health check reuses what it found for this long, and gives a ping this long to answer. */
 const HEALTH_CACHE_MS = 5_000;
@@ -40,7 +40,7 @@ export const OFFERED_WHILE_RECONNECTING_MS = 60_000;
 /** A call waiting for a reconnection tries again this often when an attempt failed (not the backoff's 1, 2, 4 s …). */
 const RETRY_WHILE_WAITING_MS = 500;
 
-export interface CallInFlight {
+interface CallInFlight {
   name: string;
   originalName: string;
   caller?: ServerRequestContext['toolCalls'][number]['caller'];

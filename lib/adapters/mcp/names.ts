@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export const MODEL_TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const MODEL_TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 const MAXIMUM_LENGTH = 64;
 const HASH_LENGTH = 8;
 
@@ -18,7 +18,7 @@ export interface ServerToolNames {
   tools: string[];
 }
 
-export interface AssignedToolName {
+interface AssignedToolName {
   /** The name the model sees and calls. */
   name: string;
   server: string;

@@ -31,7 +31,7 @@ import type { ElicitationResult, JsonObject, SamplingRequest, ServerRequestConte
 import { renderBlock } from './content.ts';
 import type { McpGatewayOptions, McpServerSpec } from './types.ts';
 
-export interface ServerRequestOptions {
+interface ServerRequestOptions {
   spec: McpServerSpec;
   /** tools.elicitation, for a server without its own policy. */
   defaultElicitation: 'decline' | 'defaults' | 'ask' | undefined;
@@ -44,7 +44,7 @@ export interface ServerRequestOptions {
 
 type Policy = 'decline' | 'defaults' | 'ask';
 
-export function elicitationPolicyOf(options: Pick<ServerRequestOptions, 'spec' | 'defaultElicitation' | 'onElicitation'>): Policy {
+function elicitationPolicyOf(options: Pick<ServerRequestOptions, 'spec' | 'defaultElicitation' | 'onElicitation'>): Policy {
   const policy = options.spec.elicitation ?? options.defaultElicitation ?? 'decline';
   // Asking nobody is declining: then the capability is not declared at all.
   return policy === 'ask' && !options.onElicitation ? 'decline' : policy;

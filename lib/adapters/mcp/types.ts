@@ -18,7 +18,7 @@ export type McpServerSpec =
       authorization?: McpServerAuthorization;
     });
 
-export type McpSettings = Pick<
+type McpSettings = Pick<
   AgentConfig['tools'],
   'connectTimeoutSeconds' | 'catalogTtlSeconds' | 'reconnectMaxDelaySeconds' | 'maxResultBytes'
 > &

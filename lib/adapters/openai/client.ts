@@ -17,7 +17,7 @@ import { isJsonObject } from '../../core/json.ts';
 import { retryDelayMs, shouldRetry, waitForRetry } from './retry.ts';
 import type { RequestSigner } from './sigv4.ts';
 
-export interface OpenAIClientOptions {
+interface OpenAIClientOptions {
   baseURL: string;
   /** Empty for local servers (Ollama, vLLM, LM Studio) that need no key. */
   apiKey: string;
@@ -31,7 +31,7 @@ export interface OpenAIClientOptions {
   timeoutMs: number;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   /** Ends the call, retries and waits between them included. */
   signal?: AbortSignal;
   /** Per attempt, in place of the client's timeout. */
@@ -57,7 +57,7 @@ export interface ChatCompletionsClient {
  * A streamed completion's parsed chunks. `done` turns true when the provider's `data: [DONE]`
  * arrived: a stream that simply ends may have been cut off (stream.ts decides with finish_reason).
  */
-export interface CompletionStream extends AsyncIterable<unknown> {
+interface CompletionStream extends AsyncIterable<unknown> {
   readonly done: boolean;
 }
 

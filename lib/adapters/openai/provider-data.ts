@@ -15,14 +15,14 @@ import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import type { ProviderData } from '../../core/messages.ts';
 import { ownProviderData, providerDataEntry } from '../../core/provider-data.ts';
 
-export const PROVIDER_NAME = 'openai';
+const PROVIDER_NAME = 'openai';
 
-export interface OpenAIMessageData {
+interface OpenAIMessageData {
   reasoningField?: string;
   extraContent?: JsonObject;
 }
 
-export interface OpenAICallData {
+interface OpenAICallData {
   extraContent?: JsonObject;
 }
 

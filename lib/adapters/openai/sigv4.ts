@@ -12,7 +12,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { awsCredentials, type AwsCredentials } from '../bedrock/credentials.ts';
 import { signingServiceFor } from './bedrock-endpoints.ts';
 
-export interface SigV4SignerOptions {
+interface SigV4SignerOptions {
   /** The endpoint's base URL: it decides the service the requests are signed for. */
   baseURL: string;
   /** model.region, else AWS_REGION: the endpoint's region. */
@@ -21,7 +21,7 @@ export interface SigV4SignerOptions {
   credentials?: AwsCredentials;
 }
 
-export interface RequestToSign {
+interface RequestToSign {
   url: string;
   method: string;
   /** Lower-case names; `host` is taken from the URL. */

@@ -44,7 +44,7 @@ interface CallDraft {
   extraContent?: Json;
 }
 
-export interface CompletionAccumulator {
+interface CompletionAccumulator {
   /** Adds one parsed chunk; returns the text it carried, in order, for deltas. */
   add(chunk: unknown): StreamedText[];
   /** True once a chunk carried a choice for the reply. */

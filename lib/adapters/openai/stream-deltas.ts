@@ -23,7 +23,7 @@ const THINK_CLOSE = '</think>';
 /** How a reply made only of calls written as text can start (text-tool-calls.ts). */
 const TEXT_CALL_STARTS = ['<tool_call>', '<function=', '<|python_tag|>', '```', '{'];
 
-export interface DeltaSplitter {
+interface DeltaSplitter {
   /** The deltas a streamed piece of text gives now (possibly none: held or undecided). */
   push(piece: StreamedText): ModelDelta[];
   /** What was held back, once the reply is known (`content` as normalized). */

@@ -28,7 +28,7 @@ import { retryDelayMs, waitForRetry } from './retry.ts';
 import { createCompletionAccumulator } from './stream-accumulator.ts';
 import { createDeltaSplitter } from './stream-deltas.ts';
 
-export interface StreamedCallOptions {
+interface StreamedCallOptions {
   client: ChatCompletionsClient;
   body: Record<string, unknown>;
   /** The caller's signal and the call's deadline, combined. */
@@ -43,7 +43,7 @@ export interface StreamedCallOptions {
   logger: Logger;
 }
 
-export interface StreamedReply {
+interface StreamedReply {
   reply: ModelReply;
   chunks: number;
   attempts: number;

@@ -16,7 +16,7 @@ import { isJsonObject } from '../../core/json.ts';
  * real tool calls and consists of the calls alone, and only for names of tools that were offered,
  * so a reply that merely talks about tool-call syntax stays text.
  */
-export interface TextToolCalls {
+interface TextToolCalls {
   content: string | null;
   calls: ToolCall[];
 }

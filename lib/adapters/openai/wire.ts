@@ -7,29 +7,29 @@ import type { AssistantMessage, Message } from '../../core/messages.ts';
 import type { JsonObject, ToolDefinition } from '../../core/ports.ts';
 import { callData, messageData } from './provider-data.ts';
 
-export interface WireToolCall {
+interface WireToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
   extra_content?: Record<string, unknown>;
 }
 
-export type WireAssistantMessage = {
+type WireAssistantMessage = {
   role: 'assistant';
   content: string | null;
   tool_calls?: WireToolCall[];
 } & { [reasoningField: string]: unknown };
 
 /** A user message's parts when it carries images (Chat Completions content parts). */
-export type WireContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+type WireContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
-export type WireMessage =
+type WireMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string | WireContentPart[] }
   | WireAssistantMessage
   | { role: 'tool'; tool_call_id: string; name: string; content: string };
 
-export interface WireTool {
+interface WireTool {
   type: 'function';
   function: { name: string; description: string; parameters: JsonObject };
 }

@@ -10,12 +10,12 @@ import { createTurnBudget, type TurnBudget } from './turn-budget.ts';
 /** Where a conversation keeps its token totals, beside the extensions' state: stored with every turn. */
 export const USAGE_STATE = 'usage';
 
-export interface BudgetLimits extends TokenLimits {
+interface BudgetLimits extends TokenLimits {
   /** Turns one owner may run at once; 0: no limit. */
   concurrentTurnsPerOwner: number;
 }
 
-export interface BudgetsInput {
+interface BudgetsInput {
   limits: BudgetLimits;
   counters: OwnerCounters;
   logger: Logger;
@@ -23,7 +23,7 @@ export interface BudgetsInput {
   now: () => number;
 }
 
-export interface AdmitRequest {
+interface AdmitRequest {
   owner: string | undefined;
   /** The request's claim id: the turn slot is held under it. */
   holder: string;
@@ -37,7 +37,7 @@ export interface AdmitRequest {
 }
 
 /** An admitted request: what its turn checks and counts. */
-export interface Admission {
+interface Admission {
   /** Refuses (429) a conversation whose budget is spent, before the turn is claimed. */
   checkConversation(state: ConversationState): void;
   /**
@@ -48,7 +48,7 @@ export interface Admission {
 }
 
 /** A hint for 429 too_many_turns: turns usually end within seconds (a dead one's slot frees itself with its lease). */
-export const TOO_MANY_TURNS_RETRY_SECONDS = 5;
+const TOO_MANY_TURNS_RETRY_SECONDS = 5;
 
 /**
  * The budgets of agent.yml's `limits`, around every request that may call the model:
@@ -125,8 +125,6 @@ export function createBudgets(input: BudgetsInput) {
 
   return { admitted };
 }
-
-export type Budgets = ReturnType<typeof createBudgets>;
 
 function tooManyTurns(allowed: number): LimitError {
   return new LimitError(

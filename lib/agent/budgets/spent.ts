@@ -8,7 +8,7 @@ export interface TokenLimits {
 }
 
 /** Tokens counted so far against each limit (prompt + completion, as the model reported them). */
-export interface TokensUsed {
+interface TokensUsed {
   turn: number;
   conversation: number;
   /** The owner's tokens on UTC day `day`. */

@@ -6,7 +6,7 @@ import type { TokenUsage } from '../../core/messages.ts';
 import type { ModelClient, OwnerCounters } from '../../core/ports.ts';
 import { spentBudget, type TokenLimits } from './spent.ts';
 
-export interface TurnBudgetInput {
+interface TurnBudgetInput {
   limits: TokenLimits;
   /** The owner's daily count, when a daily limit is set: its counters, and its tokens on `day` as read before the turn. */
   daily?: { counters: OwnerCounters; owner: string | undefined; day: number; tokens: number };

@@ -20,7 +20,7 @@ import type { RunningCall, TurnContext } from '../extension.ts';
 import { checkArguments } from '../validate-arguments.ts';
 import type { CallAnswers } from './request-router.ts';
 
-export interface CallSessionOptions {
+interface CallSessionOptions {
   server: string;
   call: RunningCall;
   turn: TurnContext;

@@ -12,7 +12,7 @@ import { readResourceExtension, type ReadableServer } from './read-resource-tool
 import type { ServerRequestRouter } from './request-router.ts';
 import { serverRequestsExtension, type AskingServer } from './server-requests-extension.ts';
 
-export interface McpClientParts {
+interface McpClientParts {
   gateway: ToolGateway;
   /** The router the gateway answers elicitation and sampling through; without it, servers' requests are not the agent's. */
   router?: ServerRequestRouter;
@@ -32,7 +32,7 @@ export function mcpClientExtensions(config: Pick<AgentConfig, 'mcpServers' | 'to
 }
 
 /** Servers that may ask while a call runs: an elicitation policy of `ask`, or sampling on. */
-export function askingServers(config: Pick<AgentConfig, 'mcpServers' | 'tools'>): Map<string, AskingServer> {
+function askingServers(config: Pick<AgentConfig, 'mcpServers' | 'tools'>): Map<string, AskingServer> {
   return new Map(
     config.mcpServers.filter((server) => asksUser(server, config.tools) || server.sampling !== false).map((server) => [server.name, { samplingNeedsApproval: server.sampling === 'ask' }]),
   );

@@ -12,7 +12,7 @@ import { dotSegmentIn, resourceUriMatcher } from '../../core/resource-uris.ts';
 import type { JsonObject, ToolGateway, ToolOutput } from '../../core/ports.ts';
 import type { AgentExtension, TurnContext } from '../extension.ts';
 
-export const READ_RESOURCE_TOOL = 'read_resource';
+const READ_RESOURCE_TOOL = 'read_resource';
 
 export interface ReadableServer {
   name: string;

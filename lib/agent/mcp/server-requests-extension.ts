@@ -17,7 +17,7 @@ export interface AskingServer {
   samplingNeedsApproval: boolean;
 }
 
-export interface ServerRequestsOptions {
+interface ServerRequestsOptions {
   router: ServerRequestRouter;
   /** The servers that may ask (elicitation `ask`, sampling on), by name. */
   servers: ReadonlyMap<string, AskingServer>;
@@ -25,7 +25,7 @@ export interface ServerRequestsOptions {
   modelName: string;
 }
 
-export const SERVER_REQUESTS_EXTENSION = 'mcpServerRequests';
+const SERVER_REQUESTS_EXTENSION = 'mcpServerRequests';
 
 /** What is kept in the conversation: the answers given so far to the calls of one (paused) turn. */
 interface KeptAnswers {

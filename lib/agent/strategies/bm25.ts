@@ -4,7 +4,7 @@
  * single characters and pairs of characters, since it has no spaces.
  */
 
-export interface SearchHit<T> {
+interface SearchHit<T> {
   item: T;
   score: number;
 }
@@ -13,7 +13,7 @@ const K1 = 1.2;
 const B = 0.75;
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]/;
 
-export function tokenize(text: string): string[] {
+function tokenize(text: string): string[] {
   const tokens: string[] = [];
   const spaced = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
   for (const word of spaced.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {

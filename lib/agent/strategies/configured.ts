@@ -14,7 +14,7 @@ import { toolRoutingExtension } from './tool-routing.ts';
 import { traceExtension } from './trace/extension.ts';
 
 /** What some strategies need besides agent.yml. */
-export interface StrategyServices {
+interface StrategyServices {
   logger: Logger;
   /** Where memory notes are kept (memory: true). */
   notes?: NoteStore;

@@ -26,7 +26,7 @@ import { transcriptOf } from './history-transcript.ts';
  * and says so in the log: a summary never fails a turn.
  */
 
-export interface HistorySummarySettings {
+interface HistorySummarySettings {
   /** history.summary.maxTokens: the summary's size, kept back from the history budget. */
   maxTokens: number;
   /** history.summary.prompt: the instructions of the summary call. */
@@ -37,7 +37,7 @@ export interface HistorySummarySettings {
 }
 
 /** The summary as the conversation keeps it: its text, and the last turn it covers. */
-export interface HistorySummary {
+interface HistorySummary {
   text: string;
   throughTurn: number;
 }

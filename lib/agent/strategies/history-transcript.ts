@@ -11,7 +11,7 @@ import type { EarlierTurn } from '../extension.ts';
 const MAX_ARGUMENT_CHARS = 500;
 const MAX_RESULT_CHARS = 1_000;
 
-export interface Transcript {
+interface Transcript {
   text: string;
   /** The turns it holds, oldest first; older ones did not fit. */
   from: number;
@@ -50,7 +50,7 @@ function shortened(turn: EarlierTurn, budgetTokens: number): string {
 
 const tokensOf = (text: string) => estimateTokens([{ role: 'user', content: text }]);
 
-export function renderTurn(turn: number, messages: readonly HistoryMessage[]): string {
+function renderTurn(turn: number, messages: readonly HistoryMessage[]): string {
   const lines = [`### Turn ${turn}`];
   for (const message of messages) {
     if (message.role === 'user') lines.push(`User: ${message.content}`);

@@ -25,7 +25,7 @@ import { searchBm25 } from './bm25.ts';
  * builtInTools.requireApproval says so (by default whenever any server's tools may need approval).
  */
 
-export interface MemorySettings {
+interface MemorySettings {
   maxNotes: number;
   maxNoteChars: number;
   promptNotes: number;
@@ -33,8 +33,8 @@ export interface MemorySettings {
   now?: () => number;
 }
 
-export const REMEMBER_TOOL = 'remember';
-export const RECALL_TOOL = 'recall';
+const REMEMBER_TOOL = 'remember';
+const RECALL_TOOL = 'recall';
 const DEFAULT_HITS = 5;
 const MAX_HITS = 20;
 

@@ -9,9 +9,9 @@ import type { AgentExtension } from '../extension.ts';
  * a `todos` event whenever it changes.
  */
 
-export type TodoStatus = 'pending' | 'in_progress' | 'completed';
+type TodoStatus = 'pending' | 'in_progress' | 'completed';
 
-export interface TodoItem {
+interface TodoItem {
   content: string;
   status: TodoStatus;
 }

@@ -19,9 +19,9 @@ import { searchBm25 } from './bm25.ts';
  * Only MCP tools are routed: other built-in tools (write_todos) stay offered as they are.
  */
 
-export type RoutingMode = 'auto' | 'all' | 'search' | 'single';
+type RoutingMode = 'auto' | 'all' | 'search' | 'single';
 
-export interface RoutingSettings {
+interface RoutingSettings {
   routing: RoutingMode;
   maxOffered: number;
 }

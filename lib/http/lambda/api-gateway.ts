@@ -16,7 +16,7 @@ import type { HttpRequest, HttpResponse } from '../types.ts';
 export type { AuthMode, OwnerFrom } from '../../config/environment.ts';
 
 /** What API Gateway verified about an IAM (SigV4) caller. */
-export interface ApiGatewayIdentity {
+interface ApiGatewayIdentity {
   cognitoIdentityId?: string | null;
   userArn?: string | null;
   caller?: string | null;
@@ -37,19 +37,19 @@ export interface ApiGatewayProxyEvent {
   };
 }
 
-export interface ApiGatewayProxyResult {
+interface ApiGatewayProxyResult {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
 }
 
 /** The part of the Lambda context the contract needs: how long the invocation may still run. */
-export interface RemainingTime {
+interface RemainingTime {
   getRemainingTimeInMillis(): number;
 }
 
 /** How a deployment tells callers apart (AUTH_MODE and OWNER_FROM). */
-export interface CallerIdentity {
+interface CallerIdentity {
   authMode: AuthMode;
   ownerFrom: OwnerFrom;
 }

@@ -19,7 +19,7 @@ export interface ChatCompletionCall {
   run(agent: Pick<Agent, 'ask'>, onEvent?: (event: LoopEvent) => void): Promise<TurnResult>;
 }
 
-export interface ChatRequestOptions {
+interface ChatRequestOptions {
   modelId: string;
   maxBodyBytes: number;
 }

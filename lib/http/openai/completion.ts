@@ -14,13 +14,13 @@ export interface CompletionIdentity {
   model: string;
 }
 
-export interface Usage {
+interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
 }
 
-export type FinishReason = 'stop' | 'length' | 'content_filter';
+type FinishReason = 'stop' | 'length' | 'content_filter';
 
 export function newIdentity(model: string, now: number): CompletionIdentity {
   return { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(now / 1000), model };
@@ -38,7 +38,7 @@ export function finishReason(stopReason: StopReason): FinishReason {
 }
 
 /** The turn's tokens, all rounds together. */
-export function usageOf(result: TurnResult): Usage {
+function usageOf(result: TurnResult): Usage {
   const { promptTokens, completionTokens } = result.usage;
   return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 }

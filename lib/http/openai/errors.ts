@@ -14,7 +14,7 @@ export class ParameterError<Code extends InputErrorCode = InputErrorCode> extend
 }
 
 /** OpenAI's error object. `code` is the service's own stable code, as in the native API. */
-export interface OpenAIError {
+interface OpenAIError {
   message: string;
   type: string;
   param: string | null;
@@ -44,7 +44,7 @@ function reshape(native: HttpResponse, param: string | null, headers: Record<str
   return { statusCode: native.statusCode, headers: { ...native.headers, ...headers }, body: JSON.stringify(body) };
 }
 
-export function openAIError(status: number, code: string, message: string, param: string | null = null): OpenAIError {
+function openAIError(status: number, code: string, message: string, param: string | null = null): OpenAIError {
   return { message, type: errorType(status), param, code };
 }
 

@@ -12,7 +12,7 @@ import { matchOpenAIRoute } from './routes.ts';
 import { streamCompletion } from './stream-completion.ts';
 import { TurnText } from './turn-text.ts';
 
-export interface OpenAIHandlerOptions {
+interface OpenAIHandlerOptions {
   agent: Pick<Agent, 'ask'>;
   logger: Logger;
   maxBodyBytes: number;

@@ -14,7 +14,7 @@ import { isJsonObject } from '../../core/json.ts';
 import type { AssistantMessage, HistoryMessage, ToolCall } from '../../core/messages.ts';
 import { ParameterError } from './errors.ts';
 
-export interface ChatMessages {
+interface ChatMessages {
   question: string;
   /** Only when the earlier messages are the history (no stored conversation named). */
   earlierMessages: HistoryMessage[];

@@ -1,9 +1,9 @@
 import { NotFoundError } from '../../core/errors.ts';
 import { routeFor } from '../routes.ts';
 
-export type OpenAIRouteName = 'listModels' | 'retrieveModel' | 'chatCompletions';
+type OpenAIRouteName = 'listModels' | 'retrieveModel' | 'chatCompletions';
 
-export interface OpenAIRouteMatch {
+interface OpenAIRouteMatch {
   route: OpenAIRouteName;
   /** GET /v1/models/{model}: the model asked for. */
   model?: string;

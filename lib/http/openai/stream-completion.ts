@@ -11,7 +11,7 @@ import { chunk, finishReason, usageChunk, type ChunkParts, type CompletionIdenti
 import { openAIErrorResponse } from './errors.ts';
 import { TurnText } from './turn-text.ts';
 
-export interface StreamCompletionOptions {
+interface StreamCompletionOptions {
   agent: Pick<Agent, 'ask'>;
   logger: Logger;
   identity: CompletionIdentity;

@@ -5,7 +5,7 @@
  */
 
 /** Bytes kept at each end of a message that is dropped: room for any plausible envelope. */
-export const EDGE_BYTES = 1024;
+const EDGE_BYTES = 1024;
 
 /** The first and last `EDGE_BYTES` of a stream of bytes, and its length. */
 export class ByteWindow {

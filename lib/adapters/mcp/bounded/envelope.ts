@@ -12,7 +12,7 @@
  * it either: the pattern needs real (unescaped) quotes around the key, and a string value matched
  * up to the end of the message must close with the message's last quote.
  */
-export interface Envelope {
+interface Envelope {
   /** Plain top-level members found at either end (the head wins when both have one). */
   members: Map<string, unknown>;
   /** The key of the first member with an object or array value, when the head reaches it. */

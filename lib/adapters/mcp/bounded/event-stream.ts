@@ -14,7 +14,7 @@ import { answeredRequest, judgeOversize } from './oversize.ts';
 import type { PendingRequests } from './pending.ts';
 import { reportDropped, type BoundedReadingOptions } from './reading.ts';
 
-export interface EventStreamOptions extends BoundedReadingOptions {
+interface EventStreamOptions extends BoundedReadingOptions {
   pending: PendingRequests;
   /** A POST's own stream: it answers only that POST's requests, and ends once they are answered. */
   exclusive: boolean;

@@ -15,7 +15,7 @@ import { boundJsonBody } from './json-body.ts';
 import { PendingRequests } from './pending.ts';
 import type { BoundedReadingOptions } from './reading.ts';
 
-export interface BoundedFetchOptions extends BoundedReadingOptions {
+interface BoundedFetchOptions extends BoundedReadingOptions {
   /** Legacy HTTP+SSE: its one GET stream carries every answer, and ends with the session. */
   legacySse?: boolean;
   /**

@@ -6,7 +6,7 @@
  * `lf`: lines end at `\n` (stdio, newline-delimited JSON). `sse`: at `\r\n`, `\n` or `\r`, as the
  * Server-Sent Events format says, including a `\r\n` split between two chunks.
  */
-export interface LineSink {
+interface LineSink {
   segment(bytes: Buffer): void;
   lineEnd(): void;
 }

@@ -41,7 +41,7 @@ export type Verdict =
   /** Not known yet: ask again when the message has ended (its tail is then known). */
   | { wait: true };
 
-export interface OversizeMessage {
+interface OversizeMessage {
   window: ByteWindow;
   /** False at the moment it passed the limit, true once it has ended. */
   ended: boolean;

@@ -9,13 +9,13 @@ import { ServerOAuthProvider } from './provider.ts';
 import type { OAuthTokenStore } from './store.ts';
 import { serverAuthorization, type McpServerAuthorization } from './transport.ts';
 
-export interface AttachOAuthOptions {
+interface AttachOAuthOptions {
   store: OAuthTokenStore;
   logger: Logger;
   network: OAuthNetwork;
 }
 
-export type WithAuthorization<Server> = Server & { authorization?: McpServerAuthorization };
+type WithAuthorization<Server> = Server & { authorization?: McpServerAuthorization };
 
 export function attachOAuth<Server extends McpServerConfig>(servers: readonly Server[], options: AttachOAuthOptions): WithAuthorization<Server>[] {
   return servers.map((server) => {

@@ -7,13 +7,13 @@ import { createServer } from 'node:http';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export interface CallbackListener {
+interface CallbackListener {
   /** Settles once a callback was handled: resolved on success, rejected with complete()'s error. */
   finished: Promise<void>;
   close(): Promise<void>;
 }
 
-export function isLoopbackUrl(url: string): boolean {
+function isLoopbackUrl(url: string): boolean {
   const parsed = new URL(url);
   return parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname);
 }

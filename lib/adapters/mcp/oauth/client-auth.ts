@@ -13,7 +13,7 @@ import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shar
 import type { OAuthSettings } from '../../../config/schema.ts';
 import { importPkcs8, signJwt } from './signed-jwt.ts';
 
-export type TokenEndpointAuthMethod = NonNullable<OAuthSettings['tokenEndpointAuthMethod']>;
+type TokenEndpointAuthMethod = NonNullable<OAuthSettings['tokenEndpointAuthMethod']>;
 
 /** How long a client assertion is valid: long enough for clock skew, short enough to be useless if seen. */
 const ASSERTION_LIFETIME_SECONDS = 300;

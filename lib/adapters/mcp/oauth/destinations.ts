@@ -133,7 +133,7 @@ export class OAuthDestinations {
  * Issuer identifiers compared as URLs, tolerating one trailing "/" (as the SDK binds credentials:
  * `String(new URL(...))` adds one that advertised values often lack).
  */
-export function sameIssuer(left: string, right: string): boolean {
+function sameIssuer(left: string, right: string): boolean {
   const normal = (value: string) => {
     try {
       return new URL(value).href.replace(/\/$/, '');

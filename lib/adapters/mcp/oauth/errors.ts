@@ -5,7 +5,7 @@
  */
 import { AgentError } from '../../../core/errors.ts';
 
-export type McpOAuthErrorCode =
+type McpOAuthErrorCode =
   /** No usable token, and only a person can get one: run the login. */
   | 'mcp_authorization_required'
   /** The server refuses the token for lack of a scope it already carries: no login can fix that. */
@@ -35,7 +35,7 @@ export class McpOAuthError extends AgentError<McpOAuthErrorCode> {
 }
 
 /** The command an operator runs; the one place its spelling lives. */
-export function loginCommand(server: string): string {
+function loginCommand(server: string): string {
   return `npm run mcp-login -- ${server}`;
 }
 

@@ -29,7 +29,7 @@ import type { OAuthTokenStore } from './store.ts';
 /** A person has this long between being sent to the authorization server and coming back. */
 export const LOGIN_TIMEOUT_MS = 10 * 60_000;
 
-export interface LoginServer extends ProbedServer {
+interface LoginServer extends ProbedServer {
   name: string;
   oauth: OAuthSettings;
 }
@@ -43,7 +43,7 @@ export interface LoginDependencies {
   network?: OAuthNetwork;
 }
 
-export type LoginStart =
+type LoginStart =
   | { status: 'authorize'; authorizationUrl: URL; redirectUrl: string; scope?: string }
   | { status: 'authorized' };
 

@@ -16,7 +16,7 @@ export interface ProbedServer {
   headers: Record<string, string>;
 }
 
-export interface Challenge {
+interface Challenge {
   resourceMetadataUrl?: URL;
   scope?: string;
 }

@@ -35,13 +35,13 @@ import { covers, selectScope, union, words } from './scope.ts';
 import type { OAuthTokenStore } from './store.ts';
 
 /** One remote MCP server with an `oauth` block. */
-export interface OAuthServer {
+interface OAuthServer {
   name: string;
   url: string;
   settings: OAuthSettings;
 }
 
-export interface OAuthProviderDependencies {
+interface OAuthProviderDependencies {
   store: OAuthTokenStore;
   logger: Logger;
   /** For the renewals this provider starts itself (the transports pass their own fetch). */

@@ -7,7 +7,7 @@
 import { constants, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { JWT_SIGNING_ALGORITHMS } from '../../../config/schema.ts';
 
-export type SigningAlgorithm = (typeof JWT_SIGNING_ALGORITHMS)[number];
+type SigningAlgorithm = (typeof JWT_SIGNING_ALGORITHMS)[number];
 
 /** What each algorithm needs of the key: its type, and for ECDSA its curve. */
 const KEY_TYPES: Record<SigningAlgorithm, { type: string; curve?: string }> = {

@@ -37,7 +37,7 @@ export interface RevisedDocument {
 }
 
 /** What a concrete store does: read the whole document, and write it only over the revision read. */
-export interface DocumentBackend {
+interface DocumentBackend {
   readonly location: string;
   load(): Promise<RevisedDocument>;
   /** Throws RevisionConflict when the stored document is no longer `revision`. */

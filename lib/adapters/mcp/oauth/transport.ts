@@ -25,7 +25,7 @@ export function serverAuthorization(provider: ServerOAuthProvider): McpServerAut
   };
 }
 
-export function watchChallenges(provider: ServerOAuthProvider, fetch: FetchLike): FetchLike {
+function watchChallenges(provider: ServerOAuthProvider, fetch: FetchLike): FetchLike {
   const watched = async (input: string | URL, init: RequestInit | undefined, retried: boolean): Promise<Response> => {
     const response = await fetch(input, init);
     if (response.status !== 401 && response.status !== 403) return response;

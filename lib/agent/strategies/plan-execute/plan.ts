@@ -8,7 +8,7 @@ import type { JsonObject, ToolDefinition } from '../../../core/ports.ts';
  *   mark_task  a task's status and notes
  */
 
-export type TaskStatus = 'not_started' | 'in_progress' | 'completed' | 'blocked';
+type TaskStatus = 'not_started' | 'in_progress' | 'completed' | 'blocked';
 
 export interface PlanTask {
   id: number;
@@ -59,7 +59,7 @@ export function planningTool(maxTasks: number): ToolDefinition {
   };
 }
 
-export type PlanningOutcome = { ok: true; plan: Plan; text: string } | { ok: false; text: string };
+type PlanningOutcome = { ok: true; plan: Plan; text: string } | { ok: false; text: string };
 
 /** One planning call applied to the plan so far; a call that cannot apply says why, for the planner. */
 export function applyPlanning(plan: Plan | undefined, args: JsonObject, maxTasks: number): PlanningOutcome {

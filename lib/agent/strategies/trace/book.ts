@@ -44,9 +44,9 @@ export type StoredRound = Omit<TraceRound, 'request'> & { request?: { messages: 
 export type RecordedRound = Omit<TraceRound, 'request'> & { request?: { messages: TraceMessage[]; tools: TraceTool[]; history?: number } };
 
 /** Positions, with runs of three or more as [first, last]. */
-export type IndexRanges = Array<number | [number, number]>;
+type IndexRanges = Array<number | [number, number]>;
 
-export const TRACE_VERSION = 1;
+const TRACE_VERSION = 1;
 
 export const emptyTrace = (turn: number, contents: TraceContents): StoredTrace => ({ v: TRACE_VERSION, turn, calls: 0, contents, messages: [], tools: [], rounds: [], toolCalls: [] });
 

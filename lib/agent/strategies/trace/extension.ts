@@ -18,7 +18,7 @@ import { traceMessages, traceReply, type TraceContents } from './shape.ts';
 /** Where the trace lives in the conversation's state. */
 export const TRACE_STATE = 'trace';
 
-export interface TraceSettings {
+interface TraceSettings {
   enabled: boolean;
   maxBytes: number;
   contents: TraceContents;

@@ -49,7 +49,7 @@ const NAMES = new Set(['role', 'id', 'type', 'name', 'tool_call_id', 'startedAt'
 const MARKER = /…\[(\d+) more characters not kept in the trace\]$/;
 
 /** A copy of the trace with every text longer than `cap` cut to it. */
-export function cutTexts(trace: StoredTrace, cap: number): { trace: StoredTrace; characters: number } {
+function cutTexts(trace: StoredTrace, cap: number): { trace: StoredTrace; characters: number } {
   let characters = 0;
   const walk = (value: unknown, key: string | undefined): unknown => {
     if (typeof value === 'string') {
@@ -71,7 +71,7 @@ export function cutTexts(trace: StoredTrace, cap: number): { trace: StoredTrace;
 }
 
 /** A text cut to `cap` characters with a marker, unless the marker would save nothing. */
-export function cutText(text: string, cap: number): { text: string; characters: number } {
+function cutText(text: string, cap: number): { text: string; characters: number } {
   const found = MARKER.exec(text);
   const body = found ? text.slice(0, found.index) : text;
   const earlier = found ? Number(found[1]) : 0;

@@ -19,7 +19,7 @@ export interface TurnTraceView {
 }
 
 /** Turn numbers are whole numbers from 1; the store counts them in a Number attribute. */
-export function checkTurnNumber(turn: unknown): asserts turn is number {
+function checkTurnNumber(turn: unknown): asserts turn is number {
   if (typeof turn !== 'number' || !Number.isSafeInteger(turn) || turn < 1) {
     throw new InputError('invalid_turn', `A turn is a whole number from 1 (the "turn" of a turn result), not ${JSON.stringify(turn)}.`);
   }

@@ -12,7 +12,7 @@ import type { JsonObject, ModelReply, ToolDefinition } from '../../../core/ports
  * entry: how each adapter sends it is the adapter's business).
  */
 
-export interface TraceToolCall {
+interface TraceToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
