@@ -4,7 +4,7 @@ import { addUsage as sumUsage, exhaustionText } from '../core/budget.ts';
 import { closeOpenRound, historyViolations } from '../core/history.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage, TokenUsage } from '../core/messages.ts';
-import type { ConversationStore, ModelClient } from '../core/ports.ts';
+import type { ConversationStore } from '../core/ports.ts';
 import type { ExtensionRunner } from './extension-runner.ts';
 import type { KeptClaim } from './lease.ts';
 import type { EarlierTurns } from './extension.ts';

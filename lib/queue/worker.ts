@@ -2,7 +2,6 @@ import { InputError, errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
-import type { TurnAnnouncer } from '../core/turn-announcer.ts';
 import { processSqsBatch, type BatchOptions } from './batch.ts';
 import { TURN_REQUESTED } from '../core/event-names.ts';
 import { hasRecords, isSqsRecord, SQS_EVENT_SOURCE, type SqsBatchResponse, type SqsRecord } from './aws-event-shapes.ts';

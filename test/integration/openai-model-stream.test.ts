@@ -5,7 +5,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { createOpenAIModel } from '../../lib/adapters/openai/model.ts';
 import { normalizeCompletion } from '../../lib/adapters/openai/normalize.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import type { Message } from '../../lib/core/messages.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseConfig } from '../../lib/config/load.ts';
+import { loadConfig } from '../../lib/config/load.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { AGENT_YML_SOURCE, configFailure, parseAgentYml } from '../support/agent-yml.ts';
 

@@ -4,7 +4,6 @@
  */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import type { AgentSettings } from '../../infra/settings.ts';
 import { templateFor, stackFor, logicalId } from '../support/stack-template.ts';
 
 type Properties = Record<string, any>;

@@ -4,7 +4,6 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import type { AgentSettings } from '../../infra/settings.ts';
 import { environmentOf, templateFor } from '../support/stack-template.ts';
 
 

@@ -5,7 +5,6 @@ import { createHttpHandler } from '../../lib/http/handle.ts';
 import { createStreamingHttpHandler, isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
 import { livePositions } from '../../lib/http/live-positions.ts';
 import { comparePositions, formatStreamId, parseStreamId, requestTag, type StreamPosition } from '../../lib/http/stream-ids.ts';
-import { replayAfter } from '../../lib/http/turn-replay.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';

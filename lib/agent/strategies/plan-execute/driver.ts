@@ -9,7 +9,7 @@ import type { Journal } from '../../tool-round.ts';
 import { runLoop, type LoopInput, type LoopOutcome } from '../../run-loop.ts';
 import { newDraft, questionOf, type TurnDraft } from '../../turn-draft.ts';
 import type { StrategyTurn, TurnStrategy } from '../../turn-strategy.ts';
-import { applyPlanning, nextTasks, PLANNING_TOOL, planningTool, renderPlan, renderResults, type Plan, type PlanTask } from './plan.ts';
+import { applyPlanning, nextTasks, planningTool, renderPlan, renderResults, type Plan, type PlanTask } from './plan.ts';
 import { roundNumbers, type RoundNumbers } from './round-numbers.ts';
 
 /**
@@ -54,13 +54,11 @@ class PlanExecuteRun {
   private readonly inheritedCalls = new WeakMap<TurnDraft, number>();
   private recording: Promise<void> = Promise.resolve();
   private readonly loop: LoopInput;
-  private readonly turn: StrategyTurn;
   private readonly settings: PlanSettings;
   private readonly numbers: RoundNumbers;
 
   constructor(loop: LoopInput, turn: StrategyTurn, settings: PlanSettings) {
     this.loop = loop;
-    this.turn = turn;
     this.settings = settings;
     this.main = loop.draft;
     this.question = questionOf(loop.draft);
