@@ -32,8 +32,10 @@ describe('what health and tool messages reveal of the upstreams', () => {
   });
 
   function build(steps: Parameters<typeof createScriptedModel>[0]) {
+    // A call's time far beyond the test's own: a server that refuses the service must fail its calls
+    // at once, not hold each one for its whole time waiting for a reconnection that cannot come.
     const config = parseConfig(
-      [`model: { baseURL: "${MODEL_URL}", name: gpt-4o-mini }`, 'tools: { connectTimeoutSeconds: 20, reconnectMaxDelaySeconds: 3600 }', 'mcpServers:', `  tickets: { type: http, url: "${server.url}" }`].join('\n'),
+      [`model: { baseURL: "${MODEL_URL}", name: gpt-4o-mini }`, 'tools: { connectTimeoutSeconds: 20, reconnectMaxDelaySeconds: 3600, callTimeoutSeconds: 280 }', 'mcpServers:', `  tickets: { type: http, url: "${server.url}" }`].join('\n'),
       { source: 'test.yml', environment: { OPENAI_API_KEY: 'sk-test' } },
     );
     const logger = recordingLogger();

@@ -15,6 +15,7 @@
  * just before a turn must not make them vanish from the model's catalog, and a call to one waits
  * for the reconnection within its own time (run()).
  */
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import { withoutLogContext } from '../../core/log-context.ts';
@@ -57,7 +58,8 @@ export class ManagedServer {
   private expiresAt = 0;
   /** Bumped by list_changed, so a listing that was in flight at that moment is not trusted. */
   private generation = 0;
-  private failure: { message: string; at: number } | undefined;
+  /** The last attempt's failure; `refused`: the server turned the service away (401/403), which waiting does not cure. */
+  private failure: { message: string; at: number; refused: boolean } | undefined;
   /** When the last working session broke; cleared once connected again. */
   private brokeAt: number | undefined;
   private transport: TransportKind;
@@ -190,7 +192,8 @@ export class ManagedServer {
     const until = Date.now() + waitMs;
     while (!this.connection && !this.options.shutdown.aborted && Date.now() < until) {
       await this.reconnectWithin(until - Date.now());
-      if (this.connection) break;
+      // A server that refuses the service's credentials will not let it in a moment later either.
+      if (this.connection || this.failure?.refused) break;
       await pause(Math.min(RETRY_WHILE_WAITING_MS, until - Date.now()));
     }
     if (this.connection) return this.connection;
@@ -266,7 +269,7 @@ export class ManagedServer {
     } catch (error) {
       await connection?.close();
       if (this.options.shutdown.aborted) return;
-      this.failure = { message: this.describe(error, deadline, 'did not connect and list its tools'), at: Date.now() };
+      this.failure = { message: this.describe(error, deadline, 'did not connect and list its tools'), at: Date.now(), refused: refusedAccess(error) };
       this.options.logger.warn('mcp server unavailable', { server: this.spec.name, transport: this.transport, error: this.failure.message });
       this.backoff.attemptFailed();
     } finally {
@@ -293,7 +296,7 @@ export class ManagedServer {
   private async renew(connection: ServerConnection): Promise<void> {
     if (this.connection === connection) {
       this.connection = undefined;
-      this.failure = { message: 'the server ended the session; starting a new one', at: Date.now() };
+      this.failure = { message: 'the server ended the session; starting a new one', at: Date.now(), refused: false };
       this.brokeAt = Date.now();
       void connection.close();
     }
@@ -309,7 +312,7 @@ export class ManagedServer {
   private fail(connection: ServerConnection, reason: string): void {
     if (this.connection !== connection) return;
     this.connection = undefined;
-    this.failure = { message: reason, at: Date.now() };
+    this.failure = { message: reason, at: Date.now(), refused: false };
     this.brokeAt = Date.now();
     this.health = undefined;
     this.options.logger.warn('mcp server connection failed', { server: this.spec.name, transport: this.transport, error: reason });
@@ -353,4 +356,11 @@ export class ServerUnavailable extends Error {
 function pause(ms: number): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** The server answered the connection with 401 or 403, or needs a login nobody has made yet. */
+function refusedAccess(error: unknown): boolean {
+  if (error instanceof UnauthorizedError) return true;
+  const status = (error as { code?: unknown }).code;
+  return status === 401 || status === 403;
 }
