@@ -45,7 +45,7 @@ export async function resumeStream(request: HttpRequest, match: RouteMatch, last
   try {
     const id = parseStreamId(lastEventId);
     if (match.conversationId !== undefined && match.conversationId !== id.conversationId) {
-      throw new InputError('invalid_last_event_id', `Last-Event-ID names conversation "${id.conversationId}", not "${match.conversationId}" of this path: send the last event id of this conversation's stream, or no Last-Event-ID to start a turn.`);
+      throw new InputError('invalid_last_event_id', `Last-Event-ID names conversation "${id.conversationId}", not "${match.conversationId}" of this path: send the last event id of this conversation's stream, or no Last-Event-ID to start a turn. No turn ran for this request.`);
     }
     const key: ConversationKey = { conversationId: id.conversationId, ...(request.owner ? { owner: request.owner } : {}) };
     const stored = ofTheStream(await options.agent.readTurn(key, id.turn), id);

@@ -63,7 +63,7 @@ export function parseStreamId(text: string): StreamId {
       if (matched) return { conversationId: found[1]!, turn: Number(found[2]), tag: found[3]!, position: position(matched.slice(1).map(Number)) };
     }
   }
-  throw new InputError('invalid_last_event_id', `Last-Event-ID ${JSON.stringify(text.slice(0, 200))} is not an event id of this service: send back the "id" of the last event received (like "my-conversation:3:h3Fq2a:call-1-1"), or no Last-Event-ID to start a turn.`);
+  throw new InputError('invalid_last_event_id', `Last-Event-ID ${JSON.stringify(text.slice(0, 200))} is not an event id of this service: send back the "id" of the last event received (like "my-conversation:3:h3Fq2a:call-1-1"), or no Last-Event-ID to start a turn. No turn ran for this request.`);
 }
 
 /** Orders positions as a turn's events come: by round; in a round its start, its calls, its results; the end last. */

@@ -31,7 +31,7 @@ export function refusedHost(hostHeader: string | undefined, rule: HostRule): Inp
   return new InputError(
     'host_not_allowed',
     `This server does not answer for ${hostHeader ? `host "${hostHeader}"` : 'a request without a Host header'}: only for ${allowed}. ` +
-      'Add the name you reach it by to ALLOWED_HOSTS (comma-separated) to allow it.',
+      'Nothing ran. Add the name you reach it by to ALLOWED_HOSTS (comma-separated) to allow it.',
   );
 }
 
