@@ -39,12 +39,32 @@ module.exports = {
       to: { path: [libFolders('config', 'core'), npm('zod', 'yaml')] },
     },
     {
-      comment: 'The loop and the turn service reach models, tools and the store through the ports of lib/core; no SDK but ajv.',
+      comment: 'The turn service (a turn\'s life, the loop, reading conversations, the extension API) reaches models, tools and the store through the ports of lib/core; no SDK but ajv. It never imports a strategy or an extension: lib/create-agent.ts chooses them.',
       from: { path: '^lib/agent/' },
-      to: { path: [libFolders('agent', 'core', 'json-schema', 'config'), npm('ajv')] },
+      to: { path: [libFolders('agent', 'core', 'json-schema'), npm('ajv')] },
     },
     {
-      comment: 'Adapters implement the ports of lib/core with the SDKs; they never call the agent, the HTTP layer, the queue worker or the local server.',
+      comment: 'Only the two files that read agent.yml see its type; the rest of lib/agent takes the slices it needs.',
+      from: { path: '^lib/agent/(agent|settings)\\.ts$' },
+      to: { path: '^lib/config/load\\.ts$', dependencyTypes: ['type-only'] },
+    },
+    {
+      comment: 'Turn strategies (react, plan-execute, …): written on the loop and the extension API of lib/agent, chosen by lib/strategies/configured.ts.',
+      from: { path: '^lib/strategies/' },
+      to: { path: libFolders('strategies', 'agent', 'core', 'config') },
+    },
+    {
+      comment: 'Extensions (todo list, tool routing, memory, summaries, trace, MCP client features): hooks of lib/agent/extension-api, turned on by lib/extensions/configured.ts.',
+      from: { path: '^lib/extensions/' },
+      to: { path: [libFolders('extensions', 'agent', 'core', 'json-schema', 'config'), npm('ajv')] },
+    },
+    {
+      comment: 'Model providers: each maps `model` settings to an adapter of lib/adapters (or the demo model); lib/providers/configured-model.ts chooses by model.provider.',
+      from: { path: '^lib/providers/' },
+      to: { path: [libFolders('providers', 'adapters', 'demo', 'core', 'config'), '^node_modules/'] },
+    },
+    {
+      comment: 'Adapters implement the ports of lib/core with the SDKs and declare their own options; they never read agent.yml or call the agent, the HTTP layer, the queue worker or the local server.',
       from: { path: '^lib/adapters/' },
       to: { path: [libFolders('adapters', 'core', 'json-schema', 'config'), '^node_modules/'] },
     },
@@ -64,7 +84,7 @@ module.exports = {
       to: { path: [libFolders('local', 'http', 'adapters/dynamodb', 'core', 'config'), npm('@aws-sdk/client-dynamodb', 'dynalite')] },
     },
     {
-      comment: 'The demo MCP server and the offline demo model, a model provider like the adapters (lib/config/model-provider.ts): the MCP SDK, the core and the configuration only.',
+      comment: 'The demo MCP server and the offline demo model, a model provider like the adapters (lib/providers/model-provider.ts): the MCP SDK, the core and the configuration only.',
       from: { path: '^lib/demo/' },
       to: { path: [libFolders('demo', 'core', 'config'), npm('@modelcontextprotocol/sdk', 'zod')] },
     },

@@ -29,7 +29,7 @@ import { openAIErrorResponse } from '../lib/http/openai/errors.ts';
 import { isOpenAIPath } from '../lib/http/openai/routes.ts';
 import { hostRule, refusedHost, type HostRule } from '../lib/local/allowed-hosts.ts';
 import { connectionEnvironment, dynamoConnection } from '../lib/local/dynamo-connection.ts';
-import { modelNotConfigured, modelProvider } from '../lib/model-providers.ts';
+import { modelNotConfigured, modelProvider } from '../lib/providers/configured-model.ts';
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
 import { readPageFile } from '../lib/local/page-files.ts';
 import { PRIVATE_UMASK, privateFolder } from '../lib/local/private-folder.ts';

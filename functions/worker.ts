@@ -14,7 +14,7 @@ import type { Context } from 'aws-lambda';
 import { createSqsRedeliveryScheduler } from '../lib/adapters/aws/sqs-redelivery.ts';
 import { createEventBridgeTurnAnnouncer } from '../lib/adapters/aws/eventbridge-announcer.ts';
 import { createSkippingAnnouncer } from '../lib/queue/announcer.ts';
-import type { RedeliveryScheduler } from '../lib/core/redelivery.ts';
+import type { RedeliveryScheduler } from '../lib/core/ports/redelivery.ts';
 import { redeliveryByQueue } from '../lib/queue/redelivery.ts';
 import { createQueueWorker, type WorkerOutput } from '../lib/queue/worker.ts';
 import { agent, config, logger, metrics, powertools, settings } from './runtime.ts';

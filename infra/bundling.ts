@@ -107,7 +107,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
  * - with Bedrock, @aws-sdk/token-providers: the Bedrock client's bearer tokens (Bedrock API keys)
  *   are read from the environment only, without the SSO sessions of a profile (20 KB with the SSO
  *   OIDC client; environment-bearer-token.ts says why that is all a function can use).
- * The offline demo model (lib/demo/provider.ts, LLM_MODEL=demo) is small and always there.
+ * The offline demo model (lib/providers/demo.ts, LLM_MODEL=demo) is small and always there.
  */
 export function modelProviderSubstitutes(provider: ModelProvider): Record<string, string> {
   return {

@@ -4,17 +4,23 @@ import { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 import { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
-import { createAgent, type Agent } from './agent/agent.ts';
-import type { AgentExtension } from './agent/extension.ts';
-import { mcpClientExtensions } from './agent/mcp/extensions.ts';
-import type { TurnStrategy } from './agent/turn-strategy.ts';
-import { createServerRequestRouter } from './agent/mcp/request-router.ts';
+import { createAgent } from './create-agent.ts';
+import { type Agent } from './agent/agent-api.ts';
+import type { AgentExtension } from './agent/extension-api/extension.ts';
+import { mcpClientExtensions } from './extensions/mcp/extensions.ts';
+import type { TurnStrategy } from './agent/loop/turn-strategy.ts';
+import { createServerRequestRouter } from './extensions/mcp/request-router.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
-import type { ConversationStore, ModelClient, NoteStore, OwnerCounters, ToolGateway, TurnMetrics } from './core/ports.ts';
+import type { ConversationStore } from './core/ports/conversation-store.ts';
+import type { ModelClient } from './core/ports/model.ts';
+import type { NoteStore } from './core/ports/notes.ts';
+import type { OwnerCounters } from './core/ports/owner-counters.ts';
+import type { ToolGateway } from './core/ports/tools.ts';
+import type { TurnMetrics } from './core/ports/metrics.ts';
 import { createConfiguredGateway } from './configured-gateway.ts';
-import { createConfiguredModel, modelNotConfigured as modelNotConfiguredText } from './model-providers.ts';
+import { createConfiguredModel, modelNotConfigured as modelNotConfiguredText } from './providers/configured-model.ts';
 
 interface CommonOptions {
   /** Replace a part, e.g. a scripted model in tests. */
@@ -32,9 +38,9 @@ interface CommonOptions {
    * file mcp-oauth-tokens.json under the local data folder (LOCAL_DATA_DIR, `.data`).
    */
   oauthTokenStore?: OAuthTokenStore;
-  /** Your own extensions of the loop (lib/agent/extension.ts), run after the strategies agent.yml turns on. */
+  /** Your own extensions of the loop (lib/agent/extension-api/extension.ts), run after the strategies agent.yml turns on. */
   extensions?: AgentExtension[];
-  /** Your own turn strategy (lib/agent/turn-strategy.ts), in place of agent.yml's `strategy`. */
+  /** Your own turn strategy (lib/agent/loop/turn-strategy.ts), in place of agent.yml's `strategy`. */
   strategy?: TurnStrategy;
   /**
    * The budgets' per-owner counters (agent.yml `limits`). Default: in the conversation table with
@@ -66,7 +72,7 @@ export type BuildAgentOptions = CommonOptions & (
 export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Agent {
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).
   const logger = contextualLogger(options.logger ?? createJsonLogger(config.logging.level));
-  // The provider of model.provider builds the model, or says what it lacks (lib/model-providers.ts).
+  // The provider of model.provider builds the model, or says what it lacks (lib/providers/configured-model.ts).
   const model = options.model ?? createConfiguredModel(config.model, { logger, environment: process.env });
   const modelNotConfigured = options.model ? undefined : modelNotConfiguredText(config.model, process.env);
   // Servers' questions and sampling reach the turn whose call caused them through the router.

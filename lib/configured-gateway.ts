@@ -12,7 +12,7 @@ import type { McpGatewayOptions } from './adapters/mcp/types.ts';
 import { localDataDir, runsLocally } from './config/environment.ts';
 import type { AgentConfig } from './config/load.ts';
 import type { Logger } from './core/logger.ts';
-import type { ToolGateway } from './core/ports.ts';
+import type { ToolGateway } from './core/ports/tools.ts';
 
 interface ConfiguredGatewayOptions extends Pick<McpGatewayOptions, 'onElicitation' | 'onSampling'> {
   logger: Logger;

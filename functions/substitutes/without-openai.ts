@@ -1,12 +1,12 @@
 /**
- * Stands in for lib/adapters/openai/provider.ts (`#openai-provider`) in the Lambda bundles of a
+ * Stands in for lib/providers/openai.ts (`#openai-provider`) in the Lambda bundles of a
  * stack on another provider (infra/bundling.ts, functionSubstitutes): a function deployed for
  * Bedrock signs its model calls with its role and never calls an OpenAI-compatible endpoint, so
  * the Chat Completions adapter and the `openai` package's code for it (about 30 KB) would be dead
  * weight on every cold start. A function configured for it anyway says so instead of failing
  * obscurely.
  */
-import type { ModelProvider } from '../../lib/config/model-provider.ts';
+import type { ModelProvider } from '../../lib/providers/model-provider.ts';
 
 const NOT_BUNDLED = 'This function was bundled without the OpenAI-compatible provider (model.provider: openai): deploy a stack built for it (the context key modelProvider, or model.provider in agent.yml).';
 

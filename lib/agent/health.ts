@@ -1,7 +1,7 @@
 import type { Logger } from '../core/logger.ts';
-import type { ModelClient, ToolGateway, ToolServerStatus } from '../core/ports.ts';
-import type { AgentConfig } from '../config/load.ts';
-import type { OfferedTool } from './tool-policy.ts';
+import type { ModelClient } from '../core/ports/model.ts';
+import type { ToolGateway, ToolServerStatus } from '../core/ports/tools.ts';
+import type { OfferedTool } from './loop/tool-policy.ts';
 
 /**
  * A server as any authenticated caller may see it: its status and tools, never why it failed (an
@@ -24,7 +24,7 @@ export interface HealthReport {
 interface HealthSources {
   gateway: ToolGateway;
   model: ModelClient | undefined;
-  modelConfig: Pick<AgentConfig['model'], 'name'> & Partial<Pick<AgentConfig['model'], 'offlineStandIn' | 'provider'>>;
+  modelConfig: { name: string; provider?: string; offlineStandIn?: boolean };
   offeredTools(): Promise<OfferedTool[]>;
   logger: Logger;
 }

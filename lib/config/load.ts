@@ -144,7 +144,7 @@ function withEnvironment(file: AgentFile, servers: McpServerConfig[], source: st
       baseURL: offlineStandIn || provider !== 'openai' ? '' : baseURL,
       apiKey,
       // An OpenAI-compatible endpoint needs a key or an endpoint of its own; the other providers,
-      // and an endpoint signed with SigV4, say themselves what they lack (lib/model-providers.ts).
+      // and an endpoint signed with SigV4, say themselves what they lack (lib/providers/configured-model.ts).
       configured: offlineStandIn || provider !== 'openai' || signed || apiKey !== '' || normalizeUrl(baseURL) !== normalizeUrl(OPENAI_DEFAULT_BASE_URL),
       offlineStandIn,
       ...((provider === 'bedrock' || signed) && region ? { region } : {}),

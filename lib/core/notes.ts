@@ -1,4 +1,4 @@
-import type { Note } from './ports.ts';
+import type { Note } from './ports/notes.ts';
 
 /** Oldest first; notes of the same millisecond in the order of their ids (every store lists them so). */
 export const oldestFirst = (left: Note, right: Note): number => left.createdAt.localeCompare(right.createdAt) || left.noteId.localeCompare(right.noteId);

@@ -1,9 +1,9 @@
-import type { ConversationState } from './ports.ts';
+import type { ConversationState } from './ports/conversation-store.ts';
 
 /**
  * A copy of the conversation's state that later changes to the live state do not reach. An
  * extension's value that is frozen is an immutable snapshot (the turn trace publishes one after
- * every model call: lib/agent/strategies/trace/book.ts) and is shared rather than copied, so
+ * every model call: lib/extensions/trace/book.ts) and is shared rather than copied, so
  * storing a round's record does not copy the whole trace again every round.
  */
 export function copyState(state: ConversationState): ConversationState {

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ModelError } from '../core/errors.ts';
-import type { ModelClient, ModelReply, ModelRequest } from '../core/ports.ts';
+import type { ModelClient, ModelReply, ModelRequest } from '../core/ports/model.ts';
 import { demoReply } from './rules.ts';
 
 interface DemoModelOptions {

@@ -13,7 +13,8 @@
  * the names the model sees.
  */
 import type { Message, ToolCall } from '../core/messages.ts';
-import type { ModelReply, ToolDefinition } from '../core/ports.ts';
+import type { ModelReply } from '../core/ports/model.ts';
+import type { ToolDefinition } from '../core/ports/tools.ts';
 import { answerText, callingText, missingToolText, noRuleText, toolListText, whichCityText, type ToolResult } from './answers.ts';
 import { readQuestion, type DemoQuestion } from './questions.ts';
 

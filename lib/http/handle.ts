@@ -1,6 +1,6 @@
 import type { Logger } from '../core/logger.ts';
 import type { TurnResult } from '../core/turn.ts';
-import type { Agent } from '../agent/agent.ts';
+import type { Agent } from '../agent/agent-api.ts';
 import { readTurnCall } from './turn-call.ts';
 import { errorResponse, json, turnResultHeaders } from './errors.ts';
 import { readPageQuery, refuseQuery } from './page-query.ts';

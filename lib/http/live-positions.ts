@@ -1,4 +1,4 @@
-import type { LoopEvent } from '../agent/loop-events.ts';
+import type { LoopEvent } from '../agent/loop/loop-events.ts';
 import type { StreamPosition } from './stream-ids.ts';
 
 /**

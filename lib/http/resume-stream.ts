@@ -1,7 +1,7 @@
-import type { Agent, StoredTurn } from '../agent/agent.ts';
+import type { Agent, StoredTurn } from '../agent/agent-api.ts';
 import { InputError, NotFoundError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
-import type { ConversationKey } from '../core/ports.ts';
+import type { ConversationKey } from '../core/ports/conversation-store.ts';
 import { errorResponse } from './errors.ts';
 import type { RouteMatch } from './routes.ts';
 import { EVENT_STREAM_HEADERS, RECONNECT_MS, encodeComment, encodeJsonEvent, encodeRetry } from './sse.ts';

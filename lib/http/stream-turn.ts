@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Logger } from '../core/logger.ts';
-import type { Agent } from '../agent/agent.ts';
-import type { LoopEvent } from '../agent/loop-events.ts';
+import type { Agent } from '../agent/agent-api.ts';
+import type { LoopEvent } from '../agent/loop/loop-events.ts';
 import { errorResponse } from './errors.ts';
 import { livePositions } from './live-positions.ts';
 import { EVENT_STREAM_HEADERS, RECONNECT_MS, encodeComment, encodeJsonEvent, encodeRetry } from './sse.ts';

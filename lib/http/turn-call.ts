@@ -1,9 +1,9 @@
 import { InputError } from '../core/errors.ts';
 import { unknownFieldsText } from '../core/json.ts';
 import type { TurnResult } from '../core/turn.ts';
-import type { Agent } from '../agent/agent.ts';
-import type { LoopEvent } from '../agent/loop-events.ts';
-import { checkDecisions, checkMessage, checkRequestId } from '../agent/validate-input.ts';
+import type { Agent } from '../agent/agent-api.ts';
+import type { LoopEvent } from '../agent/loop/loop-events.ts';
+import { checkDecisions, checkMessage, checkRequestId } from '../agent/turn/validate-input.ts';
 import { readJsonObject } from './body.ts';
 import type { RouteMatch } from './routes.ts';
 import type { HttpRequest } from './types.ts';

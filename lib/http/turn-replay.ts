@@ -1,5 +1,5 @@
-import type { StoredTurn } from '../agent/agent.ts';
-import { shownArguments } from '../agent/tool-plan.ts';
+import type { StoredTurn } from '../agent/agent-api.ts';
+import { shownArguments } from '../agent/loop/tool-plan.ts';
 import type { AssistantMessage, ToolMessage } from '../core/messages.ts';
 import type { TurnResult } from '../core/turn.ts';
 import { finalEventData } from './sse-events.ts';

@@ -11,7 +11,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { errorMessage } from '../core/errors.ts';
 import { assertSchemaStructure } from '../core/json-schema-structure.ts';
-import type { JsonObject } from '../core/ports.ts';
+import type { JsonObject } from '../core/json.ts';
 
 // Each schema is checked against its meta-schema (that is what catches `"type": "strin"`) by
 // assertSchemaStructure rather than by Ajv (validateSchema: false): Ajv would first compile the

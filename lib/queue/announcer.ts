@@ -1,5 +1,5 @@
 import type { Logger } from '../core/logger.ts';
-import type { TurnAnnouncer } from '../core/turn-announcer.ts';
+import type { TurnAnnouncer } from '../core/ports/turn-announcer.ts';
 
 /** Local runs have no event bus: turns are stored but not announced, said once rather than per turn. */
 export function createSkippingAnnouncer(logger: Logger): TurnAnnouncer {

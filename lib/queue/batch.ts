@@ -2,7 +2,7 @@ import { AgentError, ConflictError, errorMessage, LimitError } from '../core/err
 import type { Logger } from '../core/logger.ts';
 import type { SqsBatchResponse, SqsRecord } from './aws-event-shapes.ts';
 import { parseMessageBody, readTurnRequest, type TurnRequest } from './payload.ts';
-import type { RedeliveryScheduler } from '../core/redelivery.ts';
+import type { RedeliveryScheduler } from '../core/ports/redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
 import { checkOwnerAllowed, senderOf } from './senders.ts';
 

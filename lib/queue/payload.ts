@@ -1,5 +1,5 @@
 import { InputError } from '../core/errors.ts';
-import { checkConversationId, checkDecisions, checkMessage, checkRequestId, type ApprovalDecision } from '../agent/validate-input.ts';
+import { checkConversationId, checkDecisions, checkMessage, checkRequestId, type ApprovalDecision } from '../agent/turn/validate-input.ts';
 import { APPROVAL_DECIDED, TURN_REQUESTED } from '../core/event-names.ts';
 import { isEventBridgeEvent } from './aws-event-shapes.ts';
 import { isJsonObject } from '../core/json.ts';

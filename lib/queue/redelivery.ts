@@ -1,4 +1,4 @@
-import type { RedeliveryRecord, RedeliveryScheduler } from '../core/redelivery.ts';
+import type { RedeliveryRecord, RedeliveryScheduler } from '../core/ports/redelivery.ts';
 
 /** Each failed record goes back through the scheduler of the queue it came from. */
 export function redeliveryByQueue<Held extends RedeliveryRecord>(schedulers: ReadonlyMap<string, RedeliveryScheduler<Held>>, fallback: RedeliveryScheduler<Held>): RedeliveryScheduler<Held> {

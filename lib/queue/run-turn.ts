@@ -1,6 +1,6 @@
-import type { Agent } from '../agent/agent.ts';
+import type { Agent } from '../agent/agent-api.ts';
 import type { TurnResult } from '../core/turn.ts';
-import type { TurnAnnouncer } from '../core/turn-announcer.ts';
+import type { TurnAnnouncer } from '../core/ports/turn-announcer.ts';
 import type { TurnRequest } from './payload.ts';
 
 export interface TurnRunner {

@@ -9,7 +9,7 @@ import { isJsonObject } from '../core/json.ts';
 import { ms } from '../core/time.ts';
 import { turnDeadlineWithin } from '../core/deadline.ts';
 import { readTurnRequest, type TurnRequest } from './payload.ts';
-import type { RedeliveryScheduler } from '../core/redelivery.ts';
+import type { RedeliveryScheduler } from '../core/ports/redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
 import { checkOwnerAllowed, senderOf } from './senders.ts';
 

@@ -1,4 +1,5 @@
-import type { JsonObject, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../core/ports.ts';
+import type { JsonObject } from '../core/json.ts';
+import type { ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../core/ports/tools.ts';
 
 export interface FakeTool {
   definition: ToolDefinition;

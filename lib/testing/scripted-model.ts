@@ -1,4 +1,4 @@
-import type { ModelClient, ModelReply, ModelRequest } from '../core/ports.ts';
+import type { ModelClient, ModelReply, ModelRequest } from '../core/ports/model.ts';
 
 export type ScriptedStep = ModelReply | Error | ((request: ModelRequest) => ModelReply | Promise<ModelReply>);
 

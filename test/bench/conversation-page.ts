@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
-import { readConversationPage } from '../../lib/agent/conversation-page.ts';
-import { conversationView } from '../../lib/agent/conversation-view.ts';
+import { readConversationPage } from '../../lib/agent/conversations/conversation-page.ts';
+import { conversationView } from '../../lib/agent/conversations/conversation-view.ts';
 import { claimWrite, completeWrite, newConversation, sampleTurnMessages } from '../support/store-contract.ts';
 import { incompressibleText } from '../support/turn-messages.ts';
 import { startLocalTable } from '../support/dynalite.ts';

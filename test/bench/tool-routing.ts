@@ -5,7 +5,7 @@
  */
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { fileURLToPath } from 'node:url';
-import { createAgent } from '../../lib/agent/agent.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { toWireTools } from '../../lib/adapters/openai/wire.ts';

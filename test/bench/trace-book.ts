@@ -4,10 +4,11 @@
  * extension alone: no model, no tools, no store. It isolates what `npm run bench` cannot separate
  * from its noise (the trace is a few percent of a warm round there).
  */
-import type { RunningCall, TurnContext } from '../../lib/agent/extension.ts';
-import { traceExtension } from '../../lib/agent/strategies/trace/extension.ts';
+import type { RunningCall, TurnContext } from '../../lib/agent/extension-api/extension.ts';
+import { traceExtension } from '../../lib/extensions/trace/extension.ts';
 import type { Message, ToolCall } from '../../lib/core/messages.ts';
-import type { ModelReply, ToolDefinition, ToolOutput } from '../../lib/core/ports.ts';
+import type { ModelReply } from '../../lib/core/ports/model.ts';
+import type { ToolDefinition, ToolOutput } from '../../lib/core/ports/tools.ts';
 
 const WARM_UP_TURNS = 3_000;
 const MEASURED_TURNS = 20_000;

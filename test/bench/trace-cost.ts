@@ -7,7 +7,7 @@
  */
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createAgent } from '../../lib/agent/agent.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
 import { itemSizeBytes } from '../../lib/adapters/dynamodb/item-size.ts';
 import { conversationPartitionKey } from '../../lib/adapters/dynamodb/keys.ts';

@@ -17,7 +17,7 @@ import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { createConfiguredGateway } from '../../lib/configured-gateway.ts';
 import { loadConfig } from '../../lib/config/load.ts';
 import { createJsonLogger } from '../../lib/core/logger.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { login, SERVER_NAME, writeAgentConfig } from './oauth-operator.ts';
 
 const url = process.argv.at(-1)!;

@@ -4,7 +4,7 @@
  * out, the summary stored with the conversation and streamed, the invariant in every request.
  */
 import { describe, expect, it } from 'vitest';
-import { SUMMARY_ACKNOWLEDGED, summaryNote } from '../../lib/agent/strategies/history-summary.ts';
+import { SUMMARY_ACKNOWLEDGED, summaryNote } from '../../lib/extensions/history-summary.ts';
 import { DEFAULT_HISTORY_SUMMARY_PROMPT, DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { estimateTokens } from '../../lib/core/history.ts';
 import type { HistoryMessage } from '../../lib/core/messages.ts';

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MEMORY_PROMPT, NOTES_ACKNOWLEDGED } from '../../lib/agent/strategies/memory.ts';
+import { MEMORY_PROMPT, NOTES_ACKNOWLEDGED } from '../../lib/extensions/memory.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { demoServerYml, getJson, postJson, serversPerTest } from '../support/configured-local-server.ts';
 import { textReply, toolCallsReply, type ChatRequestBody } from '../support/scripted-openai-server.ts';

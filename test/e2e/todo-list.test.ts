@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TODO_PROMPT } from '../../lib/agent/strategies/todo-list.ts';
+import { TODO_PROMPT } from '../../lib/extensions/todo-list.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { cancelOrders, weatherFor } from '../../lib/demo/tools.ts';

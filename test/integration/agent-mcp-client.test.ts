@@ -11,9 +11,9 @@ import { createMemoryConversationStore } from '../../lib/adapters/memory/convers
 import { buildAgent } from '../../lib/build-agent.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { historyViolations } from '../../lib/core/history.ts';
-import type { ConversationStore } from '../../lib/core/ports.ts';
-import type { Agent } from '../../lib/agent/agent.ts';
-import type { LoopEvent } from '../../lib/agent/loop-events.ts';
+import type { ConversationStore } from '../../lib/core/ports/conversation-store.ts';
+import type { Agent } from '../../lib/agent/agent-api.ts';
+import type { LoopEvent } from '../../lib/agent/loop/loop-events.ts';
 import { EVERYTHING_ENTRY, PROJECT_ROOT, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer, type ScriptStep } from '../support/scripted-openai-server.ts';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createBedrockClient } from '../../lib/adapters/bedrock/client.ts';
 import { createBedrockModel } from '../../lib/adapters/bedrock/model.ts';
 import { ModelError } from '../../lib/core/errors.ts';
-import type { ModelRequest } from '../../lib/core/ports.ts';
+import type { ModelRequest } from '../../lib/core/ports/model.ts';
 import { bedrockModelsPerTest } from '../support/bedrock-model.ts';
 import { converseText } from '../support/bedrock-stand-in-events.ts';
 import { STAND_IN_REGION, startBedrockStandIn, type BedrockFailure } from '../support/bedrock-stand-in.ts';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
 import type { Message } from '../../lib/core/messages.ts';
-import type { ModelDelta, ModelReply, ModelRequest } from '../../lib/core/ports.ts';
+import type { ModelDelta, ModelReply, ModelRequest } from '../../lib/core/ports/model.ts';
 import { bedrockModelsPerTest } from '../support/bedrock-model.ts';
 import { converseText, converseToolUse, eventsOf, usage } from '../support/bedrock-stand-in-events.ts';
 import { getWeather } from '../support/original-tools.ts';

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import type { Message } from '../../lib/core/messages.ts';
-import type { ModelRequest, ToolDefinition } from '../../lib/core/ports.ts';
+import type { ModelRequest } from '../../lib/core/ports/model.ts';
+import type { ToolDefinition } from '../../lib/core/ports/tools.ts';
 import { bedrockModelsPerTest } from '../support/bedrock-model.ts';
 import { converseText, converseToolUse, usage } from '../support/bedrock-stand-in-events.ts';
 import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tools.ts';

@@ -8,7 +8,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoOwnerCounters } from '../../lib/adapters/dynamodb/owner-counters.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
-import { createAgent } from '../../lib/agent/agent.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { DEMO_ENTRY, gatewayOptions } from '../support/mcp-servers.ts';
 import { originalTools } from '../support/original-tools.ts';
 

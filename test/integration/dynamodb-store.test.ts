@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../../lib/core/errors.ts';
 import { condenseTurn, historyViolations } from '../../lib/core/history.ts';
 import type { HistoryMessage, ToolMessage } from '../../lib/core/messages.ts';
-import type { ConversationKey, ConversationStore } from '../../lib/core/ports.ts';
+import type { ConversationKey, ConversationStore } from '../../lib/core/ports/conversation-store.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
 import { conversationPartitionKey } from '../../lib/adapters/dynamodb/keys.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';

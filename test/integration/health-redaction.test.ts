@@ -10,7 +10,7 @@ import { createMemoryConversationStore } from '../../lib/adapters/memory/convers
 import { parseConfig } from '../../lib/config/load.ts';
 import { createHttpHandler } from '../../lib/http/handle.ts';
 import { createScriptedModel, textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
-import type { Agent } from '../../lib/agent/agent.ts';
+import type { Agent } from '../../lib/agent/agent-api.ts';
 import { startCallerEchoHttpServer, type CallerEchoHttpServer } from '../fixtures/caller-echo-server.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CALLER_META_KEYS } from '../../lib/adapters/mcp/call-tool.ts';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
-import type { ToolCallOptions, ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolCallOptions, ToolGateway } from '../../lib/core/ports/tools.ts';
 import { CALLER_ECHO_ENTRY, startCallerEchoHttpServer, type CallerEchoHttpServer } from '../fixtures/caller-echo-server.ts';
 import { gatewayOptions } from '../support/mcp-servers.ts';
 

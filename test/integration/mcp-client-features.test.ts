@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { McpGatewayOptions, McpServerSpec } from '../../lib/adapters/mcp/types.ts';
-import type { ElicitationRequest, SamplingRequest, ServerRequestContext, ToolGateway } from '../../lib/core/ports.ts';
+import type { ElicitationRequest, SamplingRequest, ServerRequestContext, ToolGateway } from '../../lib/core/ports/tools.ts';
 import { EVERYTHING_ENTRY, FILESYSTEM_ENTRY, gatewayOptions } from '../support/mcp-servers.ts';
 
 const call = (gateway: ToolGateway, name: string, args: Record<string, unknown> = {}, timeoutMs = 20_000) =>

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { EVERYTHING_ENTRY, gatewayOptions, startEverythingOverHttp, stopProcess } from '../support/mcp-servers.ts';
 
 type Setup = { spec: McpServerSpec; transport: 'stdio' | 'http' | 'sse'; child?: ChildProcess };

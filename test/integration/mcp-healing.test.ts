@@ -13,7 +13,7 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { EVERYTHING_ENTRY, freePort, gatewayOptions, PROJECT_ROOT, startEverythingOverHttp, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { BIG_RESULT_BYTES } from '../fixtures/large-result-mcp.ts';
 import { startLargeResultHttpServer, type LargeResultHttpServer } from '../fixtures/large-result-http-server.ts';
 import { startSdkLargeResultServer } from '../fixtures/sdk-large-result-server.ts';

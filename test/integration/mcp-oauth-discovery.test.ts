@@ -17,7 +17,7 @@ import type { OAuthNetwork } from '../../lib/adapters/mcp/oauth/destinations.ts'
 import { createConfiguredGateway } from '../../lib/configured-gateway.ts';
 import { parseConfig, type AgentConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { READ_SCOPE, startOAuthServerDouble, startRecordingEndpoint, type OAuthServerDouble, type OAuthServerDoubleOptions, type RecordingEndpoint } from '../support/oauth-server.ts';
 
 const CLIENT_SECRET = 'client-secret-of-the-agent-7f3a';

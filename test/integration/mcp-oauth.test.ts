@@ -14,7 +14,7 @@ import type { OAuthTokenStore } from '../../lib/adapters/mcp/oauth/store.ts';
 import { createConfiguredGateway } from '../../lib/configured-gateway.ts';
 import { parseConfig, type AgentConfig } from '../../lib/config/load.ts';
 import { createJsonLogger } from '../../lib/core/logger.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { READ_SCOPE, startOAuthServerDouble, WRITE_SCOPE, type OAuthServerDouble } from '../support/oauth-server.ts';
 
 const CLIENT_SECRET = 'client-secret-of-the-agent-7f3a';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
-import type { Agent } from '../../lib/agent/agent.ts';
+import type { Agent } from '../../lib/agent/agent-api.ts';
 import { buildAgent } from '../../lib/build-agent.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { PROJECT_ROOT } from '../support/mcp-servers.ts';

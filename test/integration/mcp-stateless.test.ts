@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { McpGatewayOptions, McpServerSpec } from '../../lib/adapters/mcp/types.ts';
-import type { ElicitationRequest, ToolGateway } from '../../lib/core/ports.ts';
+import type { ElicitationRequest, ToolGateway } from '../../lib/core/ports/tools.ts';
 import { gatewayOptions, PROJECT_ROOT, startEverythingOverHttp, startFixtureOverHttp, stopProcess } from '../support/mcp-servers.ts';
 
 const STATELESS_SERVER = `${PROJECT_ROOT}test/fixtures/stateless-server.ts`;

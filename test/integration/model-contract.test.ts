@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
 import type { Message } from '../../lib/core/messages.ts';
-import type { ModelDelta, ModelRequest, ToolDefinition } from '../../lib/core/ports.ts';
+import type { ModelDelta, ModelRequest } from '../../lib/core/ports/model.ts';
+import type { ToolDefinition } from '../../lib/core/ports/tools.ts';
 import { FAILURE_CODES, HARNESSES, type ContractHarness, type ContractModel, type ContractStep, type FailureClass } from '../support/model-contract.ts';
 import { batchCancelOrdersByOrderNo, getWeather } from '../support/original-tools.ts';
 

@@ -5,7 +5,8 @@ import { createOpenAIClient } from '../../lib/adapters/openai/client.ts';
 import { createOpenAIModel } from '../../lib/adapters/openai/model.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import type { Message } from '../../lib/core/messages.ts';
-import type { ModelRequest, ToolDefinition } from '../../lib/core/ports.ts';
+import type { ModelRequest } from '../../lib/core/ports/model.ts';
+import type { ToolDefinition } from '../../lib/core/ports/tools.ts';
 import {
   startScriptedOpenAIServer,
   textReply,

@@ -5,9 +5,9 @@
  * (test/support/sigv4-check.ts) and answers a bad one with Bedrock's 403.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openAIProvider } from '../../lib/adapters/openai/provider.ts';
+import { openAIProvider } from '../../lib/providers/openai.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import type { ModelDelta, ModelRequest } from '../../lib/core/ports.ts';
+import type { ModelDelta, ModelRequest } from '../../lib/core/ports/model.ts';
 import { parseAgentYml } from '../support/agent-yml.ts';
 import { modelFailure, QUICK_RETRY } from '../support/openai-model.ts';
 import { getWeather } from '../support/original-tools.ts';

@@ -1,14 +1,14 @@
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/agent/agent.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import type { ToolMessage } from '../../lib/core/messages.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { gatewayOptions } from '../support/mcp-servers.ts';
 

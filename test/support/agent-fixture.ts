@@ -1,8 +1,10 @@
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
-import { createAgent } from '../../lib/agent/agent.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import type { ConversationStore, ModelClient, ToolGateway } from '../../lib/core/ports.ts';
+import type { ConversationStore } from '../../lib/core/ports/conversation-store.ts';
+import type { ModelClient } from '../../lib/core/ports/model.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { createFakeGateway, type FakeTool } from '../../lib/testing/fake-gateway.ts';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { createScriptedModel, type ScriptedStep } from '../../lib/testing/scripted-model.ts';

@@ -8,7 +8,7 @@ import { createOpenAIModel } from '../../lib/adapters/openai/model.ts';
 import { createBedrockClient } from '../../lib/adapters/bedrock/client.ts';
 import { createBedrockModel } from '../../lib/adapters/bedrock/model.ts';
 import type { ModelErrorCode } from '../../lib/core/errors.ts';
-import type { ModelClient } from '../../lib/core/ports.ts';
+import type { ModelClient } from '../../lib/core/ports/model.ts';
 import { converseText, converseToolUse } from './bedrock-stand-in-events.ts';
 import { STAND_IN_CREDENTIALS, STAND_IN_REGION, startBedrockStandIn, type BedrockStep } from './bedrock-stand-in.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptStep } from './scripted-openai-server.ts';

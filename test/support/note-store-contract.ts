@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { NoteStore } from '../../lib/core/ports.ts';
+import type { NoteStore } from '../../lib/core/ports/notes.ts';
 
 const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 12, 0, second)).toISOString();
 const note = (text: string, second = 0, conversationId?: string) => ({ text, createdAt: at(second), ...(conversationId ? { conversationId } : {}) });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ToolDefinition } from '../../lib/core/ports.ts';
+import type { ToolDefinition } from '../../lib/core/ports/tools.ts';
 
 /** The original request's exchange (ORIGINAL-REQUEST.md), the one source of its tool schemas in tests. */
 export const originalExchange = JSON.parse(readFileSync(new URL('../fixtures/original-exchange.json', import.meta.url), 'utf8'));

@@ -1,7 +1,7 @@
 import { TurnTakenError } from '../../lib/core/errors.ts';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { OwnerCounters } from '../../lib/core/ports.ts';
+import type { OwnerCounters } from '../../lib/core/ports/owner-counters.ts';
 
 const DAY = 20_000;
 const NOW = Date.UTC(2024, 9, 4, 12);

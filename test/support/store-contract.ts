@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { TurnTakenError } from '../../lib/core/errors.ts';
 import { estimateTokens } from '../../lib/core/history.ts';
 import type { HistoryMessage } from '../../lib/core/messages.ts';
-import type { ConversationKey, ConversationStore, TurnRecord, TurnWrite } from '../../lib/core/ports.ts';
+import type { ConversationKey, ConversationStore, TurnRecord, TurnWrite } from '../../lib/core/ports/conversation-store.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 
 export const newConversation = (owner?: string): ConversationKey => ({ conversationId: `c-${randomUUID()}`, ...(owner === undefined ? {} : { owner }) });

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, InputError } from '../../lib/core/errors.ts';
 import { condenseTurn, estimateTokens, historyViolations } from '../../lib/core/history.ts';
 import type { HistoryMessage, ToolMessage } from '../../lib/core/messages.ts';
-import type { ConversationKey, ConversationStore, TurnWrite } from '../../lib/core/ports.ts';
+import type { ConversationKey, ConversationStore, TurnWrite } from '../../lib/core/ports/conversation-store.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture, cancelTool, testGateway, weatherTool } from './agent-fixture.ts';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { turnItem } from '../../lib/adapters/dynamodb/item.ts';
 import { itemSizeBytes } from '../../lib/adapters/dynamodb/item-size.ts';
 import type { HistoryMessage, ToolMessage } from '../../lib/core/messages.ts';
-import type { TurnWrite } from '../../lib/core/ports.ts';
+import type { TurnWrite } from '../../lib/core/ports/conversation-store.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
 
 export const toolMessage = (id: string, content: string): ToolMessage => ({ role: 'tool', toolCallId: id, name: 'read', content });

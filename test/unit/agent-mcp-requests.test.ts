@@ -1,20 +1,21 @@
 /**
- * The agent's parts of what MCP servers ask (lib/agent/mcp/): a call's session answering its
+ * The agent's parts of what MCP servers ask (lib/extensions/mcp/): a call's session answering its
  * server's questions and sampling in order, the router that keeps calls to an asking server apart,
  * the images placed for the model, and the decisions a person sends.
  */
 import { describe, expect, it } from 'vitest';
-import type { CallInput } from '../../lib/agent/call-input.ts';
-import type { RunningCall, TurnContext } from '../../lib/agent/extension.ts';
-import { CallSession } from '../../lib/agent/mcp/call-session.ts';
-import { withImages } from '../../lib/agent/mcp/image-results.ts';
-import { createServerRequestRouter, type CallAnswers } from '../../lib/agent/mcp/request-router.ts';
-import { checkDecisions } from '../../lib/agent/validate-input.ts';
+import type { CallInput } from '../../lib/agent/loop/call-input.ts';
+import type { RunningCall, TurnContext } from '../../lib/agent/extension-api/extension.ts';
+import { CallSession } from '../../lib/extensions/mcp/call-session.ts';
+import { withImages } from '../../lib/extensions/mcp/image-results.ts';
+import { createServerRequestRouter, type CallAnswers } from '../../lib/extensions/mcp/request-router.ts';
+import { checkDecisions } from '../../lib/agent/turn/validate-input.ts';
 import { toWireMessages } from '../../lib/adapters/openai/wire.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import type { HistoryMessage } from '../../lib/core/messages.ts';
-import type { ElicitationRequest, ModelRequest, SamplingRequest } from '../../lib/core/ports.ts';
+import type { ElicitationRequest, SamplingRequest } from '../../lib/core/ports/tools.ts';
+import type { ModelRequest } from '../../lib/core/ports/model.ts';
 import { createScriptedModel, textReply } from '../../lib/testing/scripted-model.ts';
 
 const NAME_FORM: ElicitationRequest = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } };

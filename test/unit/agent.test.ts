@@ -135,7 +135,7 @@ describe('agent conversations', () => {
 describe('agent logging', () => {
   const run = async (yaml: string) => {
     const logger = recordingLogger();
-    const { createAgent } = await import('../../lib/agent/agent.ts');
+    const { createAgent } = await import('../../lib/create-agent.ts');
     const fixture = agentFixture([weatherCall('c1'), textReply('晴天')], { yaml });
     const agent = createAgent(fixture.config, { ownerCounters: createMemoryOwnerCounters(), model: fixture.model, gateway: fixture.gateway, store: fixture.store, logger });
     await agent.ask({ conversationId: 'logged', message: 'secret question' });

@@ -3,8 +3,8 @@
  * sees them: the policy decided per tool, and the config key checked like a server's own.
  */
 import { describe, expect, it } from 'vitest';
-import type { BuiltinTool } from '../../lib/agent/extension.ts';
-import { builtInApproval } from '../../lib/agent/tool-policy.ts';
+import type { BuiltinTool } from '../../lib/agent/extension-api/extension.ts';
+import { builtInApproval } from '../../lib/agent/loop/tool-policy.ts';
 import type { ToolPolicy } from '../../lib/config/schema.ts';
 import { configFailure, parseAgentYml } from '../support/agent-yml.ts';
 

@@ -1,14 +1,14 @@
 /**
- * The loop's side of a call that waits for a person's input (lib/agent/call-input.ts), with an
+ * The loop's side of a call that waits for a person's input (lib/agent/loop/call-input.ts), with an
  * extension standing in for an MCP server that asks: the pause, the stored turn, the answer given
  * to the call's next run, and the waiting call answered when no answer comes.
  */
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { describe, expect, it } from 'vitest';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
-import { createAgent } from '../../lib/agent/agent.ts';
-import { AwaitingInput, type CallInput } from '../../lib/agent/call-input.ts';
-import type { AgentExtension } from '../../lib/agent/extension.ts';
+import { createAgent } from '../../lib/create-agent.ts';
+import { AwaitingInput, type CallInput } from '../../lib/agent/loop/call-input.ts';
+import type { AgentExtension } from '../../lib/agent/extension-api/extension.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { silentLogger } from '../../lib/core/logger.ts';

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { MODEL_NOT_CONFIGURED } from '../../lib/core/errors.ts';
 import type { Message } from '../../lib/core/messages.ts';
-import type { ModelDelta, ModelReply, ToolDefinition } from '../../lib/core/ports.ts';
+import type { ModelDelta, ModelReply } from '../../lib/core/ports/model.ts';
+import type { ToolDefinition } from '../../lib/core/ports/tools.ts';
 import { DEMO_PREFIX } from '../../lib/demo/answers.ts';
 import { createDemoModel } from '../../lib/demo/model.ts';
 import { readQuestion } from '../../lib/demo/questions.ts';

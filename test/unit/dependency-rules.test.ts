@@ -2,9 +2,9 @@
  * The dependency rules (.dependency-cruiser.cjs) are allow-lists, so they also check folders that
  * do not exist yet. In a temporary copy of lib/, functions/ and infra/, probe files break them the
  * ways a newcomer could: a new folder that imports an SDK and is imported by the agent, the agent
- * importing an SDK itself, an adapter calling the agent or the queue worker, the core importing the
- * configuration. The
- * check must name each one, and nothing else.
+ * importing an SDK itself or a strategy or an extension, a file of the agent reading agent.yml's type
+ * (only agent.ts and settings.ts do), an adapter calling the agent or the queue worker, the core
+ * importing the configuration. The check must name each one, and nothing else.
  */
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -22,6 +22,9 @@ const PROBES: Record<string, string> = {
   'lib/agent/zz-uses-openai.ts': `import OpenAI from 'openai';\nexport const client = OpenAI;\n`,
   'lib/adapters/zz-new/calls-agent.ts': `import { createAgent } from '../../agent/agent.ts';\nexport const agent = createAgent;\n`,
   'lib/adapters/zz-new/uses-queue.ts': `import { redeliveryByQueue } from '../../queue/redelivery.ts';\nexport const byQueue = redeliveryByQueue;\n`,
+  'lib/agent/zz-uses-strategy.ts': `import { reactStrategy } from '../strategies/react.ts';\nexport const strategy = reactStrategy;\n`,
+  'lib/agent/loop/zz-uses-extension.ts': `import { todoListExtension } from '../../extensions/todo-list.ts';\nexport const extension = todoListExtension;\n`,
+  'lib/agent/turn/zz-reads-config.ts': `import type { AgentConfig } from '../../config/load.ts';\nexport type Probe = AgentConfig;\n`,
   'lib/core/zz-reads-config.ts': `import type { AgentConfig } from '../config/load.ts';\nexport type Probe = AgentConfig;\n`,
 };
 
@@ -70,6 +73,9 @@ describe('the dependency rules', () => {
         'lib/adapters/zz-new/calls-agent.ts → lib/agent/agent.ts',
         'lib/adapters/zz-new/uses-queue.ts → lib/queue/redelivery.ts',
         'lib/agent/zz-uses-openai.ts → package openai',
+        'lib/agent/zz-uses-strategy.ts → lib/strategies/react.ts',
+        'lib/agent/loop/zz-uses-extension.ts → lib/extensions/todo-list.ts',
+        'lib/agent/turn/zz-reads-config.ts → lib/config/load.ts',
         'lib/agent/zz-uses-probe.ts → lib/zz-probe/probe.ts',
         'lib/core/zz-reads-config.ts → lib/config/load.ts',
         'lib/zz-probe/probe.ts → package @modelcontextprotocol/sdk',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../lib/core/errors.ts';
 import { estimateTokens } from '../../lib/core/history.ts';
 import type { HistoryMessage } from '../../lib/core/messages.ts';
-import type { TurnWrite } from '../../lib/core/ports.ts';
+import type { TurnWrite } from '../../lib/core/ports/conversation-store.ts';
 import { readTurnItem, turnItem } from '../../lib/adapters/dynamodb/item.ts';
 import { itemSizeBytes } from '../../lib/adapters/dynamodb/item-size.ts';
 import { conversationPartitionKey } from '../../lib/adapters/dynamodb/keys.ts';

@@ -1,7 +1,7 @@
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { describe, expect, it } from 'vitest';
-import type { AgentExtension, TurnPlan } from '../../lib/agent/extension.ts';
-import { createAgent } from '../../lib/agent/agent.ts';
+import type { AgentExtension, TurnPlan } from '../../lib/agent/extension-api/extension.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';

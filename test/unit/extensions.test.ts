@@ -1,8 +1,8 @@
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { describe, expect, it } from 'vitest';
-import type { AgentExtension } from '../../lib/agent/extension.ts';
-import type { LoopEvent } from '../../lib/agent/loop-events.ts';
-import { createAgent } from '../../lib/agent/agent.ts';
+import type { AgentExtension } from '../../lib/agent/extension-api/extension.ts';
+import type { LoopEvent } from '../../lib/agent/loop/loop-events.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import type { ToolMessage } from '../../lib/core/messages.ts';

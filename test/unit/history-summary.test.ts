@@ -1,13 +1,14 @@
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { describe, expect, it } from 'vitest';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
-import { createAgent } from '../../lib/agent/agent.ts';
-import { SUMMARY_ACKNOWLEDGED, summaryNote } from '../../lib/agent/strategies/history-summary.ts';
+import { createAgent } from '../../lib/create-agent.ts';
+import { SUMMARY_ACKNOWLEDGED, summaryNote } from '../../lib/extensions/history-summary.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { DEFAULT_HISTORY_SUMMARY_PROMPT } from '../../lib/config/schema.ts';
 import { estimateTokens, historyViolations } from '../../lib/core/history.ts';
 import type { HistoryMessage, Message } from '../../lib/core/messages.ts';
-import type { ConversationStore, ModelRequest } from '../../lib/core/ports.ts';
+import type { ConversationStore } from '../../lib/core/ports/conversation-store.ts';
+import type { ModelRequest } from '../../lib/core/ports/model.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { testGateway } from '../support/agent-fixture.ts';
 import { recordingLogger } from '../support/recording-logger.ts';

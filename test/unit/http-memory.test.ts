@@ -2,7 +2,7 @@ import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-count
 import { describe, expect, it } from 'vitest';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { createMemoryNoteStore } from '../../lib/adapters/memory/note-store.ts';
-import { createAgent } from '../../lib/agent/agent.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { createHttpHandler } from '../../lib/http/handle.ts';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StoreError, TurnTakenError } from '../../lib/core/errors.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import { createLease } from '../../lib/agent/lease.ts';
+import { createLease } from '../../lib/agent/turn/lease.ts';
 
 const START = Date.UTC(2025, 0, 1, 12, 0, 0);
 const LEASE_MS = 30_000;

@@ -1,8 +1,8 @@
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../../lib/agent/agent.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { contextualLogger, withLogContext, withoutLogContext } from '../../lib/core/log-context.ts';
-import type { ModelClient } from '../../lib/core/ports.ts';
+import type { ModelClient } from '../../lib/core/ports/model.ts';
 import { textReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 import { recordingLogger } from '../support/recording-logger.ts';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { OFFERED_WHILE_RECONNECTING_MS } from '../../lib/adapters/mcp/managed-server.ts';
 import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
-import type { ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { startHeaderRecordingServer, type HeaderRecordingServer } from '../fixtures/header-recording-server.ts';
 import { fixtureServer, gatewayOptions } from '../support/mcp-servers.ts';
 import { recordingLogger } from '../support/recording-logger.ts';

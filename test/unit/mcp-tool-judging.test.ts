@@ -7,7 +7,7 @@ import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { judgeTools } from '../../lib/adapters/mcp/list-tools.ts';
 import { healthReport } from '../../lib/agent/health.ts';
 import { fitSchemaForModel } from '../../lib/adapters/mcp/schema/fit.ts';
-import type { ToolDefinition, ToolGateway } from '../../lib/core/ports.ts';
+import type { ToolDefinition, ToolGateway } from '../../lib/core/ports/tools.ts';
 import { gatewayOptions, PROJECT_ROOT } from '../support/mcp-servers.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 

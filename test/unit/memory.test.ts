@@ -2,14 +2,14 @@ import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-count
 import { describe, expect, it } from 'vitest';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { createMemoryNoteStore } from '../../lib/adapters/memory/note-store.ts';
-import { createAgent } from '../../lib/agent/agent.ts';
-import { MEMORY_PROMPT, NOTES_ACKNOWLEDGED, notesMessages } from '../../lib/agent/strategies/memory.ts';
+import { createAgent } from '../../lib/create-agent.ts';
+import { MEMORY_PROMPT, NOTES_ACKNOWLEDGED, notesMessages } from '../../lib/extensions/memory.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import type { ToolMessage } from '../../lib/core/messages.ts';
-import type { NoteStore } from '../../lib/core/ports.ts';
+import type { NoteStore } from '../../lib/core/ports/notes.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { testGateway } from '../support/agent-fixture.ts';
 import { recordingLogger } from '../support/recording-logger.ts';

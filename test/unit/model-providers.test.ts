@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildAgent } from '../../lib/build-agent.ts';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { MODEL_NOT_CONFIGURED, ModelNotConfiguredError } from '../../lib/core/errors.ts';
-import { createConfiguredModel, modelNotConfigured, modelProvider } from '../../lib/model-providers.ts';
+import { createConfiguredModel, modelNotConfigured, modelProvider } from '../../lib/providers/configured-model.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { configFailure, parseAgentYml } from '../support/agent-yml.ts';
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { signingServiceFor } from '../../lib/adapters/openai/bedrock-endpoints.ts';
 import { createSigV4Signer } from '../../lib/adapters/openai/sigv4.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import { createConfiguredModel, modelNotConfigured, modelProvider } from '../../lib/model-providers.ts';
+import { createConfiguredModel, modelNotConfigured, modelProvider } from '../../lib/providers/configured-model.ts';
 import { configFailure, parseAgentYml } from '../support/agent-yml.ts';
 import { signatureProblem } from '../support/sigv4-check.ts';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeCompletion } from '../../lib/adapters/openai/normalize.ts';
 import { createDeltaSplitter } from '../../lib/adapters/openai/stream-deltas.ts';
 import { withTextToolCalls } from '../../lib/adapters/openai/text-tool-calls.ts';
-import type { ModelDelta } from '../../lib/core/ports.ts';
+import type { ModelDelta } from '../../lib/core/ports/model.ts';
 import { getWeather } from '../support/original-tools.ts';
 
 /** The content cut into every piece size from 1 to 8 characters, fed in, then finished as the adapter does. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { historyViolations } from '../../lib/core/history.ts';
-import type { ModelRequest } from '../../lib/core/ports.ts';
+import type { ModelRequest } from '../../lib/core/ports/model.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 

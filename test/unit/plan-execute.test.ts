@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { LoopEvent } from '../../lib/agent/loop-events.ts';
+import type { LoopEvent } from '../../lib/agent/loop/loop-events.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import type { AssistantMessage, HistoryMessage, Message } from '../../lib/core/messages.ts';
-import type { ModelReply, ModelRequest } from '../../lib/core/ports.ts';
+import type { ModelReply, ModelRequest } from '../../lib/core/ports/model.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 

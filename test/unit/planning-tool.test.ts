@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPlanning, nextTasks, planningTool, type Plan } from '../../lib/agent/strategies/plan-execute/plan.ts';
+import { applyPlanning, nextTasks, planningTool, type Plan } from '../../lib/strategies/plan-execute/plan.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 
 const task = (title: string, independent = false) => ({ title, independent });

@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { AskInput } from '../../lib/agent/agent.ts';
+import type { AskInput } from '../../lib/agent/agent-api.ts';
 import { ConflictError, ModelError, StoreError } from '../../lib/core/errors.ts';
 import { ANSWER_MARGIN_MS } from '../../lib/core/deadline.ts';
-import type { ModelRequest } from '../../lib/core/ports.ts';
+import type { ModelRequest } from '../../lib/core/ports/model.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
-import type { TurnAnnouncer } from '../../lib/core/turn-announcer.ts';
+import type { TurnAnnouncer } from '../../lib/core/ports/turn-announcer.ts';
 import { WORKER_START_MARGIN_MS } from '../../lib/queue/worker.ts';
 import { createQueueWorker, type QueueWorkerOptions } from '../../lib/queue/worker.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';

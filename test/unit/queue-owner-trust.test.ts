@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TurnResult } from '../../lib/core/turn.ts';
-import type { TurnAnnouncer } from '../../lib/core/turn-announcer.ts';
-import type { RedeliveryScheduler } from '../../lib/core/redelivery.ts';
+import type { TurnAnnouncer } from '../../lib/core/ports/turn-announcer.ts';
+import type { RedeliveryScheduler } from '../../lib/core/ports/redelivery.ts';
 import { redeliveryByQueue } from '../../lib/queue/redelivery.ts';
 import type { SqsRecord } from '../../lib/queue/aws-event-shapes.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSqsRedeliveryScheduler } from '../../lib/adapters/aws/sqs-redelivery.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import type { SqsRecord } from '../../lib/queue/aws-event-shapes.ts';
-import { redeliveryDelaySeconds, type RedeliveryScheduler } from '../../lib/core/redelivery.ts';
+import { redeliveryDelaySeconds, type RedeliveryScheduler } from '../../lib/core/ports/redelivery.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError, ModelError } from '../../lib/core/errors.ts';
 import type { TurnResult } from '../../lib/core/turn.ts';
-import type { TurnAnnouncer } from '../../lib/core/turn-announcer.ts';
+import type { TurnAnnouncer } from '../../lib/core/ports/turn-announcer.ts';
 import { createSkippingAnnouncer } from '../../lib/queue/announcer.ts';
 import { createQueueWorker } from '../../lib/queue/worker.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';

@@ -4,8 +4,8 @@
  * (one list it adds to, as both stores do, or a new list each time).
  */
 import { describe, expect, it } from 'vitest';
-import type { TurnRecord } from '../../lib/core/ports.ts';
-import { readUntil } from '../../lib/agent/turn-opening.ts';
+import type { TurnRecord } from '../../lib/core/ports/conversation-store.ts';
+import { readUntil } from '../../lib/agent/turn/turn-opening.ts';
 
 const record = (turn: number, tokens: number, requestIds = [`request-${turn}`]): TurnRecord => ({
   turn,

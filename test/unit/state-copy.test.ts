@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { copyJson, copyState, deepFreeze } from '../../lib/core/state-copy.ts';
-import { emptyTrace, TraceBook } from '../../lib/agent/strategies/trace/book.ts';
+import { emptyTrace, TraceBook } from '../../lib/extensions/trace/book.ts';
 
 describe('the copy of the conversation state a record stores', () => {
   it('copies what an extension may still change, and shares a frozen snapshot', () => {

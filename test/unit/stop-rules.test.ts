@@ -1,9 +1,9 @@
 /**
- * The loop's stop rules after each reply, as data (lib/agent/stop-rules.ts): the first that applies
+ * The loop's stop rules after each reply, as data (lib/agent/loop/stop-rules.ts): the first that applies
  * ends the loop, so an answer wins over the round limit and the round limit over the clock.
  */
 import { describe, expect, it } from 'vitest';
-import { STOP_RULES, type AfterReply } from '../../lib/agent/stop-rules.ts';
+import { STOP_RULES, type AfterReply } from '../../lib/agent/loop/stop-rules.ts';
 
 const call = { id: 'call_1', name: 'getWeather', arguments: '{"city":"上海"}' };
 const reply = (overrides: Partial<AfterReply>): AfterReply => ({ round: 2, maxRounds: 8, content: null, calls: [call], timeLeftMs: 10_000, ...overrides });

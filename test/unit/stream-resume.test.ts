@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoopEvent } from '../../lib/agent/loop-events.ts';
+import type { LoopEvent } from '../../lib/agent/loop/loop-events.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { createHttpHandler } from '../../lib/http/handle.ts';
 import { createStreamingHttpHandler, isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoopEvent } from '../../lib/agent/loop-events.ts';
+import type { LoopEvent } from '../../lib/agent/loop/loop-events.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import type { ToolMessage } from '../../lib/core/messages.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';

@@ -4,8 +4,8 @@
  * or the trace would be cut too late (or for nothing).
  */
 import { describe, expect, it } from 'vitest';
-import { emptyTrace, TraceBook } from '../../lib/agent/strategies/trace/book.ts';
-import { fitTrace, sizeOf } from '../../lib/agent/strategies/trace/fit.ts';
+import { emptyTrace, TraceBook } from '../../lib/extensions/trace/book.ts';
+import { fitTrace, sizeOf } from '../../lib/extensions/trace/fit.ts';
 
 const round = (number: number, text: string) => ({
   round: number,

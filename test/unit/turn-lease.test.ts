@@ -6,10 +6,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
-import { createAgent } from '../../lib/agent/agent.ts';
+import { createAgent } from '../../lib/create-agent.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import type { ConversationStore, OwnerCounters } from '../../lib/core/ports.ts';
+import type { ConversationStore } from '../../lib/core/ports/conversation-store.ts';
+import type { OwnerCounters } from '../../lib/core/ports/owner-counters.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { testGateway } from '../support/agent-fixture.ts';
 

@@ -1,7 +1,7 @@
 import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { errorMessage } from '../../core/errors.ts';
 import type { TurnResult } from '../../core/turn.ts';
-import { AnnouncementError, type TurnAnnouncer } from '../../core/turn-announcer.ts';
+import { AnnouncementError, type TurnAnnouncer } from '../../core/ports/turn-announcer.ts';
 import { AGENT_EVENT_SOURCE, APPROVAL_REQUIRED, TURN_COMPLETED } from '../../core/event-names.ts';
 
 interface EventBridgeAnnouncerOptions {

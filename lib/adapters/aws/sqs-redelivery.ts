@@ -1,7 +1,7 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import { redeliveryDelaySeconds, type RedeliveryRecord, type RedeliveryScheduler } from '../../core/redelivery.ts';
+import { redeliveryDelaySeconds, type RedeliveryRecord, type RedeliveryScheduler } from '../../core/ports/redelivery.ts';
 
 /** SQS takes at most 10 entries per ChangeMessageVisibilityBatch. */
 const BATCH_LIMIT = 10;

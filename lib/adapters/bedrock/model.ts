@@ -9,7 +9,7 @@ import { ConverseCommand, ConverseStreamCommand, type BedrockRuntimeClient, type
 import { callSignal } from '../../core/deadline.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
-import type { ModelClient, ModelDelta, ModelReply, ModelRequest } from '../../core/ports.ts';
+import type { ModelClient, ModelDelta, ModelReply, ModelRequest } from '../../core/ports/model.ts';
 import { AttemptsFailed, StalledError, withAttempts, type Attempt } from './attempts.ts';
 import { toModelError } from './errors.ts';
 import { toReply, type ConverseResult } from './reply.ts';

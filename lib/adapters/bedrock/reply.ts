@@ -16,7 +16,7 @@
 import type { ContentBlock, ConverseResponse, TokenUsage as ConverseUsage } from '@aws-sdk/client-bedrock-runtime';
 import { ModelError } from '../../core/errors.ts';
 import type { TokenUsage, ToolCall } from '../../core/messages.ts';
-import type { ModelReply } from '../../core/ports.ts';
+import type { ModelReply } from '../../core/ports/model.ts';
 import { withBedrockData, type StoredReasoning } from './provider-data.ts';
 import type { ToolUseIds } from './tool-use-ids.ts';
 

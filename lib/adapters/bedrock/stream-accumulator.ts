@@ -13,7 +13,7 @@
  * JSON, the text as it came when not (a call cut off by max_tokens).
  */
 import type { ContentBlock, ConverseStreamOutput, StopReason, TokenUsage } from '@aws-sdk/client-bedrock-runtime';
-import type { ModelDelta } from '../../core/ports.ts';
+import type { ModelDelta } from '../../core/ports/model.ts';
 import type { ConverseResult } from './reply.ts';
 import { asDocument } from './wire.ts';
 

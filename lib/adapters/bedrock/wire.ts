@@ -16,7 +16,7 @@
 import type { ContentBlock, ImageFormat, Message as ConverseMessage, SystemContentBlock, Tool, ToolConfiguration, ToolUseBlock } from '@aws-sdk/client-bedrock-runtime';
 import { isJsonObject } from '../../core/json.ts';
 import type { AssistantMessage, ImageData, Message, ToolMessage } from '../../core/messages.ts';
-import type { ToolDefinition } from '../../core/ports.ts';
+import type { ToolDefinition } from '../../core/ports/tools.ts';
 import { bedrockDataOf, type StoredReasoning } from './provider-data.ts';
 import { createToolUseIds, type ToolUseIds } from './tool-use-ids.ts';
 

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentCommands } from '#dynamodb-commands';
 import { StoreError } from '../../core/errors.ts';
-import type { ConversationKey } from '../../core/ports.ts';
+import type { ConversationKey } from '../../core/ports/conversation-store.ts';
 import { storeUnavailable } from './errors.ts';
 import { queryConversationPages } from './query.ts';
 

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { StoreError } from '../../core/errors.ts';
 import { estimateTokens } from '../../core/history.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
-import type { ConversationState, TurnRecord, TurnStatus, TurnWrite } from '../../core/ports.ts';
+import type { ConversationState, TurnRecord, TurnStatus, TurnWrite } from '../../core/ports/conversation-store.ts';
 import { emptyProgress, type TurnProgress, type TurnResult } from '../../core/turn.ts';
 import { upgradeStoredMessages } from './stored-messages.ts';
 

@@ -1,4 +1,4 @@
-import type { ConversationKey } from '../../core/ports.ts';
+import type { ConversationKey } from '../../core/ports/conversation-store.ts';
 
 /** Stands for "no owner" (authentication off); no encoded owner can be this string. */
 const NO_OWNER = '-';

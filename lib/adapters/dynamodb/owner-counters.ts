@@ -2,7 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentCommands } from '#dynamodb-commands';
 import { dayStartMs } from '../../core/budget.ts';
 import { TurnTakenError } from '../../core/errors.ts';
-import type { OwnerCounters, StoreCallOptions, TurnSlot } from '../../core/ports.ts';
+import type { OwnerCounters, TurnSlot } from '../../core/ports/owner-counters.ts';
+import type { StoreCallOptions } from '../../core/ports/conversation-store.ts';
 import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
 import { ownerTokensPartitionKey, ownerTurnsPartitionKey } from './keys.ts';
 import { sendOptions } from './store.ts';
@@ -29,7 +30,7 @@ const KEPT_AFTER_SECONDS = 86_400;
  *   turns:<owner>   sk = slot      {holder, leaseExpiresAt, expiresAt}
  *     take    PutItem if no item, or its lease ended,     from a random slot on, until one is free
  *             or it is already this holder's              (usually the first)
- *     renew   UpdateItem SET leaseExpiresAt               while a long turn runs (lib/agent/lease.ts)
+ *     renew   UpdateItem SET leaseExpiresAt               while a long turn runs (lib/agent/turn/lease.ts)
  *             if holder = this holder
  *     give    DeleteItem if holder = this holder          once, when the turn ends or pauses
  *

@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dyn
 import { documentCommands } from '#dynamodb-commands';
 import { conversationPartitionKey } from './keys.ts';
 import { storeUnavailable } from './errors.ts';
-import type { ConversationKey } from '../../core/ports.ts';
+import type { ConversationKey } from '../../core/ports/conversation-store.ts';
 
 interface ConversationQuery {
   client: DynamoDBDocumentClient;

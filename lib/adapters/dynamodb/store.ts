@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentCommands } from '#dynamodb-commands';
 import { StoreError, TurnTakenError } from '../../core/errors.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
-import type { ConversationKey, ConversationStore, PageRequest, StoreCallOptions, TurnExpectation, TurnPage, TurnRecord, TurnWrite } from '../../core/ports.ts';
+import type { ConversationKey, ConversationStore, PageRequest, StoreCallOptions, TurnExpectation, TurnPage, TurnRecord, TurnWrite } from '../../core/ports/conversation-store.ts';
 import { deleteConversationItems } from './delete.ts';
 import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
 import { fitMessagesForStorage, STORED_ITEM_TARGET_BYTES } from './fit.ts';

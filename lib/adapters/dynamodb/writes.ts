@@ -1,5 +1,5 @@
 import type { DeleteCommandInput, GetCommandInput, PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { TurnExpectation } from '../../core/ports.ts';
+import type { TurnExpectation } from '../../core/ports/conversation-store.ts';
 import { itemStatus, type TurnItem } from './item.ts';
 
 /**

@@ -2,7 +2,8 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonObject, ToolCallOptions, ToolOutput } from '../../core/ports.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { ToolCallOptions, ToolOutput } from '../../core/ports/tools.ts';
 import { RESULT_TOO_LARGE, type ResultTooLargeData } from './bounded/oversize.ts';
 import type { ServerConnection } from './connect.ts';
 import { imagesOf, renderToolResult } from './content.ts';
@@ -86,7 +87,7 @@ export async function callServerTool(
 /**
  * Asks for progress (the SDK sends a progressToken when `onprogress` is given) and lets each report
  * start the call's timeout again, never past `maxTimeoutMs` in all; the caller keeps its own
- * deadline the same way (lib/agent/run-tools.ts).
+ * deadline the same way (lib/agent/loop/run-tools.ts).
  */
 function progressOptions(options: ToolCallOptions): Pick<RequestOptions, 'onprogress' | 'resetTimeoutOnProgress' | 'maxTotalTimeout'> {
   const onProgress = options.onProgress;

@@ -4,7 +4,7 @@
  * (never their base64).
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import type { ImageData } from '../../core/ports.ts';
+import type { ImageData } from '../../core/messages.ts';
 
 export const EMPTY_RESULT_TEXT = '(the tool returned no content)';
 

@@ -11,7 +11,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../../core/errors.ts';
 import { dotSegmentIn, resourceUriMatcher } from '../../core/resource-uris.ts';
-import type { ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports.ts';
+import type { ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports/tools.ts';
 import { callServerTool } from './call-tool.ts';
 import { ToolCallError } from './errors.ts';
 import { ManagedServer, ServerUnavailable } from './managed-server.ts';

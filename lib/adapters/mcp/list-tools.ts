@@ -10,7 +10,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { JsonObject } from '../../core/ports.ts';
+import type { JsonObject } from '../../core/json.ts';
 import { compileSchema } from './schema/compile.ts';
 import { fitSchemaForModel } from './schema/fit.ts';
 

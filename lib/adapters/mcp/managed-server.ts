@@ -19,7 +19,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import { withoutLogContext } from '../../core/log-context.ts';
-import type { ServerRequestContext, ToolServerStatus } from '../../core/ports.ts';
+import type { ServerRequestContext, ToolServerStatus } from '../../core/ports/tools.ts';
 import { ms } from '../../core/time.ts';
 import { connectServer, type ServerConnection } from './connect.ts';
 import { startDeadline, type Deadline } from './deadline.ts';

@@ -4,7 +4,7 @@
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
-import type { ResourceReadOptions, ToolOutput } from '../../core/ports.ts';
+import type { ResourceReadOptions, ToolOutput } from '../../core/ports/tools.ts';
 import type { ServerConnection } from './connect.ts';
 import { describeBinaryResource, EMPTY_RESULT_TEXT } from './content.ts';
 import { ToolCallError } from './errors.ts';

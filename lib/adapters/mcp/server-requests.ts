@@ -27,7 +27,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { ElicitationResult, JsonObject, SamplingRequest, ServerRequestContext } from '../../core/ports.ts';
+import type { ElicitationResult, SamplingRequest, ServerRequestContext } from '../../core/ports/tools.ts';
+import type { JsonObject } from '../../core/json.ts';
 import { renderBlock } from './content.ts';
 import type { McpGatewayOptions, McpServerSpec } from './types.ts';
 

@@ -1,7 +1,7 @@
 /** What the MCP tool gateway needs of the configuration: each server's connection, timings and limits. */
 import type { AgentConfig, McpServerConfig } from '../../config/load.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { ElicitationRequest, ElicitationResult, SamplingRequest, SamplingResult, ServerRequestContext } from '../../core/ports.ts';
+import type { ElicitationRequest, ElicitationResult, SamplingRequest, SamplingResult, ServerRequestContext } from '../../core/ports/tools.ts';
 import type { McpServerAuthorization } from './oauth/transport.ts';
 
 type StdioServer = Extract<McpServerConfig, { type: 'stdio' }>;

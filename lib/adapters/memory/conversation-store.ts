@@ -1,7 +1,7 @@
 import { TurnTakenError } from '../../core/errors.ts';
 import { estimateTokens } from '../../core/history.ts';
 import { copyJson, copyState } from '../../core/state-copy.ts';
-import type { ConversationKey, ConversationStore, TurnExpectation, TurnRecord, TurnWrite } from '../../core/ports.ts';
+import type { ConversationKey, ConversationStore, TurnExpectation, TurnRecord, TurnWrite } from '../../core/ports/conversation-store.ts';
 
 interface MemoryTurn extends TurnWrite {
   turn: number;

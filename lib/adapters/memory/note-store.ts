@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { oldestFirst } from '../../core/notes.ts';
-import type { Note, NoteStore } from '../../core/ports.ts';
+import type { Note, NoteStore } from '../../core/ports/notes.ts';
 
 /**
  * A NoteStore in memory: for embedding code, demos and tests. The same rules as the DynamoDB store

@@ -1,5 +1,5 @@
 import { TurnTakenError } from '../../core/errors.ts';
-import type { OwnerCounters, TurnSlot } from '../../core/ports.ts';
+import type { OwnerCounters, TurnSlot } from '../../core/ports/owner-counters.ts';
 
 /**
  * OwnerCounters in memory: for embedding code, demos and tests, and for a store of your own that

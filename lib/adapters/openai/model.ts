@@ -5,7 +5,7 @@
  * `ModelError` whose code says who must act (errors.ts).
  */
 import { silentLogger, type Logger } from '../../core/logger.ts';
-import type { ModelClient, ModelReply, ModelRequest } from '../../core/ports.ts';
+import type { ModelClient, ModelReply, ModelRequest } from '../../core/ports/model.ts';
 import { callSignal } from '../../core/deadline.ts';
 import type { ChatCompletionsClient } from './client.ts';
 import { redactKey, toModelError } from './errors.ts';

@@ -8,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import { ModelError } from '../../core/errors.ts';
 import type { TokenUsage, ToolCall } from '../../core/messages.ts';
-import type { ModelReply } from '../../core/ports.ts';
+import type { ModelReply } from '../../core/ports/model.ts';
 import { isJsonObject } from '../../core/json.ts';
 import { withOpenAIData } from './provider-data.ts';
 

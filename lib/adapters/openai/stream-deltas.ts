@@ -14,7 +14,7 @@
  * Text that may still become one of these (a lone "<th", leading spaces) waits for the next piece.
  * Pure: the adapter feeds it pieces and the final reply.
  */
-import type { ModelDelta } from '../../core/ports.ts';
+import type { ModelDelta } from '../../core/ports/model.ts';
 import type { StreamedText } from './stream-accumulator.ts';
 
 const THINK_OPEN = '<think>';

@@ -21,7 +21,7 @@
 import { APIUserAbortError } from 'openai/core/error';
 import { ModelError, errorMessage, type ModelErrorCode } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { ModelDelta, ModelReply } from '../../core/ports.ts';
+import type { ModelDelta, ModelReply } from '../../core/ports/model.ts';
 import type { ChatCompletionsClient } from './client.ts';
 import { brokenStreamError } from './errors.ts';
 import { retryDelayMs, waitForRetry } from './retry.ts';

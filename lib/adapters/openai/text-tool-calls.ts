@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../core/messages.ts';
-import type { ModelReply, ModelRequest } from '../../core/ports.ts';
+import type { ModelReply, ModelRequest } from '../../core/ports/model.ts';
 import { generateToolCallId } from './normalize.ts';
 import { isJsonObject } from '../../core/json.ts';
 

@@ -4,7 +4,8 @@
  * repaired on the way out (arguments that are not a JSON object, empty assistant turns).
  */
 import type { AssistantMessage, Message } from '../../core/messages.ts';
-import type { JsonObject, ToolDefinition } from '../../core/ports.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { ToolDefinition } from '../../core/ports/tools.ts';
 import { callData, messageData } from './provider-data.ts';
 
 interface WireToolCall {

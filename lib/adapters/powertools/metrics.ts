@@ -1,5 +1,5 @@
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import type { TurnMetrics } from '../../core/ports.ts';
+import type { TurnMetrics } from '../../core/ports/metrics.ts';
 
 /**
  * Turn metrics as CloudWatch embedded metrics. Dimensions stay at the service level (plus the stop

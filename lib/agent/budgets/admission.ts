@@ -2,8 +2,12 @@ import { utcDay } from '../../core/budget.ts';
 import { BudgetExhaustedError, errorMessage, LimitError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { TokenUsage } from '../../core/messages.ts';
-import type { ConversationState, JsonObject, ModelClient, OwnerCounters, TurnMetrics, TurnSlot } from '../../core/ports.ts';
-import type { KeptClaim, Lease } from '../lease.ts';
+import type { ConversationState } from '../../core/ports/conversation-store.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { ModelClient } from '../../core/ports/model.ts';
+import type { OwnerCounters, TurnSlot } from '../../core/ports/owner-counters.ts';
+import type { TurnMetrics } from '../../core/ports/metrics.ts';
+import type { KeptClaim, Lease } from '../turn/lease.ts';
 import { spentBudget, type TokenLimits } from './spent.ts';
 import { createTurnBudget, type TurnBudget } from './turn-budget.ts';
 
@@ -27,7 +31,7 @@ interface AdmitRequest {
   owner: string | undefined;
   /** The request's claim id: the turn slot is held under it. */
   holder: string;
-  /** The request's lease (lib/agent/lease.ts): the slot is renewed with it, and a dead holder's slot is free again when it ends, like the turn. */
+  /** The request's lease (lib/agent/turn/lease.ts): the slot is renewed with it, and a dead holder's slot is free again when it ends, like the turn. */
   lease: Lease;
   /**
    * Refuse (429) when the owner's day is spent. A question is refused; decisions on a paused turn
@@ -37,7 +41,7 @@ interface AdmitRequest {
 }
 
 /** An admitted request: what its turn checks and counts. */
-interface Admission {
+export interface Admission {
   /** Refuses (429) a conversation whose budget is spent, before the turn is claimed. */
   checkConversation(state: ConversationState): void;
   /**

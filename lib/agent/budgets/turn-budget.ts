@@ -3,7 +3,8 @@ import { addUsage, totalTokens, utcDay } from '../../core/budget.ts';
 import { BudgetExhaustedError, errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { TokenUsage } from '../../core/messages.ts';
-import type { ModelClient, OwnerCounters } from '../../core/ports.ts';
+import type { ModelClient } from '../../core/ports/model.ts';
+import type { OwnerCounters } from '../../core/ports/owner-counters.ts';
 import { spentBudget, type TokenLimits } from './spent.ts';
 
 interface TurnBudgetInput {

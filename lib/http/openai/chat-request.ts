@@ -1,8 +1,8 @@
 import { isJsonObject } from '../../core/json.ts';
 import type { TurnResult } from '../../core/turn.ts';
-import type { Agent } from '../../agent/agent.ts';
-import type { LoopEvent } from '../../agent/loop-events.ts';
-import { checkConversationId, REQUEST_ID_PATTERN } from '../../agent/validate-input.ts';
+import type { Agent } from '../../agent/agent-api.ts';
+import type { LoopEvent } from '../../agent/loop/loop-events.ts';
+import { checkConversationId, REQUEST_ID_PATTERN } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../body.ts';
 import type { HttpRequest } from '../types.ts';
 import { ParameterError } from './errors.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/logger.ts';
-import type { Agent } from '../../agent/agent.ts';
+import type { Agent } from '../../agent/agent-api.ts';
 import { json, turnResultHeaders } from '../errors.ts';
 import type { EventStreamResponse } from '../stream-turn.ts';
 import type { HttpRequest, HttpResponse } from '../types.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from '../../core/logger.ts';
-import type { Agent } from '../../agent/agent.ts';
-import type { LoopEvent } from '../../agent/loop-events.ts';
+import type { Agent } from '../../agent/agent-api.ts';
+import type { LoopEvent } from '../../agent/loop/loop-events.ts';
 import { EVENT_STREAM_HEADERS, encodeComment } from '../sse.ts';
 import { EventStreamBody, type EventStreamResponse } from '../stream-turn.ts';
 import { loopEventData } from '../sse-events.ts';

@@ -7,13 +7,15 @@
  * Reports latency percentiles, throughput and heap growth.
  */
 import { createMemoryOwnerCounters } from '../../../lib/adapters/memory/owner-counters.ts';
-import { createAgent, type Agent } from '../../../lib/agent/agent.ts';
+import { createAgent } from '../../../lib/create-agent.ts';
+import { type Agent } from '../../../lib/agent/agent-api.ts';
 import { createDynamoConversationStore } from '../../../lib/adapters/dynamodb/store.ts';
 import { createMcpGateway } from '../../../lib/adapters/mcp/gateway.ts';
 import { createMemoryConversationStore } from '../../../lib/adapters/memory/conversation-store.ts';
 import { parseConfig } from '../../../lib/config/load.ts';
 import { silentLogger } from '../../../lib/core/logger.ts';
-import type { ModelClient, ToolGateway } from '../../../lib/core/ports.ts';
+import type { ModelClient } from '../../../lib/core/ports/model.ts';
+import type { ToolGateway } from '../../../lib/core/ports/tools.ts';
 import { textReply, toolCallsReply } from '../../../lib/testing/scripted-model.ts';
 import { testGateway } from '../../support/agent-fixture.ts';
 import { startLocalTable } from '../../support/dynalite.ts';

@@ -4,7 +4,7 @@
  * valid there never throws here.
  */
 import type { jsonSchemaValidator as SdkSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { JsonObject } from '../../../core/ports.ts';
+import type { JsonObject } from '../../../core/json.ts';
 import { compileSchema } from '../../../json-schema/compile.ts';
 
 export { compileSchema, type Compiled } from '../../../json-schema/compile.ts';

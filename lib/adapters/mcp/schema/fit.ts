@@ -13,7 +13,7 @@
  * so arguments checked against it are never refused wrongly. Call it only on a schema that
  * compiled (compile.ts): a dangling `$ref` has been caught by then.
  */
-import type { JsonObject } from '../../../core/ports.ts';
+import type { JsonObject } from '../../../core/json.ts';
 
 const MAXIMUM_RECURSION = 2;
 /** Dropped wherever they appear: definitions are inlined, and a dialect means nothing to a model API. */

@@ -8,7 +8,7 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { JsonObject } from '../../../core/ports.ts';
+import type { JsonObject } from '../../../core/json.ts';
 import type { ServerConnection } from '../connect.ts';
 import type { ServerRequestAnswers } from '../server-requests.ts';
 

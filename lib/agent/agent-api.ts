@@ -1,0 +1,69 @@
+import type { HistoryMessage } from '../core/messages.ts';
+import type { ConversationKey } from '../core/ports/conversation-store.ts';
+import type { TurnResult } from '../core/turn.ts';
+import type { TurnTraceView } from '../core/turn-trace.ts';
+import type { ConversationPageRequest } from './conversations/conversation-page.ts';
+import type { ConversationView } from './conversations/conversation-view.ts';
+import type { MemoryApi } from './conversations/memory-api.ts';
+import type { HealthReport } from './health.ts';
+import type { LoopEvent } from './loop/loop-events.ts';
+import type { StoredTurn } from './turn/stored-turn.ts';
+import type { ApprovalDecision } from './turn/validate-input.ts';
+
+export type { ConversationView } from './conversations/conversation-view.ts';
+export type { ConversationPageRequest } from './conversations/conversation-page.ts';
+export type { HealthReport } from './health.ts';
+export type { MemoryApi, NotePage, NotePageRequest } from './conversations/memory-api.ts';
+export type { TurnTraceView } from '../core/turn-trace.ts';
+export type { StoredTurn } from './turn/stored-turn.ts';
+
+/** What every request that runs a turn carries besides its question or decisions. */
+interface TurnRequest {
+  /** Makes the call idempotent: a retry with the same id gets the stored turn. */
+  requestId?: string;
+  /** Scopes the conversation to its owner when authentication is on. */
+  owner?: string;
+  /** Epoch ms by which the turn must be stored; defaults to now + turn.timeoutSeconds. */
+  deadlineAt?: number;
+  onEvent?: (event: LoopEvent) => void;
+}
+
+export interface AskInput extends TurnRequest {
+  /** Omit to start a new conversation. */
+  conversationId?: string;
+  message: string;
+  /**
+   * A stateless caller's own history (OpenAI-compatible clients send the whole conversation each
+   * time): only for a new conversation, which stores them as the beginning of its first turn, cut
+   * to history.maxTokens as a stored history is (the newest whole exchanges).
+   */
+  earlierMessages?: HistoryMessage[];
+  /** The caller's instructions for this turn, after the configured system prompt. */
+  instructions?: string;
+}
+
+export interface DecideInput extends TurnRequest {
+  conversationId: string;
+  /** One decision for every call waiting for approval. */
+  decisions: ApprovalDecision[];
+}
+
+/** The agent behind every entry point: HTTP, streaming, queue, and embedding code. Its memory API (memory: true) is GET and DELETE /memory. */
+export interface Agent extends MemoryApi {
+  /** Asks a question: a new turn (or the stored one, for a retried requestId). */
+  ask(input: AskInput): Promise<TurnResult>;
+  /** Decides the calls a paused turn waits on, and lets the turn go on. */
+  decide(input: DecideInput): Promise<TurnResult>;
+  /** A page of the conversation's turns, oldest first (20 unless `limit` says otherwise), with a nextToken while more remain. */
+  getConversation(key: ConversationKey, page?: ConversationPageRequest): Promise<ConversationView>;
+  deleteConversation(key: ConversationKey): Promise<void>;
+  /** Each model call of one turn, request and reply in full, as the turn's trace kept them (agent.yml `trace`). */
+  getTurnTrace(key: ConversationKey, turn: number): Promise<TurnTraceView>;
+  /**
+   * One turn as stored now (running, paused or complete), for a client resuming the turn's event
+   * stream; undefined when the conversation (of this owner) has no such turn.
+   */
+  readTurn(key: ConversationKey, turn: number): Promise<StoredTurn | undefined>;
+  health(): Promise<HealthReport>;
+  close(): Promise<void>;
+}

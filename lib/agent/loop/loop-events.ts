@@ -1,0 +1,25 @@
+import type { PendingApproval, PendingElicitation, ToolCallRecord } from '../../core/turn.ts';
+
+/** Progress of a running turn, for streaming clients (noun-verb names). */
+export type LoopEvent =
+  /**
+   * The turn is claimed and about to run (not sent for a replayed turn): the first moment a new
+   * conversation's id is known, which a streaming response must send in its headers. `requestId`:
+   * the request running it (a resumed stream's ids name it).
+   */
+  | { type: 'turn-start'; conversationId: string; turn: number; requestId: string }
+  | { type: 'round-start'; round: number }
+  /** A piece of the model's text (or reasoning) as it writes it; the round's reply holds it all. */
+  | { type: 'text-delta'; round: number; text: string }
+  | { type: 'reasoning-delta'; round: number; text: string }
+  /** `arguments` parsed when they are JSON, else the raw text (as in the turn result). */
+  | { type: 'tool-call'; round: number; call: { id: string; name: string; arguments: unknown } }
+  /** The call's MCP server reported progress (each report also extends the call's timeout, up to tools.maxCallSeconds). */
+  | { type: 'tool-progress'; round: number; id: string; name: string; progress: number; total?: number; message?: string }
+  /** `content`: the tool message's text, as the model reads it (after tools.maxOutputChars). */
+  | { type: 'tool-result'; round: number; result: ToolCallRecord; content: string }
+  | { type: 'approval-required'; round: number; pendingApprovals: PendingApproval[] }
+  /** A call's MCP server asked the user a question: the turn pauses for the answer. */
+  | { type: 'elicitation-required'; round: number; pendingElicitations: PendingElicitation[] }
+  /** An event an extension emits (`todos`, `plan`, …): streamed under its own name. */
+  | { type: 'extension'; name: string; data: unknown };

@@ -1,0 +1,39 @@
+import type { AgentConfig } from '../config/load.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import type { NoteStore } from '../core/ports/notes.ts';
+import { ms } from '../core/time.ts';
+import type { AgentExtension } from '../agent/extension-api/extension.ts';
+import { historySummaryExtension } from './history-summary.ts';
+import { memoryExtension } from './memory.ts';
+import { todoListExtension } from './todo-list.ts';
+import { toolRoutingExtension } from './tool-routing.ts';
+import { traceExtension } from './trace/extension.ts';
+
+/** What some extensions need besides agent.yml. */
+interface ExtensionServices {
+  logger: Logger;
+  /** Where memory notes are kept (memory: true). */
+  notes?: NoteStore;
+  now?: () => number;
+}
+
+/**
+ * The extensions of every turn, in the order they run: the ones agent.yml turns on, then `own`
+ * (the strategy's and the embedding code's), then the trace, innermost, so it records each model call as it
+ * is finally sent, whatever the others changed.
+ */
+export function configuredExtensions(config: AgentConfig, services: ExtensionServices, own: readonly AgentExtension[] = []): AgentExtension[] {
+  const extensions: AgentExtension[] = [];
+  const routing = toolRoutingExtension(config.tools);
+  if (routing) extensions.push(routing);
+  if (config.todoList) extensions.push(todoListExtension());
+  if (config.history.strategy === 'summarize') {
+    extensions.push(historySummaryExtension({ ...config.history.summary, modelTimeoutMs: ms(config.model.timeoutSeconds), logger: services.logger }));
+  }
+  if (config.memory.enabled) {
+    if (!services.notes) throw new ConfigError('memory is on in agent.yml, but the agent has no note store: buildAgent keeps notes in the conversation table; code that calls createAgent passes `notes` (createMemoryNoteStore() in tests)');
+    extensions.push(memoryExtension(services.notes, { ...config.memory, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
+  }
+  return [...extensions, ...own, traceExtension(config.trace)];
+}

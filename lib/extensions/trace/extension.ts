@@ -1,0 +1,110 @@
+import { AgentError, errorMessage } from '../../core/errors.ts';
+import type { ModelRequest } from '../../core/ports/model.ts';
+import type { AgentExtension, TurnContext } from '../../agent/extension-api/extension.ts';
+import { emptyTrace, storedTraceOf, TraceBook, type RecordedRound } from './book.ts';
+import { fitTrace } from './fit.ts';
+import { historyDigest, historyPosition } from './history.ts';
+import { traceMessages, traceReply, type TraceContents } from './shape.ts';
+
+/**
+ * The turn trace (agent.yml `trace`): every model call of the turn (the exact request after every
+ * extension changed it, the reply, its timing and token usage) and every tool call's timing, kept
+ * in the conversation's state with the turn, so GET /conversations/{id}/turns/{turn}/trace and the
+ * chat page's inspector can show it. A new turn starts a new trace, so each stored turn holds its
+ * own; a paused turn's trace goes on when the turn is taken up again. It runs innermost (last), so
+ * it sees the request as it is sent, and times only the call.
+ */
+
+/** Where the trace lives in the conversation's state. */
+export const TRACE_STATE = 'trace';
+
+interface TraceSettings {
+  enabled: boolean;
+  maxBytes: number;
+  contents: TraceContents;
+}
+
+export function traceExtension(settings: TraceSettings): AgentExtension {
+  // Off: nothing is recorded, and an earlier turn's trace is not carried into the new turn's state.
+  if (!settings.enabled) {
+    return {
+      name: TRACE_STATE,
+      turnStart(turn) {
+        turn.state = {};
+      },
+    };
+  }
+  const { contents, maxBytes } = settings;
+  // A frozen snapshot: records share it rather than copy it (the book's lists only ever grow).
+  const publish = (turn: TurnContext) => {
+    const book = bookOf(turn);
+    turn.state = fitTrace(book.snapshot(), maxBytes, book.size());
+  };
+
+  return {
+    name: TRACE_STATE,
+    turnStart(turn) {
+      const base = storedTraceOf(turn.state, turn.turn) ?? emptyTrace(turn.turn, contents);
+      turn.scratch.book = new TraceBook(base);
+      publish(turn);
+    },
+    async aroundModelCall(request, next, turn) {
+      const book = bookOf(turn);
+      const round = book.nextRound();
+      const started = Date.now();
+      let firstDeltaMs: number | undefined;
+      const onDelta = request.onDelta;
+      const sent: ModelRequest = onDelta
+        ? { ...request, onDelta: (delta) => { firstDeltaMs ??= Date.now() - started; onDelta(delta); } }
+        : request;
+      const entry = { round, startedAt: new Date(started).toISOString(), request: recordedRequest(request, turn, book, contents) };
+      const timing = () => ({ durationMs: Date.now() - started, ...(firstDeltaMs === undefined ? {} : { firstDeltaMs }) });
+      try {
+        const reply = await next(sent);
+        book.addRound({ ...entry, ...timing(), response: traceReply(reply, contents), usage: reply.usage });
+        return reply;
+      } catch (error) {
+        // As the loop counts it: whatever a model client throws is a model that failed.
+        book.addRound({ ...entry, ...timing(), error: { code: error instanceof AgentError ? error.code : 'model_unavailable', message: errorMessage(error) } });
+        throw error;
+      } finally {
+        publish(turn);
+      }
+    },
+    async aroundToolCall(call, next, turn) {
+      const started = Date.now();
+      let ok = false;
+      try {
+        const output = await next();
+        ok = output.ok;
+        return output;
+      } finally {
+        // Published with the next model call or at the turn's end: a write per tool call is not worth it.
+        bookOf(turn).addToolRun({ id: call.id, name: call.name, ok, durationMs: Date.now() - started });
+      }
+    },
+    turnEnd(_result, turn) {
+      publish(turn);
+    },
+  };
+}
+
+function bookOf(turn: TurnContext): TraceBook {
+  return turn.scratch.book as TraceBook;
+}
+
+/** The request as it is kept: the earlier turns' messages by reference when it holds them as read. */
+function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBook, contents: TraceContents): RecordedRound['request'] {
+  const tools = book.traceTools(request.tools, contents);
+  const at = historyPosition(request.messages, turn.history);
+  if (at !== undefined) {
+    const digest = (turn.scratch.historyDigest ??= historyDigest(traceMessages(turn.history, contents))) as string;
+    // A resumed turn whose history reads differently now keeps this round whole.
+    book.trace.history ??= { messages: turn.history.length, digest };
+    if (book.trace.history.digest === digest) {
+      const own = [...request.messages.slice(0, at), ...request.messages.slice(at + turn.history.length)];
+      return { messages: book.traceMessages(own, contents), tools, history: at };
+    }
+  }
+  return { messages: book.traceMessages(request.messages, contents), tools };
+}

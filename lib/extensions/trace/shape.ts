@@ -1,0 +1,66 @@
+import type { Message, ProviderData, Reasoning, ToolCall } from '../../core/messages.ts';
+import type { ModelReply } from '../../core/ports/model.ts';
+import type { ToolDefinition } from '../../core/ports/tools.ts';
+import type { TraceMessage, TraceTool, TraceToolCall } from '../../core/turn-trace.ts';
+
+/**
+ * What a turn's trace shows of each model call: the request and the reply in the Chat Completions
+ * shape (`tool_calls`, `tool_call_id`, tools as functions), which is what the OpenAI-compatible
+ * adapter puts on the wire (lib/adapters/openai/wire.ts) and what a reader would send to reproduce
+ * a call. The adapter's own repairs (an empty answer sent as "", arguments that are not a JSON
+ * object wrapped) are not applied here: the trace shows the request as the loop made it. What is
+ * not Chat Completions' own is shown neutrally: the reasoning's text as `reasoning`, and with
+ * trace.contents `full` the provider data as it is kept (`provider_data`, each provider's own
+ * entry: how each adapter sends it is the adapter's business).
+ */
+
+/** Texts are replaced by their length when trace.contents is `none`. */
+export type TraceContents = 'full' | 'none';
+
+export function traceMessages(messages: readonly Message[], contents: TraceContents): TraceMessage[] {
+  return messages.map((message): TraceMessage => {
+    const text = (value: string) => kept(value, contents);
+    switch (message.role) {
+      case 'system':
+      case 'user':
+        return { role: message.role, content: text(message.content) };
+      case 'tool':
+        return { role: 'tool', tool_call_id: message.toolCallId, name: message.name, content: text(message.content) };
+      case 'assistant':
+        return assistantMessage(message, contents);
+    }
+  });
+}
+
+export function traceReply(reply: ModelReply, contents: TraceContents): TraceMessage {
+  return assistantMessage(reply, contents);
+}
+
+export function traceTools(tools: readonly ToolDefinition[], contents: TraceContents): TraceTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: contents === 'full' ? { name: tool.name, description: tool.description, parameters: tool.parameters } : { name: tool.name },
+  }));
+}
+
+function assistantMessage(
+  message: { content: string | null; toolCalls: readonly ToolCall[]; reasoning?: Reasoning; providerData?: ProviderData },
+  contents: TraceContents,
+): TraceMessage {
+  const calls = message.toolCalls.map((call): TraceToolCall => ({
+    id: call.id,
+    type: 'function',
+    function: { name: call.name, arguments: kept(call.arguments, contents) },
+    ...(call.providerData && contents === 'full' ? { provider_data: call.providerData } : {}),
+  }));
+  return {
+    role: 'assistant',
+    content: message.content === null ? null : kept(message.content, contents),
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    ...(message.reasoning ? { reasoning: kept(message.reasoning.text, contents) } : {}),
+    ...(message.providerData && contents === 'full' ? { provider_data: message.providerData } : {}),
+  };
+}
+
+/** With `none`, a text becomes its length: enough to see what was sent, nothing of what it said. */
+const kept = (text: string, contents: TraceContents): string => (contents === 'full' || text === '' ? text : `[${text.length} characters]`);
