@@ -79,7 +79,7 @@ export interface AgentSettings {
   ownerSources?: string[];
 }
 
-/** The defaults, in one place (README text). */
+/** The defaults, in one place (docs/deploying.md's table of context keys). */
 export const DEFAULT_SETTINGS = {
   authMode: 'iam',
   ownerFrom: 'role-session',

@@ -6,7 +6,7 @@ import * as z from 'zod';
  * The shape of agent.yml, and the one place its defaults live: the typed configuration is derived
  * from this schema (lib/config/load.ts), never written twice. Every object is strict: an unknown
  * key is an error, not a silent no-op, because a misspelt `maxRound` that is ignored is worse than
- * a service that does not start. Adding a setting means: a key here, its consumer, the README.
+ * a service that does not start. Adding a setting means: a key here, its consumer, its row in docs/configuration.md.
  */
 
 /** The fixed system prompt of the original request. */

@@ -15,7 +15,7 @@ import type { TurnRequest } from './payload.ts';
  *                                                 principals their IAM policies allow
  *
  * Lambda passes no caller identity with a direct invoke, and an invoker can forge SQS records, so
- * `lambda:InvokeFunction` on the worker is full trust (README, Security model).
+ * `lambda:InvokeFunction` on the worker is full trust (docs/security.md).
  */
 type Channel = 'invoke' | 'queue' | 'event-queue';
 

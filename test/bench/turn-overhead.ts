@@ -18,7 +18,7 @@
  * (per warm process, default 100); --warmup N (conversations before measuring, default 50);
  * --cold-runs N (default 6); --source (the children run the TypeScript sources rather than
  * bundles: readable profiles); --cpu-prof DIR (the children write V8 CPU profiles there);
- * --markdown (tables for the README); --untraced (warm: also the project with trace.enabled false,
+ * --markdown (tables for docs/benchmarks.md); --untraced (warm: also the project with trace.enabled false,
  * to see what the turn trace costs); --bedrock (warm: also the project on Bedrock's Converse against
  * the local stand-in, overhead/bedrock-server.ts, on the same conversation; cold: also the stream
  * function bundled for Bedrock). Timings vary with the machine and its load: compare runs

@@ -1,7 +1,7 @@
 /**
- * `npm run screenshots`: the README's pictures of the chat page (docs/chat-page*.png), taken in
- * Debian's Chromium from `npm start` with a scripted model, as the browser test runs it. CJK text
- * needs a CJK font in the browser (apt-get install fonts-wqy-microhei).
+ * `npm run screenshots`: the pictures of the chat page in docs/chat-page.md (docs/chat-page*.png),
+ * taken in Debian's Chromium from `npm start` with a scripted model, as the browser test runs it.
+ * CJK text needs a CJK font in the browser (apt-get install fonts-wqy-microhei).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

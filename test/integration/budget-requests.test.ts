@@ -1,7 +1,7 @@
 /**
  * What the budgets cost in DynamoDB requests, counted on the wire (dynalite): a turn with budgets
- * off, with the default concurrentTurnsPerOwner, with every limit on, and the refusals. The README's
- * table ("Budgets" in the security model) is these numbers.
+ * off, with the default concurrentTurnsPerOwner, with every limit on, and the refusals. The table of
+ * docs/budgets.md is these numbers.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

@@ -1,7 +1,7 @@
 /**
- * The README's "Writing your own extension" example, as written: an extension with a built-in
- * tool, a beforeModelCall and state in the conversation, passed to buildAgent, with the demo MCP
- * server over stdio and an OpenAI-compatible model (the scripted server over HTTP).
+ * The "Writing your own extension" example (docs/strategies.md), as written: an extension with a
+ * built-in tool, a beforeModelCall and state in the conversation, passed to buildAgent, with the
+ * demo MCP server over stdio and an OpenAI-compatible model (the scripted server over HTTP).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { DEMO_SERVER } from '../support/configured-local-server.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import { completionBodies, systemPromptOf, toolAnswers, toolNames, wireViolations } from '../support/wire-requests.ts';
 
-// As in the README.
+// As in docs/strategies.md.
 const notes: AgentExtension = {
   name: 'notes',
   tools: [

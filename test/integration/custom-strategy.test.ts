@@ -1,7 +1,8 @@
 /**
- * The README's "Writing your own strategy" example, as written: a turn strategy of your own,
- * composed of the same bounded loop (`runLoop`), passed to buildAgent, with the demo MCP server
- * over stdio and an OpenAI-compatible model (the scripted server over HTTP, checking each request).
+ * The "Writing your own strategy" example (docs/strategies.md), as written: a turn strategy of
+ * your own, composed of the same bounded loop (`runLoop`), passed to buildAgent, with the demo MCP
+ * server over stdio and an OpenAI-compatible model (the scripted server over HTTP, checking each
+ * request).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { DEMO_SERVER } from '../support/configured-local-server.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import { completionBodies, toolAnswers, wireMessages, wireViolations } from '../support/wire-requests.ts';
 
-// As in the README.
+// As in docs/strategies.md.
 const CHECK = 'Check your answer against the question and the tool results above. Reply with the corrected answer only.';
 
 /** Answers, then has the model check its answer once, within the turn's rounds and time. */

@@ -1,7 +1,7 @@
 /**
- * The README's "Using it from code" example, as written: buildAgent with a DynamoDB document client
- * (on dynalite), the configured MCP server (the demo server over stdio) and an OpenAI-compatible
- * model (the scripted server over HTTP).
+ * The "Using it from code" example (docs/embedding.md), as written: buildAgent with a DynamoDB
+ * document client (on dynalite), the configured MCP server (the demo server over stdio) and an
+ * OpenAI-compatible model (the scripted server over HTTP).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

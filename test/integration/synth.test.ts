@@ -61,7 +61,7 @@ afterAll(() => {
 /**
  * A function bundle on Bedrock carries the Bedrock Runtime client, @smithy/core's event streams
  * and REST-JSON protocol and the HTTP/2 handler, about 78 KB more than on an OpenAI-compatible
- * model after what it never runs is left out (README, "Bundle sizes"): 900 KB cannot hold, so its
+ * model after what it never runs is left out (docs/deploying.md, "Bundle sizes"): 900 KB cannot hold, so its
  * bound is the largest measured (the worker's, 972,681 B on 2026-11-26) and a small margin.
  */
 const BEDROCK_BUNDLE_BUDGET = 980_000;

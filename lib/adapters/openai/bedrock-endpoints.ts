@@ -5,7 +5,7 @@
  * signs them. Kept apart from the signer (sigv4.ts), which loads the AWS SDK's signing code.
  */
 
-/** The base URLs to set, as messages and the README give them. */
+/** The base URLs to set, as messages and docs/models.md give them. */
 export const BEDROCK_BASE_URLS = 'https://bedrock-runtime.<region>.amazonaws.com/openai/v1 (bedrock-runtime) or https://bedrock-mantle.<region>.api.aws/v1 (Mantle)';
 
 /** `bedrock-mantle` for a host of the Mantle endpoint (a VPC endpoint's too), else `bedrock`. */

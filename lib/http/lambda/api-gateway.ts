@@ -90,7 +90,7 @@ const ASSUMED_ROLE = /^(arn:[^:]+:sts::\d{12}:assumed-role\/[^/]+)\/([^/]+)$/;
  * - an assumed role: with ownerFrom `role-session` the session ARN (role and session name); with
  *   `principal` the role alone (arn:aws:sts::<account>:assumed-role/<role>). Whoever may assume the
  *   role chooses the session name, so sessions of one role are kept apart only from callers that
- *   cannot assume it (the README says how to pin session names in the trust policy).
+ *   cannot assume it (docs/security.md says how to pin session names in the trust policy).
  * - an IAM user (or root, or a federated user): its ARN.
  * cognito: the user pool's `sub` claim (or a custom authorizer's principalId).
  */

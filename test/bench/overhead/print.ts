@@ -1,4 +1,4 @@
-/** The benchmark's tables: console.table for a terminal, or Markdown for the README (`--markdown`). */
+/** The benchmark's tables: console.table for a terminal, or Markdown for docs/benchmarks.md (`--markdown`). */
 export type Row = Record<string, string | number>;
 
 export function printTable(title: string, rows: Row[], markdown: boolean): void {
