@@ -5,7 +5,7 @@ import type { HttpRequest, HttpResponse } from '../http/types.ts';
 import { configuredFrontDoors, type FrontDoorSettings } from './configured.ts';
 
 /** The agent, its limits and what agent.yml says about the doors (its `openaiApi`: /v1 is served only with it). */
-export interface HttpHandlerOptions extends Omit<FrontDoorServices, 'heartbeatMs'>, FrontDoorSettings {}
+interface HttpHandlerOptions extends Omit<FrontDoorServices, 'heartbeatMs'>, FrontDoorSettings {}
 
 /**
  * The configured front doors (configured.ts) in one call, for tests and embedding code; the Lambda

@@ -7,7 +7,7 @@ import { acceptsEventStream } from './sse.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
 /** The door a request is for: the first of the list that matches it. */
-export function frontDoorFor(doors: readonly FrontDoor[], request: Pick<HttpRequest, 'method' | 'path'>): FrontDoor | undefined {
+function frontDoorFor(doors: readonly FrontDoor[], request: Pick<HttpRequest, 'method' | 'path'>): FrontDoor | undefined {
   return doors.find((door) => door.matches(request));
 }
 
