@@ -1,7 +1,7 @@
 /**
  * The direction of dependencies, checked by `npm test` (npm run deps):
  *
- *   functions/ ─► lib/ composition (build-agent, configured-gateway, local, queue, http)
+ *   functions/ ─► lib/ composition (build-agent, configured-gateway, local, queue, front-doors ─► http)
  *                   ─► lib/agent ─► lib/core ◄─ lib/adapters (they implement the core's ports)
  *
  * The core and the agent see only ports; SDKs live at the edges.
@@ -69,9 +69,19 @@ module.exports = {
       to: { path: [libFolders('adapters', 'core', 'json-schema', 'config'), '^node_modules/'] },
     },
     {
-      comment: 'lib/http maps requests to the agent and errors to statuses; it knows no SDK and no adapter.',
+      comment: 'lib/http is what every front door shares (request and response types, bodies, CORS, the status table, SSE, the Lambda adaptation, the dispatcher that walks the list of doors); it knows no door, no SDK and no adapter.',
       from: { path: '^lib/http/' },
       to: { path: libFolders('http', 'agent', 'core', 'config') },
+    },
+    {
+      comment: 'A front door (lib/front-doors/<door>/: native, openai-compatible, …) is a protocol at the edge: its own folder, lib/http, the agent\'s API, the core and the configuration, and any SDK its protocol needs (an MCP or A2A server). It never reaches another door, an adapter or a provider: the agent is its one way in.',
+      from: { path: '^lib/front-doors/([^/]+)/' },
+      to: { path: ['^lib/front-doors/$1/', libFolders('http', 'agent', 'core', 'config', 'json-schema'), '^node_modules/'] },
+    },
+    {
+      comment: 'The list of the doors a deployment serves (lib/front-doors/configured.ts) and the handlers over it.',
+      from: { path: '^lib/front-doors/[^/]+\\.ts$' },
+      to: { path: ['^lib/front-doors/', libFolders('http', 'core', 'config')] },
     },
     {
       comment: 'The queue worker turns SQS and EventBridge events into turns of the agent.',

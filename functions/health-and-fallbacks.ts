@@ -8,16 +8,18 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createHttpHandler } from '../lib/http/handle.ts';
+import { configuredFrontDoors } from '../lib/front-doors/configured.ts';
+import { serveFrontDoorsBuffered } from '../lib/http/dispatch.ts';
 import { answer, fromApiGatewayEvent, toApiGatewayResult } from '../lib/http/lambda/api-gateway.ts';
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools } from './runtime.ts';
 
 export { agent };
-const handle = createHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, openaiApi: config.openaiApi });
+const frontDoors = configuredFrontDoors(config);
+const handle = serveFrontDoorsBuffered(frontDoors, { agent, logger, maxBodyBytes: config.http.maxBodyBytes });
 
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(injectLambdaContext(powertools, { resetKeys: true }))
   .use(logMetrics(metrics))
   .handler(async (event, context) =>
-    toApiGatewayResult(await answer(event, () => handle(fromApiGatewayEvent(event, context, callerIdentity)), { logger, allowedOrigins })),
+    toApiGatewayResult(await answer(event, () => handle(fromApiGatewayEvent(event, context, callerIdentity)), { logger, allowedOrigins, frontDoors })),
   );

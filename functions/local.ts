@@ -24,9 +24,7 @@ import { DEMO_MODEL_NAME } from '../lib/config/schema.ts';
 import { errorMessage } from '../lib/core/errors.ts';
 import { ms } from '../lib/core/time.ts';
 import { preflightHeaders } from '../lib/http/cors.ts';
-import { errorResponse } from '../lib/http/errors.ts';
-import { openAIErrorResponse } from '../lib/http/openai/errors.ts';
-import { isOpenAIPath } from '../lib/http/openai/routes.ts';
+import { frontDoorErrorResponse } from '../lib/http/dispatch.ts';
 import { hostRule, refusedHost, type HostRule } from '../lib/local/allowed-hosts.ts';
 import { connectionEnvironment, dynamoConnection } from '../lib/local/dynamo-connection.ts';
 import { modelNotConfigured, modelProvider } from '../lib/providers/configured-model.ts';
@@ -86,7 +84,7 @@ const storeDescription = embedded
 
 // Imported only now: the handler builds its DynamoDB client from the environment set above (and
 // finds no Lambda runtime, so lib/http/lambda/awslambda-global.ts stands in for its `awslambda` global).
-const { handler, agent } = await import('./stream.ts');
+const { handler, agent, frontDoors } = await import('./stream.ts');
 const { allowedOrigins, logger } = await import('./runtime.ts');
 const context = localContext(ms(config.turn.timeoutSeconds));
 
@@ -120,7 +118,8 @@ const server = createServer(async (incoming, outgoing) => {
       outgoing.destroy();
       return;
     }
-    const response = (isOpenAIPath(path) ? openAIErrorResponse : errorResponse)(error, logger);
+    // In the error shape of the door the client called (a refused host under /v1 answers as OpenAI does).
+    const response = frontDoorErrorResponse(frontDoors, { method: incoming.method ?? 'GET', path }, error, logger);
     // Closed after the answer: the rest of a refused body is not read.
     outgoing.writeHead(response.statusCode, { ...response.headers, connection: 'close' }).end(response.body);
   }

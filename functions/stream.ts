@@ -14,16 +14,19 @@ import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, StreamifyHandler } from 'aws-lambda';
-import { createStreamingHttpHandler, withIdleLimit, type StreamingHttpResponse } from '../lib/http/handle-stream.ts';
-import { EventStreamBody } from '../lib/http/stream-turn.ts';
+import { configuredFrontDoors } from '../lib/front-doors/configured.ts';
+import { serveFrontDoors, withIdleLimit } from '../lib/http/dispatch.ts';
+import { EventStreamBody, type StreamingHttpResponse } from '../lib/http/event-stream.ts';
 import { ms } from '../lib/core/time.ts';
 import { answer, fromApiGatewayEvent } from '../lib/http/lambda/api-gateway.ts';
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools } from './runtime.ts';
 
+/** The front doors this function serves (lib/front-doors/configured.ts); the local server answers its errors in their shapes too. */
+export const frontDoors = configuredFrontDoors(config);
 export { agent };
 /** API Gateway closes a Regional stream after 5 idle minutes; a JSON turn ends (and is stored) before that. */
 const JSON_RESPONSE_LIMIT_MS = 4.5 * 60_000;
-const handle = createStreamingHttpHandler({ agent, logger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: ms(config.http.heartbeatSeconds), openaiApi: config.openaiApi });
+const handle = serveFrontDoors(frontDoors, { agent, logger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: ms(config.http.heartbeatSeconds) });
 
 /** The turn behind an event-stream response; nothing to wait for after a buffered one. */
 const turnSettled = (request: Request): Promise<void> | undefined => {
@@ -60,7 +63,7 @@ const streaming = middy<APIGatewayProxyEvent, StreamingHttpResponse>({
   .use(afterTurnSettles(injectLambdaContext(powertools, { resetKeys: true })))
   .use(afterTurnSettles(logMetrics(metrics)))
   .handler((event, context) =>
-    answer(event, () => handle(withIdleLimit(fromApiGatewayEvent(event, context, callerIdentity), Date.now(), JSON_RESPONSE_LIMIT_MS)), { logger, allowedOrigins }),
+    answer(event, () => handle(withIdleLimit(frontDoors, fromApiGatewayEvent(event, context, callerIdentity), Date.now(), JSON_RESPONSE_LIMIT_MS)), { logger, allowedOrigins, frontDoors }),
   );
 
 /** middy's types describe buffered handlers; in streaming mode the runtime calls (event, responseStream, context). */

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildAgent } from '../../lib/build-agent.ts';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { parseConfig } from '../../lib/config/load.ts';
-import { createHttpHandler } from '../../lib/http/handle.ts';
+import { createHttpHandler } from '../../lib/front-doors/handlers.ts';
 import { createScriptedModel, textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import type { Agent } from '../../lib/agent/agent-api.ts';
 import { startCallerEchoHttpServer, type CallerEchoHttpServer } from '../fixtures/caller-echo-server.ts';

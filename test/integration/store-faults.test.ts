@@ -4,7 +4,7 @@ import { createDynamoDocumentClient } from '../../lib/adapters/dynamodb/client.t
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import { createHttpHandler } from '../../lib/http/handle.ts';
+import { createHttpHandler } from '../../lib/front-doors/handlers.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture, cancelTool, testGateway, weatherTool } from '../support/agent-fixture.ts';
 import { startFaultProxy, type FaultProxy } from '../support/dynamodb-fault-proxy.ts';

@@ -13,7 +13,7 @@ import { stubLambdaEnvironment } from '../support/lambda-environment.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 import { eventNames, eventStreamReader, splitLambdaStream } from '../support/sse-client.ts';
 import { lambdaContext } from '../support/lambda-context.ts';
-import { requestTag } from '../../lib/http/stream-ids.ts';
+import { requestTag } from '../../lib/front-doors/native/stream-ids.ts';
 
 const baseEvent: APIGatewayProxyEvent = JSON.parse(readFileSync(new URL('../fixtures/apigateway/rest-proxy-iam.json', import.meta.url), 'utf8'));
 const EVENT_STREAM = 'text/event-stream';

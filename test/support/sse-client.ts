@@ -4,7 +4,7 @@
  * the bytes a streaming Lambda handler wrote (metadata prelude, 8 NUL bytes, then the body).
  */
 import { createParser } from 'eventsource-parser';
-import { isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
+import { isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/event-stream.ts';
 
 export type ReceivedEvent = { kind: 'event'; event: string; id: string | undefined; data: unknown; at: number };
 export type Received = ReceivedEvent | { kind: 'comment'; text: string; at: number };
@@ -80,7 +80,7 @@ export function splitLambdaStream(bytes: Buffer): { prelude: { statusCode: numbe
   return { prelude: JSON.parse(bytes.subarray(0, delimiter).toString('utf8')), body: bytes.subarray(delimiter + 8).toString('utf8') };
 }
 
-/** Reads the contract's event-stream response (lib/http/handle-stream.ts) to its end, and the turn behind it. */
+/** Reads the contract's event-stream response (lib/http/event-stream.ts) to its end, and the turn behind it. */
 export async function readEventStream(response: StreamingHttpResponse): Promise<EventStreamReader> {
   if (!isEventStreamResponse(response)) throw new Error(`expected an event stream, got ${response.statusCode} ${response.body}`);
   const reader = eventStreamReader();

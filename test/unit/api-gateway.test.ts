@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { configuredFrontDoors } from '../../lib/front-doors/configured.ts';
 import { answer, fromApiGatewayEvent, ownerOf } from '../../lib/http/lambda/api-gateway.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { InputError } from '../../lib/core/errors.ts';
@@ -118,11 +119,12 @@ describe('ownerOf under cognito auth and without auth', () => {
 });
 
 describe('answer', () => {
+  const frontDoors = configuredFrontDoors({ openaiApi: { modelId: 'mcp-agent' } });
   const unidentified = () => Promise.reject(new InputError('unauthenticated', 'This API requires SigV4-signed (IAM) requests.'));
 
   it('answers a caller it cannot identify in the native error shape, and under /v1 in OpenAI’s', async () => {
-    const native = await answer({ ...event('rest-proxy-iam'), path: '/conversations' }, unidentified, { logger: silentLogger, allowedOrigins: ['*'] });
-    const openAI = await answer({ ...event('rest-proxy-iam'), path: '/v1/chat/completions' }, unidentified, { logger: silentLogger, allowedOrigins: ['*'] });
+    const native = await answer({ ...event('rest-proxy-iam'), path: '/conversations' }, unidentified, { logger: silentLogger, allowedOrigins: ['*'], frontDoors });
+    const openAI = await answer({ ...event('rest-proxy-iam'), path: '/v1/chat/completions' }, unidentified, { logger: silentLogger, allowedOrigins: ['*'], frontDoors });
     expect(native.statusCode).toBe(401);
     expect(JSON.parse((native as { body: string }).body)).toEqual({ error: { code: 'unauthenticated', message: 'This API requires SigV4-signed (IAM) requests.' } });
     expect(openAI.statusCode).toBe(401);

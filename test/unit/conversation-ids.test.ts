@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newConversationId } from '../../lib/agent/turn/new-conversation.ts';
 import { textReply } from '../../lib/testing/scripted-model.ts';
-import { createHttpHandler } from '../../lib/http/handle.ts';
+import { createHttpHandler } from '../../lib/front-doors/handlers.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 

@@ -4,7 +4,9 @@
  * ways a newcomer could: a new folder that imports an SDK and is imported by the agent, the agent
  * importing an SDK itself or a strategy or an extension, a file of the agent reading agent.yml's type
  * (only agent.ts and settings.ts do), an adapter calling the agent or the queue worker, the core
- * importing the configuration. The check must name each one, and nothing else.
+ * importing the configuration, a front door reaching another door, lib/http using an SDK or a door.
+ * A front door serving its protocol with that protocol's SDK is allowed. The check must name each
+ * one, and nothing else.
  */
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -26,6 +28,13 @@ const PROBES: Record<string, string> = {
   'lib/agent/loop/zz-uses-extension.ts': `import { todoListExtension } from '../../extensions/todo-list.ts';\nexport const extension = todoListExtension;\n`,
   'lib/agent/turn/zz-reads-config.ts': `import type { AgentConfig } from '../../config/load.ts';\nexport type Probe = AgentConfig;\n`,
   'lib/core/zz-reads-config.ts': `import type { AgentConfig } from '../config/load.ts';\nexport type Probe = AgentConfig;\n`,
+  // A front door may serve its protocol with that protocol's SDK (the MCP server door, the A2A door) and lib/http's machinery…
+  'lib/front-doors/zz-mcp-server/door.ts': `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nimport { json } from '../../http/errors.ts';\nexport const door = { McpServer, json };\n`,
+  // …but never another door (doors are peers), and lib/http, which every door shares, uses no SDK and knows no door.
+  'lib/front-doors/zz-mcp-server/uses-native.ts': `import { nativeFrontDoor } from '../native/door.ts';\nexport const native = nativeFrontDoor;\n`,
+  'lib/http/zz-uses-sdk.ts': `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const server = McpServer;\n`,
+  'lib/http/zz-uses-door.ts': `import { nativeFrontDoor } from '../front-doors/native/door.ts';\nexport const native = nativeFrontDoor;\n`,
+  'lib/agent/zz-uses-front-door.ts': `import { nativeFrontDoor } from '../front-doors/native/door.ts';\nexport const native = nativeFrontDoor;\n`,
 };
 
 interface Violation {
@@ -79,6 +88,10 @@ describe('the dependency rules', () => {
         'lib/agent/zz-uses-probe.ts → lib/zz-probe/probe.ts',
         'lib/core/zz-reads-config.ts → lib/config/load.ts',
         'lib/zz-probe/probe.ts → package @modelcontextprotocol/sdk',
+        'lib/front-doors/zz-mcp-server/uses-native.ts → lib/front-doors/native/door.ts',
+        'lib/http/zz-uses-sdk.ts → package @modelcontextprotocol/sdk',
+        'lib/http/zz-uses-door.ts → lib/front-doors/native/door.ts',
+        'lib/agent/zz-uses-front-door.ts → lib/front-doors/native/door.ts',
       ].sort(),
     );
   }, 120_000);

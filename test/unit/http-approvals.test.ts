@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/core/logger.ts';
-import { createStreamingHttpHandler, isEventStreamResponse } from '../../lib/http/handle-stream.ts';
+import { createStreamingHttpHandler } from '../../lib/front-doors/handlers.ts';
+import { isEventStreamResponse } from '../../lib/http/event-stream.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';

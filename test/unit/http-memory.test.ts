@@ -5,7 +5,7 @@ import { createMemoryNoteStore } from '../../lib/adapters/memory/note-store.ts';
 import { createAgent } from '../../lib/create-agent.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import { createHttpHandler } from '../../lib/http/handle.ts';
+import { createHttpHandler } from '../../lib/front-doors/handlers.ts';
 import { createScriptedModel } from '../../lib/testing/scripted-model.ts';
 import { testGateway } from '../support/agent-fixture.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { ModelError } from '../../lib/core/errors.ts';
-import { createHttpHandler } from '../../lib/http/handle.ts';
+import { createHttpHandler } from '../../lib/front-doors/handlers.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';

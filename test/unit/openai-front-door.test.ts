@@ -6,8 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
 import { estimateTokens } from '../../lib/core/history.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import { createHttpHandler } from '../../lib/http/handle.ts';
-import { createStreamingHttpHandler, isEventStreamResponse, withIdleLimit, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
+import { createHttpHandler, createStreamingHttpHandler } from '../../lib/front-doors/handlers.ts';
+import { configuredFrontDoors } from '../../lib/front-doors/configured.ts';
+import { withIdleLimit } from '../../lib/http/dispatch.ts';
+import { isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/event-stream.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
@@ -408,14 +410,15 @@ describe('front door errors', () => {
 });
 
 describe('withIdleLimit for chat completions', () => {
+  const frontDoors = configuredFrontDoors({ openaiApi: { modelId: 'shop-agent' } });
   const request = (body: unknown): HttpRequest => ({ method: 'POST', path: '/v1/chat/completions', headers: { accept: 'application/json' }, body: JSON.stringify(body), deadlineAt: 900_000 });
 
   it('leaves a streamed chat completion the invocation’s whole time, its keep-alives hold the connection', () => {
-    expect(withIdleLimit(request({ stream: true }), 0, 270_000).deadlineAt).toBe(900_000);
+    expect(withIdleLimit(frontDoors, request({ stream: true }), 0, 270_000).deadlineAt).toBe(900_000);
   });
 
   it('limits a JSON chat completion as any JSON turn', () => {
-    expect(withIdleLimit(request({ stream: false }), 0, 270_000).deadlineAt).toBe(270_000);
-    expect(withIdleLimit({ ...request({}), body: 'not json' }, 0, 270_000).deadlineAt).toBe(270_000);
+    expect(withIdleLimit(frontDoors, request({ stream: false }), 0, 270_000).deadlineAt).toBe(270_000);
+    expect(withIdleLimit(frontDoors, { ...request({}), body: 'not json' }, 0, 270_000).deadlineAt).toBe(270_000);
   });
 });

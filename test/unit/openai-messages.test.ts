@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readChatMessages } from '../../lib/http/openai/messages.ts';
+import { readChatMessages } from '../../lib/front-doors/openai-compatible/messages.ts';
 
 describe('Chat Completions messages → the agent’s question, history and instructions', () => {
   it('takes the last user message as the question, system and developer messages as instructions, the rest as history', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TurnText } from '../../lib/http/openai/turn-text.ts';
+import { TurnText } from '../../lib/front-doors/openai-compatible/turn-text.ts';
 
 /** Feeds rounds of text pieces, then the reply; returns every piece sent and the whole message. */
 function play(rounds: Array<[round: number, pieces: string[]]>, reply: string) {

@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../lib/core/errors.ts';
-import { createHttpHandler } from '../../lib/http/handle.ts';
-import { createStreamingHttpHandler, isEventStreamResponse, withIdleLimit } from '../../lib/http/handle-stream.ts';
-import { requestTag } from '../../lib/http/stream-ids.ts';
+import { createHttpHandler, createStreamingHttpHandler } from '../../lib/front-doors/handlers.ts';
+import { configuredFrontDoors } from '../../lib/front-doors/configured.ts';
+import { withIdleLimit } from '../../lib/http/dispatch.ts';
+import { isEventStreamResponse } from '../../lib/http/event-stream.ts';
+import { requestTag } from '../../lib/front-doors/native/stream-ids.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
@@ -168,18 +170,19 @@ describe('the streaming HTTP contract', () => {
 });
 
 describe('withIdleLimit', () => {
+  const frontDoors = configuredFrontDoors({ openaiApi: { modelId: 'mcp-agent' } });
   const request = (accept: string, deadlineAt?: number): HttpRequest => ({ method: 'POST', path: '/conversations', headers: { accept }, body: '{}', ...(deadlineAt === undefined ? {} : { deadlineAt }) });
 
   it('gives a JSON client at most the idle limit, since it receives nothing until the turn ends', () => {
-    expect(withIdleLimit(request('application/json', 1_000_000), 0, 270_000).deadlineAt).toBe(270_000);
-    expect(withIdleLimit(request('application/json'), 5, 270_000).deadlineAt).toBe(270_005);
+    expect(withIdleLimit(frontDoors, request('application/json', 1_000_000), 0, 270_000).deadlineAt).toBe(270_000);
+    expect(withIdleLimit(frontDoors, request('application/json'), 5, 270_000).deadlineAt).toBe(270_005);
   });
 
   it('keeps an earlier deadline', () => {
-    expect(withIdleLimit(request('application/json', 60_000), 0, 270_000).deadlineAt).toBe(60_000);
+    expect(withIdleLimit(frontDoors, request('application/json', 60_000), 0, 270_000).deadlineAt).toBe(60_000);
   });
 
   it('leaves an event-stream client the whole invocation, its heartbeats keep the stream alive', () => {
-    expect(withIdleLimit(request('text/event-stream', 900_000), 0, 270_000).deadlineAt).toBe(900_000);
+    expect(withIdleLimit(frontDoors, request('text/event-stream', 900_000), 0, 270_000).deadlineAt).toBe(900_000);
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../lib/agent/loop/loop-events.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
-import { createHttpHandler } from '../../lib/http/handle.ts';
-import { createStreamingHttpHandler, isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/handle-stream.ts';
-import { livePositions } from '../../lib/http/live-positions.ts';
-import { comparePositions, formatStreamId, parseStreamId, requestTag, type StreamPosition } from '../../lib/http/stream-ids.ts';
+import { createHttpHandler, createStreamingHttpHandler } from '../../lib/front-doors/handlers.ts';
+import { isEventStreamResponse, type StreamingHttpResponse } from '../../lib/http/event-stream.ts';
+import { livePositions } from '../../lib/front-doors/native/live-positions.ts';
+import { comparePositions, formatStreamId, parseStreamId, requestTag, type StreamPosition } from '../../lib/front-doors/native/stream-ids.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
@@ -33,7 +33,7 @@ const jsonOf = (response: StreamingHttpResponse) => {
   return { status: response.statusCode, body: response.body ? (JSON.parse(response.body) as { error: { code: string; message: string } }) : undefined };
 };
 
-describe('event ids (lib/http/stream-ids.ts)', () => {
+describe('event ids (lib/front-doors/native/stream-ids.ts)', () => {
   it.each<[string, StreamPosition]>([
     ['c-1:3:abc_-1:round-2', { kind: 'round', round: 2 }],
     ['c-1:3:abc_-1:call-2-1', { kind: 'call', round: 2, index: 1 }],
@@ -78,7 +78,7 @@ describe('event ids (lib/http/stream-ids.ts)', () => {
   });
 });
 
-describe('live positions (lib/http/live-positions.ts)', () => {
+describe('live positions (lib/front-doors/native/live-positions.ts)', () => {
   const record = (id: string) => ({ id, name: 'getWeather', arguments: {}, ok: true, durationMs: 1 });
 
   it('gives a result an id only once every earlier call of its round has its result', () => {

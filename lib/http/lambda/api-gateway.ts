@@ -8,9 +8,8 @@ import { turnDeadlineWithin } from '../../core/deadline.ts';
 import { InputError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { corsHeaders } from '../cors.ts';
-import { errorResponse } from '../errors.ts';
-import { openAIErrorResponse } from '../openai/errors.ts';
-import { isOpenAIPath } from '../openai/routes.ts';
+import { frontDoorErrorResponse } from '../dispatch.ts';
+import type { FrontDoor } from '../front-door.ts';
 import type { HttpRequest, HttpResponse } from '../types.ts';
 
 export type { AuthMode, OwnerFrom } from '../../config/environment.ts';
@@ -131,14 +130,14 @@ export function toApiGatewayResult(response: HttpResponse): ApiGatewayProxyResul
 export async function answer<Response extends HttpResponse | { headers: Record<string, string> }>(
   event: ApiGatewayProxyEvent,
   produce: () => Promise<Response>,
-  options: { logger: Logger; allowedOrigins: readonly string[] },
+  options: { logger: Logger; allowedOrigins: readonly string[]; frontDoors: readonly FrontDoor[] },
 ): Promise<Response | HttpResponse> {
   let response: Response | HttpResponse;
   try {
     response = await produce();
   } catch (error) {
-    // A caller who cannot be identified, say: under /v1 in OpenAI's error shape, as every /v1 error.
-    response = isOpenAIPath(event.path ?? '') ? openAIErrorResponse(error, options.logger) : errorResponse(error, options.logger);
+    // A caller who cannot be identified, say: in the error shape of the door the client called.
+    response = frontDoorErrorResponse(options.frontDoors, { method: event.httpMethod, path: event.path ?? '' }, error, options.logger);
   }
   Object.assign(response.headers, corsHeaders(event.headers?.origin ?? event.headers?.Origin, options.allowedOrigins));
   return response;

@@ -1,5 +1,5 @@
-import { InputError } from '../core/errors.ts';
-import { MAX_PAGE_TURNS, type ConversationPageRequest } from '../agent/conversations/conversation-page.ts';
+import { InputError } from '../../core/errors.ts';
+import { MAX_PAGE_TURNS, type ConversationPageRequest } from '../../agent/conversations/conversation-page.ts';
 
 const PARAMETERS = ['limit', 'nextToken'];
 

@@ -1,5 +1,6 @@
 import { NotFoundError } from '../../core/errors.ts';
-import { routeFor } from '../routes.ts';
+import { routeFor } from '../../http/route-method.ts';
+import type { HttpRequest } from '../../http/types.ts';
 
 type OpenAIRouteName = 'listModels' | 'retrieveModel' | 'chatCompletions';
 
@@ -10,8 +11,22 @@ interface OpenAIRouteMatch {
 }
 
 /** Everything under /v1 belongs to the OpenAI-compatible front door, and answers in its error shape. */
-export function isOpenAIPath(path: string): boolean {
+export function isOpenAICompatiblePath(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/');
+}
+
+/**
+ * A Chat Completions client asks for a stream in its body (`"stream": true`), not in Accept (the
+ * OpenAI SDKs send `Accept: application/json` either way); its keep-alive comments hold the
+ * connection open like the native stream's heartbeats.
+ */
+export function asksForCompletionStream(request: HttpRequest): boolean {
+  if (request.method.toUpperCase() !== 'POST' || !isOpenAICompatiblePath(request.path) || !request.body) return false;
+  try {
+    return (JSON.parse(request.body) as { stream?: unknown } | null)?.stream === true;
+  } catch {
+    return false;
+  }
 }
 
 const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, OpenAIRouteName>> }> = [

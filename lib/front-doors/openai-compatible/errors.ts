@@ -1,7 +1,7 @@
 import { BudgetExhaustedError, InputError, ModelError, TurnNotStoredError, type InputErrorCode } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import { errorResponse, NOT_TO_BE_RETRIED } from '../errors.ts';
-import type { HttpResponse } from '../types.ts';
+import { errorResponse, NOT_TO_BE_RETRIED } from '../../http/errors.ts';
+import type { HttpResponse } from '../../http/types.ts';
 
 /** An input error that names the request parameter at fault, as OpenAI's `param` does. */
 export class ParameterError<Code extends InputErrorCode = InputErrorCode> extends InputError<Code> {

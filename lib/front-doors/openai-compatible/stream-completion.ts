@@ -1,10 +1,10 @@
 import type { Logger } from '../../core/logger.ts';
 import type { Agent } from '../../agent/agent-api.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
-import { EVENT_STREAM_HEADERS, encodeComment } from '../sse.ts';
-import { EventStreamBody, type EventStreamResponse } from '../stream-turn.ts';
-import { loopEventData } from '../sse-events.ts';
-import type { HttpResponse } from '../types.ts';
+import { EVENT_STREAM_HEADERS, encodeComment } from '../../http/sse.ts';
+import { EventStreamBody, type EventStreamResponse } from '../../http/event-stream.ts';
+import { loopEventData } from '../../http/sse-events.ts';
+import type { HttpResponse } from '../../http/types.ts';
 import type { ChatCompletionCall } from './chat-request.ts';
 import { CONVERSATION_HEADER } from './headers.ts';
 import { chunk, finishReason, usageChunk, type ChunkParts, type CompletionIdentity } from './completion.ts';

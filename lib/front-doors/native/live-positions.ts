@@ -1,8 +1,8 @@
-import type { LoopEvent } from '../agent/loop/loop-events.ts';
+import type { LoopEvent } from '../../agent/loop/loop-events.ts';
 import type { StreamPosition } from './stream-ids.ts';
 
 /**
- * Where each event of a running turn stands, as the stored turn will show it (lib/http/turn-replay.ts
+ * Where each event of a running turn stands, as the stored turn will show it (turn-replay.ts
  * rebuilds the same positions): undefined for events that get no id.
  *
  *   round-start           round-N

@@ -1,12 +1,12 @@
-import { InputError } from '../core/errors.ts';
-import { unknownFieldsText } from '../core/json.ts';
-import type { TurnResult } from '../core/turn.ts';
-import type { Agent } from '../agent/agent-api.ts';
-import type { LoopEvent } from '../agent/loop/loop-events.ts';
-import { checkDecisions, checkMessage, checkRequestId } from '../agent/turn/validate-input.ts';
-import { readJsonObject } from './body.ts';
+import { InputError } from '../../core/errors.ts';
+import { unknownFieldsText } from '../../core/json.ts';
+import type { TurnResult } from '../../core/turn.ts';
+import type { Agent } from '../../agent/agent-api.ts';
+import type { LoopEvent } from '../../agent/loop/loop-events.ts';
+import { checkDecisions, checkMessage, checkRequestId } from '../../agent/turn/validate-input.ts';
+import { readJsonObject } from '../../http/body.ts';
 import type { RouteMatch } from './routes.ts';
-import type { HttpRequest } from './types.ts';
+import type { HttpRequest } from '../../http/types.ts';
 
 /** A turn a request asks for, checked before it starts: a question, or decisions on pending calls. */
 export interface TurnCall {

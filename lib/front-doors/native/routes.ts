@@ -1,9 +1,7 @@
-import { InputError, MethodNotAllowedError, NotFoundError } from '../core/errors.ts';
+import { InputError, NotFoundError } from '../../core/errors.ts';
+import { routeFor } from '../../http/route-method.ts';
 
 type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'getTurnTrace' | 'health' | 'listNotes' | 'clearNotes' | 'deleteNote';
-
-/** The routes that run a turn: JSON or Server-Sent Events, as the client asks. */
-export const TURN_ROUTES: ReadonlySet<RouteName> = new Set(['createConversation', 'postMessage', 'decideApprovals']);
 
 export interface RouteMatch {
   route: RouteName;
@@ -24,14 +22,6 @@ const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName
   { pattern: /^\/memory$/, methods: { GET: 'listNotes', DELETE: 'clearNotes' } },
   { pattern: /^\/memory\/([^/]+)$/, methods: { DELETE: 'deleteNote' }, segment: 'noteId' },
 ];
-
-/** The route of a path that exists: the method's, or 405 naming the methods it allows (its Allow header). */
-export function routeFor<Route>(methods: Partial<Record<string, Route>>, method: string, path: string): Route {
-  const route = methods[method.toUpperCase()];
-  if (route) return route;
-  const allowed = Object.keys(methods).join(', ');
-  throw new MethodNotAllowedError(`${method} is not supported on ${path}; use ${allowed}.`, allowed);
-}
 
 export function matchRoute(method: string, rawPath: string): RouteMatch {
   const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;

@@ -1,31 +1,16 @@
-import { PassThrough } from 'node:stream';
-import type { Logger } from '../core/logger.ts';
-import type { Agent } from '../agent/agent-api.ts';
-import type { LoopEvent } from '../agent/loop/loop-events.ts';
-import { errorResponse } from './errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { Agent } from '../../agent/agent-api.ts';
+import type { LoopEvent } from '../../agent/loop/loop-events.ts';
+import { errorResponse } from '../../http/errors.ts';
+import { EventStreamBody, type EventStreamResponse } from '../../http/event-stream.ts';
 import { livePositions } from './live-positions.ts';
-import { EVENT_STREAM_HEADERS, RECONNECT_MS, encodeComment, encodeJsonEvent, encodeRetry } from './sse.ts';
-import { finalEventData, loopEventData } from './sse-events.ts';
+import { EVENT_STREAM_HEADERS, RECONNECT_MS, encodeComment, encodeJsonEvent, encodeRetry } from '../../http/sse.ts';
+import { finalEventData, loopEventData } from '../../http/sse-events.ts';
 import { formatStreamId, requestTag, type StreamPosition } from './stream-ids.ts';
 import type { TurnCall } from './turn-call.ts';
-import type { HttpResponse } from './types.ts';
-
-/**
- * The body of an event-stream response: SSE text as the turn runs. `settled` resolves once the
- * turn has ended (stored, or failed) and the last event is written: a Lambda must not return
- * before then, or a client that went away would take the turn down with it.
- */
-export class EventStreamBody extends PassThrough {
-  settled: Promise<void> = Promise.resolve();
-}
+import type { HttpResponse } from '../../http/types.ts';
 
 const END: StreamPosition = { kind: 'end' };
-
-export interface EventStreamResponse {
-  statusCode: 200;
-  headers: Record<string, string>;
-  body: EventStreamBody;
-}
 
 interface StreamTurnOptions {
   agent: Agent;
@@ -42,8 +27,8 @@ interface StreamTurnOptions {
  *   or the result (a replayed turn)    -> 200 event stream: `retry:`, loop events as they happen, a
  *                                         heartbeat comment every heartbeatMs, then `turn-end` or `error`
  *
- * Events that the stored turn can give again carry ids naming the turn (lib/http/stream-ids.ts),
- * so a client that reconnects with Last-Event-ID resumes this turn (lib/http/resume-stream.ts).
+ * Events that the stored turn can give again carry ids naming the turn (stream-ids.ts),
+ * so a client that reconnects with Last-Event-ID resumes this turn (resume-stream.ts).
  */
 export function streamTurn(call: TurnCall, options: StreamTurnOptions): Promise<HttpResponse | EventStreamResponse> {
   const { agent, logger, heartbeatMs } = options;

@@ -1,8 +1,8 @@
-import type { StoredTurn } from '../agent/agent-api.ts';
-import { shownArguments } from '../agent/loop/tool-plan.ts';
-import type { AssistantMessage, ToolMessage } from '../core/messages.ts';
-import type { TurnResult } from '../core/turn.ts';
-import { finalEventData } from './sse-events.ts';
+import type { StoredTurn } from '../../agent/agent-api.ts';
+import { shownArguments } from '../../agent/loop/tool-plan.ts';
+import type { AssistantMessage, ToolMessage } from '../../core/messages.ts';
+import type { TurnResult } from '../../core/turn.ts';
+import { finalEventData } from '../../http/sse-events.ts';
 import { comparePositions, type StreamPosition } from './stream-ids.ts';
 
 /** An event rebuilt from a stored turn: `position` is its id; an event without one follows `after`. */
@@ -15,7 +15,7 @@ interface ReplayedEvent {
 
 /**
  * The events of a stored turn that come after position `last` (the client's Last-Event-ID), in
- * the order and with the ids the live stream gave them (lib/http/live-positions.ts), and whether
+ * the order and with the ids the live stream gave them (live-positions.ts), and whether
  * they end the stream. Round by round, from the turn's messages and its result:
  *
  *   round-start   each model reply after the question is one round

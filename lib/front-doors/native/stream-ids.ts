@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { InputError } from '../core/errors.ts';
+import { InputError } from '../../core/errors.ts';
 
 /**
  * The id of a turn's event: which conversation, which turn, which request's turn (a tag), and where

@@ -1,15 +1,15 @@
-import type { Agent, StoredTurn } from '../agent/agent-api.ts';
-import { InputError, NotFoundError } from '../core/errors.ts';
-import type { Logger } from '../core/logger.ts';
-import type { ConversationKey } from '../core/ports/conversation-store.ts';
-import { errorResponse } from './errors.ts';
+import type { Agent, StoredTurn } from '../../agent/agent-api.ts';
+import { InputError, NotFoundError } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { ConversationKey } from '../../core/ports/conversation-store.ts';
+import { errorResponse } from '../../http/errors.ts';
+import { EventStreamBody, type EventStreamResponse } from '../../http/event-stream.ts';
 import type { RouteMatch } from './routes.ts';
-import { EVENT_STREAM_HEADERS, RECONNECT_MS, encodeComment, encodeJsonEvent, encodeRetry } from './sse.ts';
-import { finalEventData } from './sse-events.ts';
+import { EVENT_STREAM_HEADERS, RECONNECT_MS, encodeComment, encodeJsonEvent, encodeRetry } from '../../http/sse.ts';
+import { finalEventData } from '../../http/sse-events.ts';
 import { formatStreamId, parseStreamId, requestTag, type StreamId, type StreamPosition } from './stream-ids.ts';
-import { EventStreamBody, type EventStreamResponse } from './stream-turn.ts';
 import { replayAfter } from './turn-replay.ts';
-import type { HttpRequest, HttpResponse } from './types.ts';
+import type { HttpRequest, HttpResponse } from '../../http/types.ts';
 
 interface ResumeOptions {
   agent: Agent;

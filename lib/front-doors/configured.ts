@@ -1,0 +1,21 @@
+import type { FrontDoor } from '../http/front-door.ts';
+import { nativeFrontDoor } from './native/door.ts';
+import { openAICompatibleFrontDoor } from './openai-compatible/door.ts';
+
+/** What agent.yml says about the front doors. */
+export interface FrontDoorSettings {
+  /** agent.yml's `openaiApi`: the OpenAI-compatible front door under /v1; without it /v1 is not served. */
+  openaiApi?: { modelId: string };
+}
+
+/**
+ * The front doors a deployment serves, in the order they are asked whether a request is theirs
+ * (lib/http/dispatch.ts). A new door is a folder here and a line below. The native API comes last:
+ * it answers every path no other door claims, so an unknown path gets its 404.
+ */
+export function configuredFrontDoors(settings: FrontDoorSettings): FrontDoor[] {
+  return [
+    ...(settings.openaiApi ? [openAICompatibleFrontDoor(settings.openaiApi)] : []),
+    nativeFrontDoor,
+  ];
+}
