@@ -81,7 +81,8 @@ function configurationFor(target: RunTarget, suite: Suite, environment: Environm
   const config = loadConfig({ ...(target.configPath ?? suite.configPath ? { path: target.configPath ?? suite.configPath } : {}), environment: overridden });
   const missing = modelNotConfigured(config.model, overridden);
   if (missing) throw new ConfigError(`the model of ${config.source} is not configured: ${missing}`);
-  return { config, label: `${relative(process.cwd(), config.source) || config.source}, model ${config.model.provider}/${config.model.name}` };
+  const shortPath = relative(process.cwd(), config.source);
+  return { config, label: `${shortPath && !shortPath.startsWith('..') ? shortPath : config.source}, model ${config.model.provider}/${config.model.name}` };
 }
 
 function judgeOf(settings: NonNullable<Suite['judge']>, environment: Environment): Judge {
