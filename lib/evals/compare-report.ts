@@ -42,6 +42,7 @@ export function compareReport(first: Scorecard, second: Scorecard): string {
     '',
     `${fitTo('cases passed', width)}  ${fitTo(`${first.totals.passedCases}/${first.totals.cases}`, SIDE_WIDTH)}  ${fitTo(`${second.totals.passedCases}/${second.totals.cases}`, SIDE_WIDTH)}`,
     `${fitTo('runs passed', width)}  ${fitTo(`${first.totals.passedRuns}/${first.totals.runs}`, SIDE_WIDTH)}  ${fitTo(`${second.totals.passedRuns}/${second.totals.runs}`, SIDE_WIDTH)}`,
+    `${fitTo('model tokens', width)}  ${fitTo(tokensText(first), SIDE_WIDTH)}  ${fitTo(tokensText(second), SIDE_WIDTH)}`,
   ];
   const changed = comparisons.filter((each) => each.change !== 'same');
   lines.push('', changed.length === 0 ? 'No case changed.' : `${changed.length} case(s) changed: ${changed.filter((each) => each.change === 'better').length} better in B, ${changed.filter((each) => each.change === 'worse').length} worse in B.`);
@@ -52,3 +53,5 @@ export function compareReport(first: Scorecard, second: Scorecard): string {
   }
   return lines.join('\n') + '\n';
 }
+
+const tokensText = (scorecard: Scorecard) => (scorecard.totals.promptTokens + scorecard.totals.completionTokens).toLocaleString('en-US');

@@ -5,6 +5,7 @@
  */
 import type { Agent, TurnTraceView } from '../agent/agent.ts';
 import { AgentError, errorMessage } from '../core/errors.ts';
+import type { TokenUsage } from '../core/messages.ts';
 import type { ModelClient } from '../core/ports.ts';
 import type { ToolCallRecord, TurnResult } from '../core/turn.ts';
 import { decide, unusedAnswers } from './approvals.ts';
@@ -22,6 +23,8 @@ export interface TurnReport {
   stopReason?: TurnResult['stopReason'];
   reply?: string;
   toolCalls: Array<Pick<ToolCallRecord, 'name' | 'arguments' | 'ok'>>;
+  /** The agent's model tokens of the turn (the judge's are not counted). */
+  usage?: TokenUsage;
   judge?: { score: number; threshold: number; reason: string };
   failures: CheckFailure[];
   /** The turn's trace, kept for a failing turn (the store of a run is gone when the process ends). */
@@ -97,6 +100,7 @@ async function runTurn(agent: Agent, turn: EvalTurn, conversationId: string | un
     stopReason: result.stopReason,
     reply: result.reply,
     toolCalls: toolCalls.map(({ name, arguments: args, ok }) => ({ name, arguments: args, ok })),
+    usage: { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens },
     ...(judged?.grade ? { judge: judged.grade } : {}),
     failures,
     ...(failures.length > 0 ? await traceOf(agent, result) : {}),

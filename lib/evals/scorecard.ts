@@ -17,7 +17,8 @@ export interface Scorecard {
   /** Which configuration ran: agent.yml and model. */
   configuration: string;
   cases: CaseScore[];
-  totals: { cases: number; passedCases: number; runs: number; passedRuns: number };
+  /** Tokens are the agent's model's, over every run (the judge's are not counted). */
+  totals: { cases: number; passedCases: number; runs: number; passedRuns: number; promptTokens: number; completionTokens: number };
   durationMs: number;
   passed: boolean;
 }
@@ -35,7 +36,7 @@ export function scoreSuite(suite: Suite, configuration: string, runs: CaseRun[],
     suite: suite.name,
     configuration,
     cases,
-    totals: { cases: cases.length, passedCases, runs: runs.length, passedRuns: runs.filter((run) => run.passed).length },
+    totals: { cases: cases.length, passedCases, runs: runs.length, passedRuns: runs.filter((run) => run.passed).length, ...tokensOf(runs) },
     durationMs,
     passed: passedCases === cases.length,
   };
@@ -52,4 +53,12 @@ export function traceReference(run: CaseRun): string | undefined {
   const turn = run.turns.find((each) => each.failures.length > 0) ?? run.turns.at(-1);
   if (!turn?.conversationId || turn.turn === undefined) return undefined;
   return `/conversations/${turn.conversationId}/turns/${turn.turn}/trace`;
+}
+
+function tokensOf(runs: CaseRun[]): { promptTokens: number; completionTokens: number } {
+  const turns = runs.flatMap((run) => run.turns);
+  return {
+    promptTokens: turns.reduce((sum, turn) => sum + (turn.usage?.promptTokens ?? 0), 0),
+    completionTokens: turns.reduce((sum, turn) => sum + (turn.usage?.completionTokens ?? 0), 0),
+  };
 }

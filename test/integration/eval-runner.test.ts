@@ -202,6 +202,7 @@ describe('npm run eval, through the real agent', () => {
       expect(result.stdout).toContain(`    [arguments] a call of getWeather should match {"city":"上海"}`);
       expect(result.stdout).toContain(`    trace: /conversations/${failure.turns[0]!.conversationId}/turns/1/trace`);
       expect(result.stdout).toContain('5/14 cases passed, 5/14 runs passed');
+
       // Without a terminal, progress is one plain line per run.
       expect(result.stderr.split('\n').filter((line) => /^(PASS|FAIL) .* \[\d+\/14\]/.test(line))).toHaveLength(14);
     });
@@ -274,6 +275,8 @@ describe('npm run eval, through the real agent', () => {
       expect(result.stdout).toMatch(/^PASS\s+half is enough\s+2\/4 50% \(needs 50%\)$/m);
       expect(result.stdout).toMatch(/^FAIL\s+needs three in four\s+2\/4 50% \(needs 75%\)$/m);
       expect(result.stdout).toContain('1/2 cases passed, 4/8 runs passed');
+      // Each run: a call (188 prompt + 16 completion tokens, as scripted) and an answer (192 + 171).
+      expect(result.stdout).toMatch(/^model tokens: 3,040 prompt, 1,496 completion$/m);
       const report = JSON.parse(readFileSync(join(folder, 'repeat.json'), 'utf8')) as JsonReport;
       expect(report.configurations[0]!.cases.map((each) => [each.name, each.passRate, each.runs.map((one) => one.passed)])).toEqual([
         ['half is enough', 0.5, [true, false, true, false]],
@@ -317,5 +320,15 @@ describe('npm run eval, through the real agent', () => {
       await right.close();
       await wrong.close();
     }
+  });
+
+  it('exits 2 before running anything when the model is not configured, saying what to set', async () => {
+    const config = join(folder, 'no-key.yml');
+    writeFileSync(config, 'model: { name: gpt-4o }\n');
+    writeFileSync(join(folder, 'no-key-suite.yml'), 'cases: [{ name: a, question: q }]\n');
+    const result = await run([join(folder, 'no-key-suite.yml'), '--config', config]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^eval: the model of .*no-key\.yml is not configured: .*OPENAI_API_KEY/);
+    expect(result.stdout).toBe('');
   });
 });
