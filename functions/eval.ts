@@ -7,8 +7,6 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { createMemoryConversationStore } from '../lib/adapters/memory/conversation-store.ts';
-import { createMemoryNoteStore } from '../lib/adapters/memory/note-store.ts';
 import type { Agent } from '../lib/agent/agent.ts';
 import { buildAgent } from '../lib/build-agent.ts';
 import { ENV, type Environment } from '../lib/config/environment.ts';
@@ -26,6 +24,7 @@ import { runSuite, totalRuns } from '../lib/evals/run-suite.ts';
 import type { Scorecard } from '../lib/evals/scorecard.ts';
 import { tableReport } from '../lib/evals/table-report.ts';
 import { createConfiguredModel, modelNotConfigured } from '../lib/model-providers.ts';
+import { openEvalStore, type EvalStore } from './eval-store.ts';
 
 export interface EvalCommandOptions {
   environment: Environment;
@@ -63,11 +62,23 @@ export async function runEval(argv: readonly string[], options: EvalCommandOptio
     return 2;
   }
 
+  let store: EvalStore;
+  try {
+    store = await openEvalStore(settings.dataDir, options.environment);
+  } catch (error) {
+    options.stderr(`eval: ${errorMessage(error)}\n`);
+    return 2;
+  }
   const scorecards: Scorecard[] = [];
-  for (const [index, { config, label }] of configurations.entries()) {
-    scorecards.push(await runConfiguration(suite, config, label, settings, judge, configurations.length > 1 ? String.fromCharCode(65 + index) : undefined, options));
+  try {
+    for (const [index, { config, label }] of configurations.entries()) {
+      scorecards.push(await runConfiguration(suite, config, label, { settings, judge, store }, configurations.length > 1 ? String.fromCharCode(65 + index) : undefined, options));
+    }
+  } finally {
+    await store.close();
   }
   for (const scorecard of scorecards) options.stdout(tableReport(scorecard) + '\n');
+  if (settings.dataDir) options.stdout(`Conversations and their traces are kept in ${store.description}: LOCAL_DATA_DIR=${settings.dataDir} npm start serves them.\n`);
   if (scorecards.length === 2) options.stdout(compareReport(scorecards[0]!, scorecards[1]!));
   writeReport(settings.jsonPath, () => jsonReport(scorecards));
   writeReport(settings.junitPath, () => junitReport(scorecards));
@@ -91,10 +102,16 @@ function judgeOf(settings: NonNullable<Suite['judge']>, environment: Environment
   return { model, threshold: settings.threshold };
 }
 
-async function runConfiguration(suite: Suite, config: AgentConfig, label: string, settings: EvalArguments, judge: Judge | undefined, side: string | undefined, options: EvalCommandOptions): Promise<Scorecard> {
-  // Each configuration gets its own agent and store: conversations of one never reach the other.
+interface RunServices {
+  settings: EvalArguments;
+  judge: Judge | undefined;
+  store: EvalStore;
+}
+
+async function runConfiguration(suite: Suite, config: AgentConfig, label: string, { settings, judge, store }: RunServices, side: string | undefined, options: EvalCommandOptions): Promise<Scorecard> {
+  // Each configuration gets its own agent (and, in memory, its own store).
   // Only errors are logged: the scorecard says what failed, and the progress bar keeps its line.
-  const agent: Agent = buildAgent(config, { store: createMemoryConversationStore(), notes: createMemoryNoteStore(), logger: createJsonLogger('error') });
+  const agent: Agent = buildAgent(config, { ...(await store.forConfiguration(config)), logger: createJsonLogger('error') });
   const progress = createProgress({ total: totalRuns(suite, settings.repeat), ...(side ? { label: side } : {}), write: options.stderr, terminal: options.terminal });
   try {
     return await runSuite(suite, {

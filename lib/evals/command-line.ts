@@ -15,6 +15,8 @@ export const USAGE = `Usage: npm run eval -- <suite.yml> [options]
                            (so do two --config, or two --model)
   --repeat <n>             runs of every case (pass rates are reported)
   --concurrency <n>        runs at the same time (default ${DEFAULT_CONCURRENCY})
+  --data-dir <folder>      keep the conversations (and their traces) in an embedded DynamoDB in this folder,
+                           as npm start does with LOCAL_DATA_DIR (default: in memory, gone when the run ends)
   --json <file>            write the scorecard as JSON
   --junit <file>           write the scorecard as JUnit XML, for CI
   --help                   this text
@@ -36,11 +38,13 @@ export interface EvalArguments {
   concurrency: number;
   jsonPath?: string;
   junitPath?: string;
+  /** Where the conversations are kept (dynalite); undefined: in memory. */
+  dataDir?: string;
 }
 
 export type ParsedArguments = { kind: 'help' } | { kind: 'run'; arguments: EvalArguments };
 
-const VALUED = ['--config', '--model', '--provider', '--compare', '--repeat', '--concurrency', '--json', '--junit'];
+const VALUED = ['--config', '--model', '--provider', '--compare', '--repeat', '--concurrency', '--json', '--junit', '--data-dir'];
 
 /** Throws ConfigError with what to fix. */
 export function parseArguments(argv: readonly string[]): ParsedArguments {
@@ -81,6 +85,7 @@ export function parseArguments(argv: readonly string[]): ParsedArguments {
   const concurrency = single('--concurrency');
   const jsonPath = single('--json');
   const junitPath = single('--junit');
+  const dataDir = single('--data-dir');
   return {
     kind: 'run',
     arguments: {
@@ -90,6 +95,7 @@ export function parseArguments(argv: readonly string[]): ParsedArguments {
       concurrency: concurrency !== undefined ? wholeNumber('--concurrency', concurrency) : DEFAULT_CONCURRENCY,
       ...(jsonPath ? { jsonPath } : {}),
       ...(junitPath ? { junitPath } : {}),
+      ...(dataDir ? { dataDir } : {}),
     },
   };
 }

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEval } from '../../functions/eval.ts';
+import { buildAgent } from '../../lib/build-agent.ts';
+import { loadConfig } from '../../lib/config/load.ts';
+import { silentLogger } from '../../lib/core/logger.ts';
 import { JUDGE_SYSTEM_PROMPT } from '../../lib/evals/judge.ts';
+import { startLocalTable } from '../support/dynalite.ts';
 import { DEMO_SERVER } from '../support/lambda-environment.ts';
 import { lastUserText, questionRouter } from '../support/question-router.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
@@ -330,5 +334,32 @@ describe('npm run eval, through the real agent', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^eval: the model of .*no-key\.yml is not configured: .*OPENAI_API_KEY/);
     expect(result.stdout).toBe('');
+  });
+
+  it('keeps the conversations in a data folder when asked, where the trace of a failing turn can be read afterwards', async () => {
+    const model = await startScriptedOpenAIServer(questionRouter({ 'Q-kept': [weather('北京'), textReply('北京多云。')] }));
+    const dataDir = join(folder, 'data');
+    try {
+      const config = agentYml('kept.yml', model.baseURL);
+      writeFileSync(join(folder, 'kept-suite.yml'), 'cases: [{ name: kept, question: Q-kept, expect: { arguments: [{ tool: getWeather, match: { city: 上海 } }] } }]\n');
+      const result = await run([join(folder, 'kept-suite.yml'), '--config', config, '--data-dir', dataDir]);
+      expect(result.status).toBe(1);
+      expect(result.stdout).toContain(`Conversations and their traces are kept in an embedded DynamoDB (dynalite) under ${join(dataDir, 'dynalite')}: LOCAL_DATA_DIR=${dataDir} npm start serves them.`);
+      const [, conversationId] = /trace: \/conversations\/([A-Za-z0-9_-]+)\/turns\/1\/trace/.exec(result.stdout) ?? [];
+
+      // As npm start would open it: dynalite on the same folder, the agent on its table.
+      const table = await startLocalTable({ path: join(dataDir, 'dynalite'), tableName: 'mcp-agent-conversations' });
+      const agent = buildAgent(loadConfig({ path: config, environment: {} }), { documentClient: table.documentClient, logger: silentLogger });
+      try {
+        const trace = await agent.getTurnTrace({ conversationId: conversationId! }, 1);
+        expect(trace.rounds).toHaveLength(2);
+        expect(trace.toolCalls).toMatchObject([{ name: 'getWeather' }]);
+      } finally {
+        await agent.close();
+        await table.close();
+      }
+    } finally {
+      await model.close();
+    }
   });
 });

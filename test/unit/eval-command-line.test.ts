@@ -3,9 +3,9 @@ import { parseArguments } from '../../lib/evals/command-line.ts';
 
 describe('the arguments of npm run eval', () => {
   it('reads one configuration with its overrides and outputs', () => {
-    expect(parseArguments(['suite.yml', '--config', 'a.yml', '--model=gpt-4o', '--provider', 'openai', '--repeat', '3', '--concurrency', '2', '--json', 'out.json', '--junit', 'out.xml'])).toEqual({
+    expect(parseArguments(['suite.yml', '--config', 'a.yml', '--model=gpt-4o', '--provider', 'openai', '--repeat', '3', '--concurrency', '2', '--json', 'out.json', '--junit', 'out.xml', '--data-dir', '.data'])).toEqual({
       kind: 'run',
-      arguments: { suitePath: 'suite.yml', targets: [{ configPath: 'a.yml', model: 'gpt-4o', provider: 'openai' }], repeat: 3, concurrency: 2, jsonPath: 'out.json', junitPath: 'out.xml' },
+      arguments: { suitePath: 'suite.yml', targets: [{ configPath: 'a.yml', model: 'gpt-4o', provider: 'openai' }], repeat: 3, concurrency: 2, jsonPath: 'out.json', junitPath: 'out.xml', dataDir: '.data' },
     });
   });
 
@@ -21,7 +21,7 @@ describe('the arguments of npm run eval', () => {
   it.each([
     [[], 'name the suite to run, e.g. npm run eval -- evals/demo.yml'],
     [['a.yml', 'b.yml'], 'one suite at a time; got a.yml, b.yml'],
-    [['s.yml', '--repeats', '2'], 'unknown option --repeats (known: --config, --model, --provider, --compare, --repeat, --concurrency, --json, --junit, --help)'],
+    [['s.yml', '--repeats', '2'], 'unknown option --repeats (known: --config, --model, --provider, --compare, --repeat, --concurrency, --json, --junit, --data-dir, --help)'],
     [['s.yml', '--concurrency', '0'], '--concurrency takes a whole number from 1, not "0"'],
     [['s.yml', '--json'], '--json needs a value'],
     [['s.yml', '--config', 'a', '--config', 'b', '--compare', 'c'], 'compare two configurations at most: two --config (or --config and --compare), or two --model'],
