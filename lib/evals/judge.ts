@@ -10,14 +10,17 @@ import type { ToolCallRecord } from '../core/turn.ts';
 import { jsonOf } from './checks.ts';
 import { shown } from './matcher.ts';
 
-export const JUDGE_SYSTEM_PROMPT = `You grade the answer of an AI assistant that uses tools. You are given the user's question, the tool calls the assistant made, its answer, and the criteria a good answer meets.
+export const JUDGE_SYSTEM_PROMPT = `You grade the answer of an AI assistant that uses tools. You are given the user's question, the tool calls the assistant made with the results it got, its answer, and the criteria a good answer meets.
 Grade how well the answer meets the criteria, from 0 (not at all) to 1 (fully). Judge only against the criteria; do not reward length or style they do not ask for.
 Reply with JSON only: {"score": <a number from 0 to 1>, "reason": "<one or two sentences>"}`;
+
+/** A call as the judge sees it: with the result the model saw, when the turn's stored messages have it. */
+export type JudgedCall = Pick<ToolCallRecord, 'name' | 'arguments' | 'ok'> & { result?: string };
 
 export interface JudgeInput {
   /** The questions of the conversation so far, this turn's last. */
   questions: string[];
-  toolCalls: ToolCallRecord[];
+  toolCalls: JudgedCall[];
   reply: string;
   criteria: string;
 }
@@ -38,7 +41,7 @@ export async function grade(model: ModelClient, input: JudgeInput): Promise<Grad
 
 export function judgeRequest(input: JudgeInput): string {
   const earlier = input.questions.slice(0, -1);
-  const calls = input.toolCalls.map((call) => `- ${call.name}(${shown(call.arguments)}): ${call.ok ? 'succeeded' : 'failed'}`);
+  const calls = input.toolCalls.map((call) => `- ${call.name}(${shown(call.arguments)}): ${call.ok ? 'succeeded' : 'failed'}${call.result === undefined ? '' : `\n  result: ${cut(call.result)}`}`);
   return [
     ...(earlier.length > 0 ? ['## Earlier questions in this conversation', ...earlier.map((question) => `- ${question}`), ''] : []),
     '## Question',
@@ -54,6 +57,10 @@ export function judgeRequest(input: JudgeInput): string {
     input.criteria,
   ].join('\n');
 }
+
+/** Long tool results are cut: the judge needs their substance, not a whole document per call. */
+const MAX_RESULT_CHARS = 4_000;
+const cut = (text: string) => (text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}… (${text.length - MAX_RESULT_CHARS} more characters)` : text);
 
 /** The judge's reply as a grade: `{"score", "reason"}`, the score a number from 0 to 1. */
 export function readGrade(text: string): Grade {

@@ -10,7 +10,7 @@ import type { ModelClient } from '../core/ports.ts';
 import type { ToolCallRecord, TurnResult } from '../core/turn.ts';
 import { decide, unusedAnswers } from './approvals.ts';
 import { checkTurn, type CheckFailure } from './checks.ts';
-import { grade } from './judge.ts';
+import { grade, type JudgedCall } from './judge.ts';
 import type { EvalCase } from './load-suite.ts';
 import type { ApprovalAnswer, EvalTurn } from './suite-schema.ts';
 
@@ -91,7 +91,9 @@ async function runTurn(agent: Agent, turn: EvalTurn, conversationId: string | un
   }
   const toolCalls = [...calls.values()];
   failures.push(...unusedAnswers(answers, used), ...checkTurn(turn.expect, { result, toolCalls }));
-  const judged = turn.expect.judge && judge ? await judgeTurn(judge, { questions, toolCalls, reply: result.reply, criteria: turn.expect.judge.criteria }, turn.expect.judge.threshold ?? judge.threshold) : undefined;
+  const judged = turn.expect.judge && judge
+    ? await judgeTurn(judge, { questions, toolCalls: await withResults(agent, result, toolCalls), reply: result.reply, criteria: turn.expect.judge.criteria }, turn.expect.judge.threshold ?? judge.threshold)
+    : undefined;
   if (judged?.failure) failures.push(judged.failure);
   return {
     question: turn.question,
@@ -113,6 +115,17 @@ async function judgeTurn(judge: Judge, input: Parameters<typeof grade>[1], thres
   const result = { score: graded.score, threshold, reason: graded.reason };
   if (graded.score >= threshold) return { grade: result };
   return { grade: result, failure: { kind: 'judge', message: `the judge graded ${graded.score} (pass mark ${threshold}): ${graded.reason}` } };
+}
+
+/** The largest page of turns the agent reads at once: cases have fewer turns than this. */
+const TURNS_PER_PAGE = 100;
+
+/** Each call with the result the model saw, read from the turn's stored messages. */
+async function withResults(agent: Agent, result: TurnResult, calls: ToolCallRecord[]): Promise<JudgedCall[]> {
+  const view = await agent.getConversation({ conversationId: result.conversationId }, { limit: TURNS_PER_PAGE });
+  const messages = view.turns.find((each) => each.turn === result.turn)?.messages ?? [];
+  const results = new Map(messages.flatMap((message) => (message.role === 'tool' ? [[message.toolCallId, message.content] as const] : [])));
+  return calls.map(({ id, name, arguments: args, ok }) => ({ name, arguments: args, ok, ...(results.has(id) ? { result: results.get(id)! } : {}) }));
 }
 
 /** The turn's trace, when traces are on; a failing case is worth nothing without it. */

@@ -11,6 +11,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEval } from '../../functions/eval.ts';
 import { buildAgent } from '../../lib/build-agent.ts';
+import { weatherFor } from '../../lib/demo/tools.ts';
 import { loadConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { JUDGE_SYSTEM_PROMPT } from '../../lib/evals/judge.ts';
@@ -36,7 +37,7 @@ const AGENT_SCRIPT = {
   'Q-unexpected-pause': [toolCallsReply([{ id: 'call_c', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118567'] } }]), textReply('Cancelled.')],
   'Q-never-paused': [weather('上海'), textReply('上海今天晴。')],
   'Q-approved': [toolCallsReply([{ id: 'call_a', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118567'] } }]), textReply('已取消订单 ORD20250514118567。')],
-  'Q-judge-good': [textReply('上海：晴，21°C，湿度 40%。')],
+  'Q-judge-good': [weather('上海'), textReply('上海：晴，21°C，湿度 40%。')],
   'Q-judge-poor': [textReply('上海：晴。')],
 };
 
@@ -244,7 +245,10 @@ describe('npm run eval, through the real agent', () => {
       expect(bodies).toHaveLength(2);
       const good = bodies.find((body) => lastUserText(body).includes('CRITERIA-GOOD'))!;
       expect(good).toMatchObject({ model: 'judge-model', temperature: 0, messages: [{ role: 'system', content: JUDGE_SYSTEM_PROMPT }, { role: 'user' }] });
-      expect(lastUserText(good)).toBe('## Question\nQ-judge-good\n\n## Tool calls\n(none)\n\n## Answer\n上海：晴，21°C，湿度 40%。\n\n## Criteria\nCRITERIA-GOOD: gives the condition, temperature and humidity');
+      // The call with the result the demo server gave, as the agent's model saw it.
+      expect(lastUserText(good)).toBe(`## Question\nQ-judge-good\n\n## Tool calls\n- getWeather({"city":"上海"}): succeeded\n  result: ${JSON.stringify(weatherFor('上海'))}\n\n## Answer\n上海：晴，21°C，湿度 40%。\n\n## Criteria\nCRITERIA-GOOD: gives the condition, temperature and humidity`);
+      const poor = bodies.find((body) => lastUserText(body).includes('CRITERIA-POOR'))!;
+      expect(lastUserText(poor)).toContain('## Tool calls\n(none)\n');
       expect(caseNamed('passes the judge').runs[0]!.turns[0]!.judge).toMatchObject({ score: 0.9 });
     });
 
