@@ -87,7 +87,9 @@ async function runTurn(agent: Agent, turn: EvalTurn, conversationId: string | un
     }
   } catch (error) {
     const code = error instanceof AgentError ? `${error.code}: ` : '';
-    return { question: turn.question, ...(conversationId ? { conversationId } : {}), toolCalls: [], failures: [{ kind: 'error', message: `the turn failed: ${code}${errorMessage(error)}` }] };
+    // The service keeps a provider's words for its log; the person running an evaluation needs them here.
+    const cause = error instanceof Error && error.cause !== undefined ? ` (${errorMessage(error.cause)})` : '';
+    return { question: turn.question, ...(conversationId ? { conversationId } : {}), toolCalls: [], failures: [{ kind: 'error', message: `the turn failed: ${code}${errorMessage(error)}${cause}` }] };
   }
   const toolCalls = [...calls.values()];
   failures.push(...unusedAnswers(answers, used), ...checkTurn(turn.expect, { result, toolCalls }));

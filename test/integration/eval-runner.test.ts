@@ -39,6 +39,7 @@ const AGENT_SCRIPT = {
   'Q-approved': [toolCallsReply([{ id: 'call_a', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118567'] } }]), textReply('已取消订单 ORD20250514118567。')],
   'Q-judge-good': [weather('上海'), textReply('上海：晴，21°C，湿度 40%。')],
   'Q-judge-poor': [textReply('上海：晴。')],
+  'Q-model-error': [{ status: 400, body: { error: { message: 'This model does not support tools.', type: 'invalid_request_error', param: null, code: null } } }],
 };
 
 const SUITE = `
@@ -99,6 +100,8 @@ cases:
     question: Q-judge-good
     expect:
       judge: { criteria: "CRITERIA-GOOD: gives the condition, temperature and humidity" }
+  - name: fails when the turn fails
+    question: Q-model-error
   - name: fails the judge
     question: Q-judge-poor
     expect:
@@ -195,6 +198,7 @@ describe('npm run eval, through the real agent', () => {
       ['fails an unexpected pause', 'approval', 'the turn paused for approval of batchCancelOrdersByOrderNo; the case gives no decision for it'],
       ['fails a pause that never came', 'approval', 'expected the turn to pause for approval of batchCancelOrdersByOrderNo (to approve it); it never did'],
       ['fails the judge', 'judge', 'the judge graded 0.4 (pass mark 0.8): The temperature and humidity are missing.'],
+      ['fails when the turn fails', 'error', 'the turn failed: model_rejected_request: The model provider rejected the request (HTTP 400); its message is in the service\'s log. (400 This model does not support tools.)'],
     ])('%s: a [%s] failure that says why', (name, kind, message) => {
       expect(caseNamed(name).passed).toBe(false);
       expect(failuresOf(name)).toContainEqual({ kind, message: expect.stringContaining(message) });
@@ -206,10 +210,10 @@ describe('npm run eval, through the real agent', () => {
       const failure = caseNamed('fails arguments').runs[0]!;
       expect(result.stdout).toContain(`    [arguments] a call of getWeather should match {"city":"上海"}`);
       expect(result.stdout).toContain(`    trace: /conversations/${failure.turns[0]!.conversationId}/turns/1/trace`);
-      expect(result.stdout).toContain('5/14 cases passed, 5/14 runs passed');
+      expect(result.stdout).toContain('5/15 cases passed, 5/15 runs passed');
 
       // Without a terminal, progress is one plain line per run.
-      expect(result.stderr.split('\n').filter((line) => /^(PASS|FAIL) .* \[\d+\/14\]/.test(line))).toHaveLength(14);
+      expect(result.stderr.split('\n').filter((line) => /^(PASS|FAIL) .* \[\d+\/15\]/.test(line))).toHaveLength(15);
     });
 
     it("keeps a failing turn's trace: its route, and the rounds the model was sent", () => {
@@ -255,9 +259,9 @@ describe('npm run eval, through the real agent', () => {
     it('writes JUnit XML that parses, with one failure per failing case, its reasons and trace', () => {
       expect(XMLValidator.validate(junit)).toBe(true);
       const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit) as { testsuites: { tests: string; failures: string; testsuite: { testcase: Array<{ name: string; failure?: { message: string; '#text': string } }> } } };
-      expect(parsed.testsuites).toMatchObject({ tests: '14', failures: '9' });
+      expect(parsed.testsuites).toMatchObject({ tests: '15', failures: '10' });
       const cases = parsed.testsuites.testsuite.testcase;
-      expect(cases.filter((each) => each.failure)).toHaveLength(9);
+      expect(cases.filter((each) => each.failure)).toHaveLength(10);
       const json = cases.find((each) => each.name === 'fails json')!;
       expect(json.failure!.message).toContain('0/1 runs passed');
       expect(json.failure!['#text']).toContain('[json] the answer\'s JSON does not match: $.temperatureC: expected a number <= 25, got 31');
