@@ -53,17 +53,12 @@ export async function runEval(argv: readonly string[], options: EvalCommandOptio
   let suite: Suite;
   let configurations: Array<{ config: AgentConfig; label: string }>;
   let judge: Judge | undefined;
+  let store: EvalStore;
+  // Everything that can be wrong is found before the first question.
   try {
     suite = loadSuite(settings.suitePath, options.environment);
     configurations = settings.targets.map((target) => configurationFor(target, suite, options.environment));
     judge = suite.judge && judgeOf(suite.judge, options.environment);
-  } catch (error) {
-    options.stderr(`eval: ${errorMessage(error)}\n`);
-    return 2;
-  }
-
-  let store: EvalStore;
-  try {
     store = await openEvalStore(settings.dataDir, options.environment);
   } catch (error) {
     options.stderr(`eval: ${errorMessage(error)}\n`);

@@ -48,12 +48,12 @@ export function parseSuite(text: string, { source, environment }: { source: stri
     throw new ConfigError(`${source} is not valid YAML: ${errorMessage(error)}`, { cause: error });
   }
   if (!isJsonObject(document)) throw new ConfigError(`${source} must be a YAML mapping with a "cases" list (see docs/evaluations.md)`);
-  // The judge's model block is read as agent.yml reads its own (its ${VAR}s, its secrets rule), so it is left as written here.
+  // The judge's model block is read as agent.yml reads its own (its ${VAR}s included), so it is left as written here.
   const { judge, ...rest } = document;
-  const judgeModel = isJsonObject(judge) ? judge['model'] : undefined;
   let interpolated: unknown;
   try {
-    interpolated = { ...(interpolateEnvironment(rest, environment) as object), ...(judge === undefined ? {} : { judge: isJsonObject(judge) ? { ...(interpolateEnvironment({ ...judge, model: undefined }, environment, 'judge') as object), model: judgeModel } : judge }) };
+    const judgeFields = isJsonObject(judge) ? { judge: { ...(interpolateEnvironment({ ...judge, model: undefined }, environment, 'judge') as object), model: judge['model'] } } : judge === undefined ? {} : { judge };
+    interpolated = { ...(interpolateEnvironment(rest, environment) as object), ...judgeFields };
   } catch (error) {
     throw new ConfigError(`${source} is invalid:\n  - ${errorMessage(error)}`, { cause: error });
   }
