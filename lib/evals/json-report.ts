@@ -13,7 +13,7 @@ export function jsonReport(scorecards: Scorecard[]): string {
         ...scorecard,
         cases: scorecard.cases.map((each) => ({
           ...each,
-          runs: each.runs.map((run) => ({ ...run, ...(run.passed ? {} : { reasons: failureLines(run), trace: traceReference(run) }) })),
+          runs: each.runs.map((run) => ({ ...run, ...(run.passed ? {} : { reasons: failureLines(run), traceRoute: traceReference(run) }) })),
         })),
       })),
     },

@@ -116,7 +116,7 @@ interface JsonReport {
       name: string;
       passed: boolean;
       passRate: number;
-      runs: Array<{ passed: boolean; reasons?: string[]; trace?: string; turns: Array<{ conversationId: string; turn: number; judge?: { score: number }; failures: Array<{ kind: string; message: string }>; trace?: { rounds: unknown[] } }> }>;
+      runs: Array<{ passed: boolean; reasons?: string[]; traceRoute?: string; turns: Array<{ conversationId: string; turn: number; judge?: { score: number }; failures: Array<{ kind: string; message: string }>; trace?: { rounds: unknown[] } }> }>;
     }>;
   }>;
 }
@@ -219,7 +219,7 @@ describe('npm run eval, through the real agent', () => {
     it("keeps a failing turn's trace: its route, and the rounds the model was sent", () => {
       const failure = caseNamed('fails stopReason').runs[0]!;
       const turn = failure.turns[0]!;
-      expect(failure.trace).toBe(`/conversations/${turn.conversationId}/turns/1/trace`);
+      expect(failure.traceRoute).toBe(`/conversations/${turn.conversationId}/turns/1/trace`);
       expect(turn.trace?.rounds).toHaveLength(3);
       expect(failure.reasons).toEqual(['[stop_reason] expected the turn to stop with completed, it stopped with max_rounds']);
     });
