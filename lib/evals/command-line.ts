@@ -11,8 +11,8 @@ export const USAGE = `Usage: npm run eval -- <suite.yml> [options]
   --config <agent.yml>     the agent's configuration (default: the suite's "config", then AGENT_CONFIG, then agent.yml)
   --model <name>           the model to run, in place of the configuration's (as LLM_MODEL: "demo" is the offline model)
   --provider <name>        the model's provider with --model: openai | bedrock | demo
-  --compare <agent.yml>    run a second configuration on the same suite and show both side by side
-                           (so do two --config, or two --model)
+  --compare <agent.yml>    run a second configuration (B) on the same suite and show both side by side;
+                           so do two --config, or two --model (the first of each is A, the second B)
   --repeat <n>             runs of every case (pass rates are reported)
   --concurrency <n>        runs at the same time (default ${DEFAULT_CONCURRENCY})
   --data-dir <folder>      keep the conversations (and their traces) in an embedded DynamoDB in this folder,
@@ -64,18 +64,24 @@ export function parseArguments(argv: readonly string[]): ParsedArguments {
     values.set(flag, [...(values.get(flag) ?? []), value]);
   }
   if (positional.length !== 1) throw new ConfigError(positional.length === 0 ? 'name the suite to run, e.g. npm run eval -- evals/demo.yml' : `one suite at a time; got ${positional.join(', ')}`);
-  const configs = [...(values.get('--config') ?? []), ...(values.get('--compare') ?? [])];
+  const configs = values.get('--config') ?? [];
+  const compared = values.get('--compare') ?? [];
   const models = values.get('--model') ?? [];
   const providers = values.get('--provider') ?? [];
-  if (configs.length > 2 || models.length > 2) throw new ConfigError('compare two configurations at most: two --config (or --config and --compare), or two --model');
+  if (compared.length > 1 || (compared.length > 0 && configs.length > 1) || configs.length > 2 || models.length > 2) {
+    throw new ConfigError('compare two configurations at most: two --config (or --config and --compare), or two --model');
+  }
   if (providers.length > 1) throw new ConfigError('--provider once: it applies to every --model');
   if (providers.length > 0 && models.length === 0) throw new ConfigError('--provider goes with --model');
-  const count = Math.max(1, configs.length, models.length);
-  const targets = Array.from({ length: count }, (_, index): RunTarget => ({
-    ...(configs.length > 0 ? { configPath: configs[index] ?? configs[0]! } : {}),
-    ...(models.length > 0 ? { model: models[index] ?? models[0]! } : {}),
-    ...(providers[0] ? { provider: providers[0] } : {}),
-  }));
+  // Values pair up in order: the first --config and --model are A, the second B (--compare is always B's
+  // configuration). One configuration with two models runs both on it; a side without a model uses its configuration's.
+  const sides: Array<string | undefined> = compared.length > 0 ? [configs[0], compared[0]] : configs;
+  const count = Math.max(1, sides.length, models.length);
+  const targets = Array.from({ length: count }, (_, index): RunTarget => {
+    const configPath = sides.length === 1 ? sides[0] : sides[index];
+    const model = count === 1 ? models[0] : models[index];
+    return { ...(configPath ? { configPath } : {}), ...(model ? { model, ...(providers[0] ? { provider: providers[0] } : {}) } : {}) };
+  });
   const single = (flag: string) => {
     const given = values.get(flag) ?? [];
     if (given.length > 1) throw new ConfigError(`${flag} once`);

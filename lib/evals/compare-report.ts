@@ -51,7 +51,7 @@ export function compareReport(first: Scorecard, second: Scorecard): string {
     const run = failing.score.runs.find((candidate) => !candidate.passed);
     lines.push(`  ${each.name}: ${each.change === 'worse' ? 'worse' : 'better'} in B${run ? ` (${failing.label}: ${failureLines(run)[0] ?? 'failed'})` : ''}`);
   }
-  return lines.join('\n') + '\n';
+  return lines.map((line) => line.trimEnd()).join('\n') + '\n';
 }
 
 const tokensText = (scorecard: Scorecard) => (scorecard.totals.promptTokens + scorecard.totals.completionTokens).toLocaleString('en-US');

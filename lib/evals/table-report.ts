@@ -30,5 +30,5 @@ export function tableReport(scorecard: Scorecard): string {
   const { totals } = scorecard;
   lines.push('', `${totals.passedCases}/${totals.cases} cases passed, ${totals.passedRuns}/${totals.runs} runs passed, in ${(scorecard.durationMs / 1000).toFixed(1)} s`);
   lines.push(`model tokens: ${totals.promptTokens.toLocaleString('en-US')} prompt, ${totals.completionTokens.toLocaleString('en-US')} completion`);
-  return lines.join('\n') + '\n';
+  return lines.map((line) => line.trimEnd()).join('\n') + '\n';
 }
