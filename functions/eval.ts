@@ -85,6 +85,10 @@ function configurationFor(target: RunTarget, suite: Suite, environment: Environm
   // --model and --provider are what LLM_MODEL and LLM_PROVIDER are to the service.
   const overridden: Environment = { ...environment, ...(target.model ? { [ENV.modelName]: target.model } : {}), ...(target.provider ? { [ENV.modelProvider]: target.provider } : {}) };
   const config = loadConfig({ ...(target.configPath ?? suite.configPath ? { path: target.configPath ?? suite.configPath } : {}), environment: overridden });
+  // The demo provider answers to any name: a --model it would swallow is said, not run as the demo model.
+  if (target.model && config.model.name !== target.model) {
+    throw new ConfigError(`--model ${target.model}: ${config.source} uses the ${config.model.provider} provider, which runs "${config.model.name}" whatever the name; add --provider openai (or bedrock)`);
+  }
   const missing = modelNotConfigured(config.model, overridden);
   if (missing) throw new ConfigError(`the model of ${config.source} is not configured: ${missing}`);
   const shortPath = relative(process.cwd(), config.source);

@@ -17,6 +17,7 @@ import { silentLogger } from '../../lib/core/logger.ts';
 import { JUDGE_SYSTEM_PROMPT } from '../../lib/evals/judge.ts';
 import { startLocalTable } from '../support/dynalite.ts';
 import { DEMO_SERVER } from '../support/lambda-environment.ts';
+import { PROJECT_ROOT } from '../support/mcp-servers.ts';
 import { lastUserText, questionRouter } from '../support/question-router.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 
@@ -342,6 +343,12 @@ describe('npm run eval, through the real agent', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^eval: the model of .*no-key\.yml is not configured: .*OPENAI_API_KEY/);
     expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 for a --model the configuration would not run, rather than running the demo model under its name', async () => {
+    const result = await run([join(PROJECT_ROOT, 'evals/demo.yml'), '--model', 'gpt-4o-mini']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^eval: --model gpt-4o-mini: .*demo-agent\.yml uses the demo provider, which runs "demo" whatever the name; add --provider openai \(or bedrock\)/);
   });
 
   it('keeps the conversations in a data folder when asked, where the trace of a failing turn can be read afterwards', async () => {
