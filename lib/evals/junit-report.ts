@@ -33,10 +33,9 @@ export function junitReport(scorecards: Scorecard[]): string {
   return lines.join('\n') + '\n';
 }
 
-/** XML text and attribute values; characters XML 1.0 cannot hold at all (most controls) are dropped. */
+/** XML text and attribute values; the characters XML 1.0 cannot hold at all (most control characters) are dropped. */
 function escape(text: string): string {
   return text
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
