@@ -28,6 +28,12 @@ function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let current: unknown = schema;
   for (const key of path) {
     current = unwrap(current);
+    // A list's entries share one schema (an evaluation suite's cases).
+    const element = (current as { def?: { type?: string; element?: unknown } }).def;
+    if (element?.type === 'array' && typeof key === 'number') {
+      current = element.element;
+      continue;
+    }
     const shape = (current as { shape?: Record<string, unknown> }).shape;
     current = shape?.[String(key)];
     if (!current) return [];
