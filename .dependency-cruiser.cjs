@@ -101,7 +101,7 @@ module.exports = {
     {
       comment: 'The evaluation runner (npm run eval): suites, checks, scoring and reports over the Agent; the agent itself is built by its command (functions/eval.ts) with the composition roots.',
       from: { path: '^lib/evals/' },
-      to: { path: [libFolders('evals', 'core', 'config', 'agent'), '^lib/(build-agent|model-providers)\\.ts$', npm('zod', 'yaml')] },
+      to: { path: [libFolders('evals', 'core', 'config', 'agent', 'providers'), '^lib/build-agent\\.ts$', npm('zod', 'yaml')] },
     },
     {
       comment: 'Test doubles of the ports, exported for embedding code.',

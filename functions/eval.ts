@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import type { Agent } from '../lib/agent/agent.ts';
+import type { Agent } from '../lib/agent/agent-api.ts';
 import { buildAgent } from '../lib/build-agent.ts';
 import { ENV, type Environment } from '../lib/config/environment.ts';
 import { loadConfig, type AgentConfig } from '../lib/config/load.ts';
@@ -23,7 +23,7 @@ import type { Judge } from '../lib/evals/run-case.ts';
 import { runSuite, totalRuns } from '../lib/evals/run-suite.ts';
 import type { Scorecard } from '../lib/evals/scorecard.ts';
 import { tableReport } from '../lib/evals/table-report.ts';
-import { createConfiguredModel, modelNotConfigured } from '../lib/model-providers.ts';
+import { createConfiguredModel, modelNotConfigured } from '../lib/providers/configured-model.ts';
 import { openEvalStore, type EvalStore } from './eval-store.ts';
 
 export interface EvalCommandOptions {

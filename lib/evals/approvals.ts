@@ -3,7 +3,7 @@
  * as the case expects: a pause for a tool the case does not name fails it (the agent asked where it
  * should not, or the case forgot it), and so does a named tool that never paused.
  */
-import type { ApprovalDecision } from '../agent/validate-input.ts';
+import type { ApprovalDecision } from '../agent/turn/validate-input.ts';
 import type { PendingApproval } from '../core/turn.ts';
 import type { CheckFailure } from './checks.ts';
 import type { ApprovalAnswer } from './suite-schema.ts';

@@ -5,7 +5,7 @@
  */
 import { errorMessage } from '../core/errors.ts';
 import { isJsonObject } from '../core/json.ts';
-import type { ModelClient } from '../core/ports.ts';
+import type { ModelClient } from '../core/ports/model.ts';
 import type { ToolCallRecord } from '../core/turn.ts';
 import { jsonOf } from './checks.ts';
 import { shown } from './matcher.ts';

@@ -5,7 +5,7 @@ import { ENV, type Environment } from '../config/environment.ts';
 import { interpolateEnvironment } from '../config/interpolate.ts';
 import { formatIssues } from '../config/issues.ts';
 import { parseConfig } from '../config/load.ts';
-import type { ModelSettings } from '../config/model-provider.ts';
+import type { ModelSettings } from '../providers/model-provider.ts';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import { isJsonObject } from '../core/json.ts';
 import { suiteSchema, type EvalTurn } from './suite-schema.ts';

@@ -3,10 +3,10 @@
  * decided as the case says, then every check of the turn. A turn that throws (the model is down,
  * the question is refused) fails the run with the error's code; the turns after it do not run.
  */
-import type { Agent, TurnTraceView } from '../agent/agent.ts';
+import type { Agent, TurnTraceView } from '../agent/agent-api.ts';
 import { AgentError, errorMessage } from '../core/errors.ts';
 import type { TokenUsage } from '../core/messages.ts';
-import type { ModelClient } from '../core/ports.ts';
+import type { ModelClient } from '../core/ports/model.ts';
 import type { ToolCallRecord, TurnResult } from '../core/turn.ts';
 import { decide, unusedAnswers } from './approvals.ts';
 import { checkTurn, type CheckFailure } from './checks.ts';

@@ -2,7 +2,7 @@
  * Every run of every case of a suite, at most `concurrency` at a time (each run is its own
  * conversation, so runs never wait on each other's claims), scored as they finish.
  */
-import type { Agent } from '../agent/agent.ts';
+import type { Agent } from '../agent/agent-api.ts';
 import type { EvalCase, Suite } from './load-suite.ts';
 import { runCase, type CaseRun, type Judge } from './run-case.ts';
 import { scoreSuite, type Scorecard } from './scorecard.ts';
