@@ -1,4 +1,5 @@
 /** What the MCP tool gateway needs of the configuration: each server's connection, timings and limits. */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../../core/logger.ts';
 import type { ElicitationRequest, ElicitationResult, SamplingRequest, SamplingResult, ServerRequestContext } from '../../core/ports/tools.ts';
 import type { McpServerAuthorization } from './oauth/transport.ts';
@@ -23,7 +24,18 @@ export type McpServerSpec =
   | ({ name: string; type: 'http' | 'sse' | 'auto'; url: string; headers: Record<string, string> } & ClientFeatures & {
       /** OAuth 2.1 for this server (lib/adapters/mcp/oauth/attach.ts), when agent.yml gives it an `oauth` block. */
       authorization?: McpServerAuthorization;
-    });
+    })
+  | ({
+      name: string;
+      /** A server in this process (embedding code, tests), reached over the SDK's InMemoryTransport. */
+      type: 'in-memory';
+      /**
+       * Connects the server to its end of a new linked pair, at every (re)connection, e.g.
+       * `(transport) => buildServer().connect(transport)`. Messages cross as objects, so no
+       * maxResultBytes bound applies: the server is the process's own code.
+       */
+      connect(serverTransport: Transport): Promise<void>;
+    } & ClientFeatures);
 
 interface McpSettings {
   connectTimeoutSeconds: number;
@@ -54,4 +66,4 @@ export interface McpGatewayOptions {
 }
 
 /** The transport a server was actually reached over. */
-export type TransportKind = 'stdio' | 'http' | 'sse';
+export type TransportKind = 'stdio' | 'http' | 'sse' | 'in-memory';
