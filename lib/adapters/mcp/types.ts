@@ -1,4 +1,8 @@
-/** What the MCP tool gateway needs of the configuration: each server's connection, timings and limits. */
+/**
+ * What the MCP tool gateway needs: each server's connection, timings and limits. Declared here,
+ * not taken from lib/config: agent.yml's validated servers and `tools` block fit these types where
+ * the composition root (lib/configured-gateway.ts) passes them in, and TypeScript checks it there.
+ */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../../core/logger.ts';
 import type { ElicitationRequest, ElicitationResult, SamplingRequest, SamplingResult, ServerRequestContext } from '../../core/ports/tools.ts';
