@@ -64,9 +64,9 @@ module.exports = {
       to: { path: [libFolders('providers', 'adapters', 'demo', 'core', 'config'), '^node_modules/'] },
     },
     {
-      comment: 'Adapters implement the ports of lib/core with the SDKs and declare their own options; they never read agent.yml or call the agent, the HTTP layer, the queue worker or the local server.',
+      comment: 'Adapters implement the ports of lib/core with the SDKs and declare their own option types (agent.yml\'s validated values fit them where a composition root passes them in); they never read agent.yml or the environment names of lib/config, nor call the agent, the HTTP layer, the queue worker or the local server.',
       from: { path: '^lib/adapters/' },
-      to: { path: [libFolders('adapters', 'core', 'json-schema', 'config'), '^node_modules/'] },
+      to: { path: [libFolders('adapters', 'core', 'json-schema'), '^node_modules/'] },
     },
     {
       comment: 'lib/http is what every front door shares (request and response types, bodies, CORS, the status table, SSE, the Lambda adaptation, the dispatcher that walks the list of doors); it knows no door, no SDK and no adapter.',

@@ -16,7 +16,7 @@ import type { Environment } from '../lib/config/environment.ts';
 import { loadConfig } from '../lib/config/load.ts';
 import { errorMessage } from '../lib/core/errors.ts';
 import { createJsonLogger } from '../lib/core/logger.ts';
-import { mcpOAuthTokenStore } from '../lib/adapters/mcp/oauth/store-from-environment.ts';
+import { mcpOAuthTokenStore } from '../lib/mcp-oauth-token-store.ts';
 
 interface LoginCommandOptions {
   environment: Environment;

@@ -34,7 +34,7 @@ import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
 import { ENV, readDeploymentSettings } from '../lib/config/environment.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
 import { loadLocalHmacKey } from '../lib/local/hmac-key.ts';
-import { mcpOAuthTokenStore } from '../lib/adapters/mcp/oauth/store-from-environment.ts';
+import { mcpOAuthTokenStore } from '../lib/mcp-oauth-token-store.ts';
 
 export const settings = readDeploymentSettings(process.env);
 

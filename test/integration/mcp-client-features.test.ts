@@ -2,7 +2,8 @@
  * What the gateway offers servers as a client, against the MCP project's own servers: roots
  * (server-filesystem replaces its directories with them; server-everything lists them),
  * elicitation (policies decline, defaults, ask), sampling through a callback, and a tool that
- * runs only as an MCP task (server-everything's simulate-research-query).
+ * runs only as an MCP task (server-everything's simulate-research-query). server-filesystem runs
+ * as a process over stdio; server-everything in this process, over InMemoryTransport.
  */
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,12 +13,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { McpGatewayOptions, McpServerSpec } from '../../lib/adapters/mcp/types.ts';
 import type { ElicitationRequest, SamplingRequest, ServerRequestContext, ToolGateway } from '../../lib/core/ports/tools.ts';
-import { EVERYTHING_ENTRY, FILESYSTEM_ENTRY, gatewayOptions } from '../support/mcp-servers.ts';
+import { FILESYSTEM_ENTRY, gatewayOptions, inMemoryEverything } from '../support/mcp-servers.ts';
 
 const call = (gateway: ToolGateway, name: string, args: Record<string, unknown> = {}, timeoutMs = 20_000) =>
   gateway.callTool(name, args, { signal: new AbortController().signal, timeoutMs });
-const everything = (features: Partial<McpServerSpec> = {}): McpServerSpec =>
-  ({ name: 'everything', type: 'stdio', command: 'node', args: [EVERYTHING_ENTRY, 'stdio'], env: {}, ...features }) as McpServerSpec;
+/** server-everything in this process (InMemoryTransport): these tests are about client features, not stdio. */
+const everything = inMemoryEverything;
 
 const gateways: ToolGateway[] = [];
 function startGateway(servers: McpServerSpec[], extra: Partial<McpGatewayOptions> = {}): ToolGateway {

@@ -1,5 +1,4 @@
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/create-agent.ts';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
@@ -10,13 +9,12 @@ import { silentLogger } from '../../lib/core/logger.ts';
 import type { ToolMessage } from '../../lib/core/messages.ts';
 import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
+import { createManyToolsServer } from '../fixtures/many-tools-server.ts';
 import { gatewayOptions } from '../support/mcp-servers.ts';
-
-const MANY_TOOLS_SERVER = fileURLToPath(new URL('../fixtures/many-tools-server.ts', import.meta.url));
 
 let gateway: ToolGateway;
 beforeAll(async () => {
-  gateway = createMcpGateway(gatewayOptions([{ name: 'backoffice', type: 'stdio', command: process.execPath, args: [MANY_TOOLS_SERVER], env: {} }]));
+  gateway = createMcpGateway(gatewayOptions([{ name: 'backoffice', type: 'in-memory', connect: (transport) => createManyToolsServer().connect(transport) }]));
   expect(await gateway.listTools()).toHaveLength(300);
 });
 afterAll(async () => {

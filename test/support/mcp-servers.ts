@@ -2,7 +2,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpGatewayOptions, McpServerSpec } from '../../lib/adapters/mcp/types.ts';
+import { createPaginatingServer } from '../fixtures/paginating-mcp.ts';
 import { recordingLogger } from './recording-logger.ts';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -16,6 +18,49 @@ export type StdioServerSpec = Extract<McpServerSpec, { type: 'stdio' }>;
 /** The test fixture server (test/fixtures/paginating-server.ts) under a name, configured by env. */
 export function fixtureServer(name: string, env: Record<string, string> = {}): StdioServerSpec {
   return { name, type: 'stdio', command: 'node', args: [PAGINATING_ENTRY], env };
+}
+
+export type InMemoryServerSpec = Extract<McpServerSpec, { type: 'in-memory' }>;
+
+/**
+ * The same fixture server in this process, over the SDK's InMemoryTransport: a new server at each
+ * connection, as a new process would be. FIXTURE_HANG: nothing answers, as a process that never
+ * serves; the `exit` tool closes the connection. For tests of the gateway's logic, not of stdio.
+ */
+export function inMemoryFixtureServer(name: string, env: Record<string, string> = {}): InMemoryServerSpec {
+  return {
+    name,
+    type: 'in-memory',
+    connect: async (transport) => {
+      if (env['FIXTURE_HANG'] === '1') return;
+      const server = createPaginatingServer(env, () => void server.close());
+      await server.connect(transport);
+    },
+  };
+}
+
+/** server-everything's factory (it ships no types): its McpServer and what ends its timers. */
+interface EverythingModule {
+  createServer(): { server: { connect(transport: Transport): Promise<void>; server: { onclose?: () => void } }; cleanup(): void };
+}
+const EVERYTHING_SERVER_MODULE = '@modelcontextprotocol/server-everything/dist/server/index.js';
+
+/**
+ * server-everything in this process, over InMemoryTransport: the server its stdio entry serves,
+ * built anew at each connection, its timers ended when the connection closes.
+ */
+export function inMemoryEverything(features: Partial<InMemoryServerSpec> = {}): InMemoryServerSpec {
+  return {
+    name: 'everything',
+    type: 'in-memory',
+    ...features,
+    connect: async (transport) => {
+      const { createServer } = (await import(EVERYTHING_SERVER_MODULE)) as EverythingModule;
+      const { server, cleanup } = createServer();
+      server.server.onclose = () => cleanup();
+      await server.connect(transport);
+    },
+  };
 }
 
 /** Gateway options with generous limits: the machine is slow and noisy. */

@@ -3,10 +3,10 @@
  * do not exist yet. In a temporary copy of lib/, functions/ and infra/, probe files break them the
  * ways a newcomer could: a new folder that imports an SDK and is imported by the agent, the agent
  * importing an SDK itself or a strategy or an extension, a file of the agent reading agent.yml's type
- * (only agent.ts and settings.ts do), an adapter calling the agent or the queue worker, the core
- * importing the configuration, a front door reaching another door, lib/http using an SDK or a door.
- * A front door serving its protocol with that protocol's SDK is allowed. The check must name each
- * one, and nothing else.
+ * (only agent.ts and settings.ts do), an adapter calling the agent or the queue worker or reading
+ * agent.yml's type (adapters declare their own options), the core importing the configuration, a
+ * front door reaching another door, lib/http using an SDK or a door. A front door serving its
+ * protocol with that protocol's SDK is allowed. The check must name each one, and nothing else.
  */
 import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -23,6 +23,7 @@ const PROBES: Record<string, string> = {
   'lib/agent/zz-uses-probe.ts': `import { probe } from '../zz-probe/probe.ts';\nexport const usesProbe = probe;\n`,
   'lib/agent/zz-uses-openai.ts': `import OpenAI from 'openai';\nexport const client = OpenAI;\n`,
   'lib/adapters/zz-new/calls-agent.ts': `import { createAgent } from '../../agent/agent.ts';\nexport const agent = createAgent;\n`,
+  'lib/adapters/zz-new/reads-config.ts': `import type { AgentConfig } from '../../config/load.ts';\nexport type Probe = AgentConfig['conversation'];\n`,
   'lib/adapters/zz-new/uses-queue.ts': `import { redeliveryByQueue } from '../../queue/redelivery.ts';\nexport const byQueue = redeliveryByQueue;\n`,
   'lib/agent/zz-uses-strategy.ts': `import { reactStrategy } from '../strategies/react.ts';\nexport const strategy = reactStrategy;\n`,
   'lib/agent/loop/zz-uses-extension.ts': `import { todoListExtension } from '../../extensions/todo-list.ts';\nexport const extension = todoListExtension;\n`,
@@ -80,6 +81,7 @@ describe('the dependency rules', () => {
     expect(found).toEqual(
       [
         'lib/adapters/zz-new/calls-agent.ts → lib/agent/agent.ts',
+        'lib/adapters/zz-new/reads-config.ts → lib/config/load.ts',
         'lib/adapters/zz-new/uses-queue.ts → lib/queue/redelivery.ts',
         'lib/agent/zz-uses-openai.ts → package openai',
         'lib/agent/zz-uses-strategy.ts → lib/strategies/react.ts',

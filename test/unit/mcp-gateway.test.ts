@@ -1,3 +1,8 @@
+/**
+ * The MCP gateway: its listing, caching, naming, calls and failures are tested against the fixture
+ * server in this process (InMemoryTransport); what belongs to a transport (a command that does not
+ * exist, a process that exits, stderr, closing processes, HTTP headers and fallbacks) on real ones.
+ */
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +12,7 @@ import { OFFERED_WHILE_RECONNECTING_MS } from '../../lib/adapters/mcp/managed-se
 import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
 import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { startHeaderRecordingServer, type HeaderRecordingServer } from '../fixtures/header-recording-server.ts';
-import { fixtureServer, gatewayOptions } from '../support/mcp-servers.ts';
+import { fixtureServer, gatewayOptions, inMemoryFixtureServer, type InMemoryServerSpec } from '../support/mcp-servers.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 
 const HOUR = 3_600_000;
@@ -40,7 +45,7 @@ describe('createMcpGateway', () => {
   it('follows nextCursor through every page of tools/list', async () => {
     const tools = ['t1', 't2', 't3', 't4', 't5', 't6', 't7'];
     const gateway = startGateway([
-      fixtureServer('paged', { FIXTURE_TOOLS: JSON.stringify(tools), FIXTURE_PAGE_SIZE: '3' }),
+      inMemoryFixtureServer('paged', { FIXTURE_TOOLS: JSON.stringify(tools), FIXTURE_PAGE_SIZE: '3' }),
     ]);
 
     const listed = await gateway.listTools();
@@ -57,7 +62,7 @@ describe('createMcpGateway', () => {
 
   it('lists a catalog once within the TTL and again after it', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const gateway = startGateway([fixtureServer('cached')], { catalogTtlSeconds: 60 });
+    const gateway = startGateway([inMemoryFixtureServer('cached')], { catalogTtlSeconds: 60 });
 
     expect(await listingNumber(gateway)).toBe('catalog listing 1');
     vi.setSystemTime(Date.now() + 59_000);
@@ -71,7 +76,7 @@ describe('createMcpGateway', () => {
     ['in the result _meta', 'meta'],
   ])('honours a ttlMs the server sends %s', async (_where, place) => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const gateway = startGateway([fixtureServer('hinted', { FIXTURE_TTL_MS: '1000', FIXTURE_TTL_PLACE: place })], {
+    const gateway = startGateway([inMemoryFixtureServer('hinted', { FIXTURE_TTL_MS: '1000', FIXTURE_TTL_PLACE: place })], {
       catalogTtlSeconds: HOUR / 1000,
     });
 
@@ -82,7 +87,7 @@ describe('createMcpGateway', () => {
   });
 
   it('lists again after the server announces that its tools changed', async () => {
-    const gateway = startGateway([fixtureServer('changing', { FIXTURE_TOOLS: '["announce-change","other"]' })]);
+    const gateway = startGateway([inMemoryFixtureServer('changing', { FIXTURE_TOOLS: '["announce-change","other"]' })]);
     expect(await listingNumber(gateway)).toBe('catalog listing 1');
 
     await gateway.callTool('announce-change', {}, { signal: noSignal(), timeoutMs: 20_000 });
@@ -92,7 +97,7 @@ describe('createMcpGateway', () => {
 
   it('shares one refresh between concurrent listTools() calls', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const gateway = startGateway([fixtureServer('shared')], { catalogTtlSeconds: 60 });
+    const gateway = startGateway([inMemoryFixtureServer('shared')], { catalogTtlSeconds: 60 });
     await gateway.listTools();
     vi.setSystemTime(Date.now() + 61_000);
 
@@ -149,20 +154,20 @@ describe('createMcpGateway', () => {
   });
 
   it('marks a server that does not connect within tools.connectTimeoutSeconds as failed', async () => {
-    const gateway = startGateway([fixtureServer('hanging', { FIXTURE_HANG: '1' })], { connectTimeoutSeconds: 1 });
+    const gateway = startGateway([inMemoryFixtureServer('hanging', { FIXTURE_HANG: '1' })], { connectTimeoutSeconds: 1 });
 
     const listed = await gateway.listTools();
 
     expect(listed).toEqual([]);
     expect(await gateway.status()).toEqual([
-      { name: 'hanging', transport: 'stdio', status: 'failed', toolCount: 0, error: expect.stringMatching(/^did not connect and list its tools within 1000 ms \((next attempt in \d s|reconnecting now)\)$/) },
+      { name: 'hanging', transport: 'in-memory', status: 'failed', toolCount: 0, error: expect.stringMatching(/^did not connect and list its tools within 1000 ms \((next attempt in \d s|reconnecting now)\)$/) },
     ]);
   });
 
   it('renames clashing and invalid names and calls each tool by its original name on its own server', async () => {
     const gateway = startGateway([
-      fixtureServer('first', { FIXTURE_TOOLS: '["weather.get","echo"]', FIXTURE_LABEL: 'first' }),
-      fixtureServer('second', { FIXTURE_TOOLS: '["echo","plain"]', FIXTURE_LABEL: 'second' }),
+      inMemoryFixtureServer('first', { FIXTURE_TOOLS: '["weather.get","echo"]', FIXTURE_LABEL: 'first' }),
+      inMemoryFixtureServer('second', { FIXTURE_TOOLS: '["echo","plain"]', FIXTURE_LABEL: 'second' }),
     ]);
 
     const names = (await gateway.listTools()).map((tool) => tool.name);
@@ -174,7 +179,7 @@ describe('createMcpGateway', () => {
   });
 
   it('throws for a tool name that no server offers', async () => {
-    const gateway = startGateway([fixtureServer('only')]);
+    const gateway = startGateway([inMemoryFixtureServer('only')]);
     await gateway.listTools();
 
     await expect(gateway.callTool('nope', {}, { signal: noSignal(), timeoutMs: 1_000 })).rejects.toMatchObject({
@@ -184,7 +189,7 @@ describe('createMcpGateway', () => {
   });
 
   it('rejects a call that outlives its timeout, and one whose signal aborts', async () => {
-    const gateway = startGateway([fixtureServer('slow', { FIXTURE_TOOLS: '["sleep"]' })]);
+    const gateway = startGateway([inMemoryFixtureServer('slow', { FIXTURE_TOOLS: '["sleep"]' })]);
     await gateway.listTools();
     const controller = new AbortController();
 
@@ -249,13 +254,13 @@ describe('createMcpGateway', () => {
 
   it('connects lazily: nothing starts before the first listTools() or status()', async () => {
     const logger = recordingLogger();
-    const gateway = startGateway([fixtureServer('lazy')], {}, logger);
+    const gateway = startGateway([inMemoryFixtureServer('lazy')], {}, logger);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(logger.entries).toEqual([]);
 
     const status = await gateway.status();
 
-    expect(status).toEqual([{ name: 'lazy', transport: 'stdio', status: 'connected', toolCount: 5, protocolVersion: '2025-11-25' }]);
+    expect(status).toEqual([{ name: 'lazy', transport: 'in-memory', status: 'connected', toolCount: 5, protocolVersion: '2025-11-25' }]);
   });
 
   it("passes a stdio server's stderr to the debug log, never to stdout", async () => {
@@ -284,8 +289,27 @@ describe('createMcpGateway', () => {
     await expect(gateway.listTools()).rejects.toThrow('closed');
   });
 
+  it('connects an in-process server through a new linked pair at every connection, and reports one that fails to start', async () => {
+    const fixture = inMemoryFixtureServer('inside', { FIXTURE_TOOLS: '["exit","echo"]' });
+    const connections: unknown[] = [];
+    const counted: InMemoryServerSpec = { ...fixture, connect: (transport) => (connections.push(transport), fixture.connect(transport)) };
+    const broken: InMemoryServerSpec = { name: 'broken', type: 'in-memory', connect: async () => { throw new Error('no database for the server'); } };
+    const gateway = startGateway([counted, broken], { reconnectMaxDelaySeconds: 1 });
+    expect((await gateway.listTools()).map((tool) => tool.name)).toEqual(['exit', 'echo']);
+
+    await callText(gateway, 'exit');
+    await vi.waitFor(() => expect(connections).toHaveLength(2), { timeout: 10_000 });
+
+    expect((await callText(gateway, 'echo')).answer).toMatchObject({ calledAs: 'echo' });
+    expect(connections[0]).not.toBe(connections[1]);
+    expect(await gateway.status()).toEqual([
+      { name: 'inside', transport: 'in-memory', status: 'connected', toolCount: 2, protocolVersion: '2025-11-25' },
+      { name: 'broken', transport: 'in-memory', status: 'failed', toolCount: 0, error: expect.stringContaining('no database for the server') },
+    ]);
+  });
+
   it('refuses two servers with the same name', () => {
-    expect(() => createMcpGateway(gatewayOptions([fixtureServer('twice'), fixtureServer('twice')]))).toThrow(
+    expect(() => createMcpGateway(gatewayOptions([inMemoryFixtureServer('twice'), inMemoryFixtureServer('twice')]))).toThrow(
       'MCP server name "twice" is used twice',
     );
   });

@@ -8,10 +8,17 @@ import { judgeTools } from '../../lib/adapters/mcp/list-tools.ts';
 import { healthReport } from '../../lib/agent/health.ts';
 import { fitSchemaForModel } from '../../lib/adapters/mcp/schema/fit.ts';
 import type { ToolDefinition, ToolGateway } from '../../lib/core/ports/tools.ts';
-import { gatewayOptions, PROJECT_ROOT } from '../support/mcp-servers.ts';
+import { createQuirkyToolsServer } from '../fixtures/quirky-tools-server.ts';
+import { gatewayOptions, type InMemoryServerSpec } from '../support/mcp-servers.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 
-const QUIRKY_ENTRY = `${PROJECT_ROOT}test/fixtures/quirky-tools-server.ts`;
+/** The quirky server in this process, over the SDK's InMemoryTransport. */
+const quirky = (features: Partial<InMemoryServerSpec> = {}): InMemoryServerSpec => ({
+  name: 'quirky',
+  type: 'in-memory',
+  connect: (transport) => createQuirkyToolsServer().connect(transport),
+  ...features,
+});
 const SNAPSHOT_BASE64 = Buffer.alloc(9_000, 7).toString('base64');
 const noSignal = () => new AbortController().signal;
 
@@ -22,7 +29,7 @@ describe('a server whose listing mixes good and malformed tools', () => {
 
   beforeAll(async () => {
     gateway = createMcpGateway(
-      gatewayOptions([{ name: 'quirky', type: 'stdio', command: 'node', args: [QUIRKY_ENTRY], env: {}, readResources: true }], {}, logger),
+      gatewayOptions([quirky({ readResources: true })], {}, logger),
     );
     tools = await gateway.listTools();
   });
@@ -102,7 +109,7 @@ describe('a server whose listing mixes good and malformed tools', () => {
   });
 
   it('refuses to read resources of a server that does not allow it', async () => {
-    const closed = createMcpGateway(gatewayOptions([{ name: 'quirky', type: 'stdio', command: 'node', args: [QUIRKY_ENTRY], env: {} }]));
+    const closed = createMcpGateway(gatewayOptions([quirky()]));
     try {
       await expect(closed.readResource!('quirky', 'note://text', { signal: noSignal(), timeoutMs: 20_000 })).rejects.toThrow(
         /readResources is off/,
@@ -113,7 +120,7 @@ describe('a server whose listing mixes good and malformed tools', () => {
   });
 
   it('reads only the URIs a pattern list allows', async () => {
-    const narrow = createMcpGateway(gatewayOptions([{ name: 'quirky', type: 'stdio', command: 'node', args: [QUIRKY_ENTRY], env: {}, readResources: ['note://t*'] }]));
+    const narrow = createMcpGateway(gatewayOptions([quirky({ readResources: ['note://t*'] })]));
     try {
       expect(await narrow.readResource!('quirky', 'note://text', { signal: noSignal(), timeoutMs: 20_000 })).toEqual({ ok: true, text: 'a text note' });
       await expect(narrow.readResource!('quirky', 'note://blob', { signal: noSignal(), timeoutMs: 20_000 })).rejects.toThrow(/not allowed: its readResources lists note:\/\/t\*/);

@@ -1,10 +1,13 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AgentConfig } from '../../config/load.ts';
 import { ms } from '../../core/time.ts';
 import { isConditionalCheckFailed } from './errors.ts';
 
-type DynamoTimeouts = Pick<AgentConfig['conversation'], 'requestTimeoutSeconds' | 'connectTimeoutSeconds'>;
+/** How long a request may take, and connecting (agent.yml's conversation.* timeouts fit it). */
+interface DynamoTimeouts {
+  requestTimeoutSeconds: number;
+  connectTimeoutSeconds: number;
+}
 
 /**
  * The DynamoDB client every entry point builds once: each request bounded by conversation.*

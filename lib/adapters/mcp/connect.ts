@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
@@ -51,7 +52,7 @@ interface ConnectOptions {
 
 /** Connects and initializes; `auto` tries Streamable HTTP first, then legacy SSE. */
 export async function connectServer(spec: McpServerSpec, options: ConnectOptions): Promise<ServerConnection> {
-  if (spec.type === 'stdio') return open(spec, 'stdio', options);
+  if (spec.type === 'stdio' || spec.type === 'in-memory') return open(spec, spec.type, options);
   if (spec.type !== 'auto') return open(spec, spec.type, options);
   try {
     return await open(spec, 'http', options);
@@ -83,7 +84,7 @@ async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOp
     options.logger.warn('mcp connection lost', { server: spec.name, transport: kind, reason });
     void client.close().catch(() => undefined);
   };
-  const transport = createTransport(spec, kind, options, onLost);
+  const transport = spec.type === 'in-memory' ? await inMemoryTransport(spec, options.signal) : createTransport(spec, kind, options, onLost);
   // The same JSON Schema compiler that judged the tools checks their structured results.
   const client = new Client(CLIENT_INFO, { capabilities: options.capabilities, jsonSchemaValidator: schemaValidator });
   registerAnswers(client, options.answers);
@@ -110,7 +111,16 @@ async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOp
   }
 }
 
-function createTransport(spec: McpServerSpec, kind: TransportKind, options: ConnectOptions, onLost: (reason: string) => void): Transport {
+type InMemorySpec = Extract<McpServerSpec, { type: 'in-memory' }>;
+
+/** The client's end of a linked pair whose other end the in-process server has been connected to. */
+async function inMemoryTransport(spec: InMemorySpec, signal: AbortSignal): Promise<Transport> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await untilAborted(spec.connect(serverSide), signal);
+  return clientSide;
+}
+
+function createTransport(spec: Exclude<McpServerSpec, InMemorySpec>, kind: TransportKind, options: ConnectOptions, onLost: (reason: string) => void): Transport {
   const { logger, maxResultBytes } = options;
   const bounds = { maxResultBytes, server: spec.name, logger };
   if (spec.type === 'stdio') {

@@ -71,7 +71,7 @@ export class ManagedServer {
   constructor(spec: McpServerSpec, options: ManagedServerOptions) {
     this.spec = spec;
     this.options = options;
-    this.transport = spec.type === 'stdio' ? 'stdio' : spec.type === 'sse' ? 'sse' : 'http';
+    this.transport = spec.type === 'stdio' || spec.type === 'in-memory' ? spec.type : spec.type === 'sse' ? 'sse' : 'http';
     this.backoff = new ReconnectBackoff(ms(options.settings.reconnectMaxDelaySeconds), () => {
       if (!options.shutdown.aborted) void this.connect();
     });

@@ -1,28 +1,53 @@
-/** What the MCP tool gateway needs of the configuration: each server's connection, timings and limits. */
-import type { AgentConfig, McpServerConfig } from '../../config/load.ts';
+/**
+ * What the MCP tool gateway needs: each server's connection, timings and limits. Declared here,
+ * not taken from lib/config: agent.yml's validated servers and `tools` block fit these types where
+ * the composition root (lib/configured-gateway.ts) passes them in, and TypeScript checks it there.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../../core/logger.ts';
 import type { ElicitationRequest, ElicitationResult, SamplingRequest, SamplingResult, ServerRequestContext } from '../../core/ports/tools.ts';
 import type { McpServerAuthorization } from './oauth/transport.ts';
 
-type StdioServer = Extract<McpServerConfig, { type: 'stdio' }>;
-type RemoteServer = Exclude<McpServerConfig, StdioServer>;
+/** `decline` every elicitation, accept with the schema's `defaults`, or `ask` a person. */
+type ElicitationPolicy = 'decline' | 'defaults' | 'ask';
 
 /** What the service offers one server as a client; absent fields mean off (or the global policy). */
-type ClientFeatures = Partial<Pick<StdioServer, 'roots' | 'readResources' | 'elicitation' | 'sampling'>>;
+interface ClientFeatures {
+  /** Filesystem roots answered to roots/list; absent: the capability is not declared. */
+  roots?: string[];
+  /** The model may read this server's resources: every URI, or those matching these patterns. */
+  readResources?: boolean | string[];
+  elicitation?: ElicitationPolicy;
+  /** Completions with the agent's model: answered at once (`true`) or approved by a person first (`ask`). */
+  sampling?: boolean | 'ask';
+}
 
 /** How to reach one server (its tool policy is the agent's business, not the gateway's). */
 export type McpServerSpec =
-  | (Pick<StdioServer, 'name' | 'type' | 'command' | 'args' | 'env'> & { cwd?: string } & ClientFeatures)
-  | (Pick<RemoteServer, 'name' | 'type' | 'url' | 'headers'> & ClientFeatures & {
+  | ({ name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string } & ClientFeatures)
+  | ({ name: string; type: 'http' | 'sse' | 'auto'; url: string; headers: Record<string, string> } & ClientFeatures & {
       /** OAuth 2.1 for this server (lib/adapters/mcp/oauth/attach.ts), when agent.yml gives it an `oauth` block. */
       authorization?: McpServerAuthorization;
-    });
+    })
+  | ({
+      name: string;
+      /** A server in this process (embedding code, tests), reached over the SDK's InMemoryTransport. */
+      type: 'in-memory';
+      /**
+       * Connects the server to its end of a new linked pair, at every (re)connection, e.g.
+       * `(transport) => buildServer().connect(transport)`. Messages cross as objects, so no
+       * maxResultBytes bound applies: the server is the process's own code.
+       */
+      connect(serverTransport: Transport): Promise<void>;
+    } & ClientFeatures);
 
-type McpSettings = Pick<
-  AgentConfig['tools'],
-  'connectTimeoutSeconds' | 'catalogTtlSeconds' | 'reconnectMaxDelaySeconds' | 'maxResultBytes'
-> &
-  Partial<Pick<AgentConfig['tools'], 'elicitation'>>;
+interface McpSettings {
+  connectTimeoutSeconds: number;
+  catalogTtlSeconds: number;
+  reconnectMaxDelaySeconds: number;
+  maxResultBytes: number;
+  elicitation?: ElicitationPolicy;
+}
 
 export interface McpGatewayOptions {
   servers: McpServerSpec[];
@@ -45,4 +70,4 @@ export interface McpGatewayOptions {
 }
 
 /** The transport a server was actually reached over. */
-export type TransportKind = 'stdio' | 'http' | 'sse';
+export type TransportKind = 'stdio' | 'http' | 'sse' | 'in-memory';

@@ -58,7 +58,7 @@ export interface ToolCallOptions {
 
 export interface ToolServerStatus {
   name: string;
-  transport: 'stdio' | 'http' | 'sse';
+  transport: 'stdio' | 'http' | 'sse' | 'in-memory';
   /** As found now: a connected server answered a ping within the last few seconds. */
   status: 'connected' | 'failed';
   toolCount: number;

@@ -2,9 +2,9 @@
  * Gives every remote server with an `oauth` block its provider, built once per process so that
  * the reconnections of a warm container share its tokens and its renewal.
  */
-import type { McpServerConfig } from '../../../config/load.ts';
 import type { Logger } from '../../../core/logger.ts';
 import type { OAuthNetwork } from './destinations.ts';
+import type { OAuthOptions } from './options.ts';
 import { ServerOAuthProvider } from './provider.ts';
 import type { OAuthTokenStore } from './store.ts';
 import { serverAuthorization, type McpServerAuthorization } from './transport.ts';
@@ -17,7 +17,10 @@ interface AttachOAuthOptions {
 
 type WithAuthorization<Server> = Server & { authorization?: McpServerAuthorization };
 
-export function attachOAuth<Server extends McpServerConfig>(servers: readonly Server[], options: AttachOAuthOptions): WithAuthorization<Server>[] {
+/** What attaching reads of a server: a remote one's address and `oauth` block (agent.yml's entries fit it). */
+export type OAuthCandidate = { type: 'stdio' } | { name: string; type: 'http' | 'sse' | 'auto'; url: string; oauth?: OAuthOptions };
+
+export function attachOAuth<Server extends OAuthCandidate>(servers: readonly Server[], options: AttachOAuthOptions): WithAuthorization<Server>[] {
   return servers.map((server) => {
     if (server.type === 'stdio' || server.oauth === undefined) return server;
     const provider = new ServerOAuthProvider({ name: server.name, url: server.url, settings: server.oauth }, options);
@@ -26,6 +29,6 @@ export function attachOAuth<Server extends McpServerConfig>(servers: readonly Se
 }
 
 /** True when some server needs a token store. */
-export function usesOAuth(servers: readonly McpServerConfig[]): boolean {
+export function usesOAuth(servers: readonly OAuthCandidate[]): boolean {
   return servers.some((server) => server.type !== 'stdio' && server.oauth !== undefined);
 }

@@ -10,16 +10,14 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { AddClientAuthentication } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { OAuthSettings } from '../../../config/schema.ts';
+import type { OAuthOptions, SigningAlgorithm, TokenEndpointAuthMethod } from './options.ts';
 import { importPkcs8, signJwt } from './signed-jwt.ts';
-
-type TokenEndpointAuthMethod = NonNullable<OAuthSettings['tokenEndpointAuthMethod']>;
 
 /** How long a client assertion is valid: long enough for clock skew, short enough to be useless if seen. */
 const ASSERTION_LIFETIME_SECONDS = 300;
 const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
-export function clientAuthentication(settings: OAuthSettings): AddClientAuthentication | undefined {
+export function clientAuthentication(settings: OAuthOptions): AddClientAuthentication | undefined {
   const clientId = settings.clientId;
   if (clientId === undefined) return undefined;
   const signingKey = settings.privateKey === undefined ? undefined : lazyKey(settings.privateKey, settings.privateKeyAlgorithm);
@@ -57,7 +55,7 @@ export function clientAuthentication(settings: OAuthSettings): AddClientAuthenti
   };
 }
 
-export function chooseMethod(settings: OAuthSettings, metadata: AuthorizationServerMetadata | undefined): TokenEndpointAuthMethod {
+export function chooseMethod(settings: OAuthOptions, metadata: AuthorizationServerMetadata | undefined): TokenEndpointAuthMethod {
   if (settings.tokenEndpointAuthMethod) return settings.tokenEndpointAuthMethod;
   if (settings.privateKey !== undefined) return 'private_key_jwt';
   if (settings.clientSecret === undefined) return 'none';
@@ -73,7 +71,7 @@ function formEncode(value: string): string {
 }
 
 /** The key is parsed once, on first use: a bad key fails the token request with a clear message. */
-function lazyKey(pem: string, algorithm: OAuthSettings['privateKeyAlgorithm']): () => Promise<KeyObject> {
+function lazyKey(pem: string, algorithm: SigningAlgorithm): () => Promise<KeyObject> {
   let key: KeyObject | undefined;
   return async () => {
     try {

@@ -4,9 +4,9 @@
  * configured, pre-registered credentials.
  */
 import type { OAuthClientInformation, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { OAuthSettings } from '../../../config/schema.ts';
+import type { OAuthOptions } from './options.ts';
 
-export function clientMetadataFor(settings: OAuthSettings, redirectUrl: string | undefined, scope: string | undefined): OAuthClientMetadata {
+export function clientMetadataFor(settings: OAuthOptions, redirectUrl: string | undefined, scope: string | undefined): OAuthClientMetadata {
   const machine = settings.grant === 'client_credentials';
   const method = settings.tokenEndpointAuthMethod ?? (settings.privateKey ? 'private_key_jwt' : undefined);
   return {
@@ -21,7 +21,7 @@ export function clientMetadataFor(settings: OAuthSettings, redirectUrl: string |
 }
 
 /** The pre-registered client of agent.yml, or undefined when the client is registered or a metadata document. */
-export function configuredClient(settings: OAuthSettings): OAuthClientInformation | undefined {
+export function configuredClient(settings: OAuthOptions): OAuthClientInformation | undefined {
   const { clientId, clientSecret, authorizationServer } = settings;
   if (clientId === undefined) return undefined;
   return {

@@ -19,7 +19,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { OAuthSettings } from '../../../config/schema.ts';
+import type { OAuthOptions } from './options.ts';
 import { McpOAuthError } from './errors.ts';
 
 /** How far an OAuth flow may reach on the network. */
@@ -49,7 +49,7 @@ export class OAuthDestinations {
   /** With authorizationServer set: the origins its checked metadata named for its endpoints. */
   private readonly named = new Set<string>();
 
-  constructor(server: { name: string; url: string; settings: OAuthSettings }, network: OAuthNetwork) {
+  constructor(server: { name: string; url: string; settings: OAuthOptions }, network: OAuthNetwork) {
     this.server = server.name;
     this.serverUrl = server.url;
     this.network = network;

@@ -15,8 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { auth, discoverOAuthServerInfo } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { AgentConfig } from '../../../config/load.ts';
-import type { OAuthSettings } from '../../../config/schema.ts';
+import type { OAuthOptions } from './options.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { OAuthDestinations, type OAuthNetwork } from './destinations.ts';
 import { McpOAuthError } from './errors.ts';
@@ -31,7 +30,7 @@ export const LOGIN_TIMEOUT_MS = 10 * 60_000;
 
 interface LoginServer extends ProbedServer {
   name: string;
-  oauth: OAuthSettings;
+  oauth: OAuthOptions;
 }
 
 export interface LoginDependencies {
@@ -43,12 +42,15 @@ export interface LoginDependencies {
   network?: OAuthNetwork;
 }
 
+/** What the lookup reads of a server entry: every entry has a name and a type; a remote one may have an `oauth` block. */
+type LoginCandidate = { name: string; type: 'stdio' } | (ProbedServer & { name: string; oauth?: OAuthOptions });
+
 type LoginStart =
   | { status: 'authorize'; authorizationUrl: URL; redirectUrl: string; scope?: string }
   | { status: 'authorized' };
 
 /** The remote server `name` of agent.yml, when it has an `oauth` block. */
-export function findLoginServer(config: Pick<AgentConfig, 'mcpServers'>, name: string): LoginServer {
+export function findLoginServer(config: { mcpServers: readonly LoginCandidate[] }, name: string): LoginServer {
   const server = config.mcpServers.find((candidate) => candidate.name === name);
   if (server && server.type !== 'stdio' && server.oauth) return { name, url: server.url, type: server.type, headers: server.headers, oauth: server.oauth };
   const withOAuth = config.mcpServers.filter((candidate) => candidate.type !== 'stdio' && candidate.oauth).map((candidate) => candidate.name);

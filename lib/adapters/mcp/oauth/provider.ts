@@ -23,7 +23,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { OAuthSettings } from '../../../config/schema.ts';
+import type { OAuthOptions } from './options.ts';
 import { errorMessage } from '../../../core/errors.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { clientAuthentication } from './client-auth.ts';
@@ -38,7 +38,7 @@ import type { OAuthTokenStore } from './store.ts';
 interface OAuthServer {
   name: string;
   url: string;
-  settings: OAuthSettings;
+  settings: OAuthOptions;
 }
 
 interface OAuthProviderDependencies {
@@ -93,7 +93,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     if (addClientAuthentication) this.addClientAuthentication = addClientAuthentication;
   }
 
-  private get settings(): OAuthSettings {
+  private get settings(): OAuthOptions {
     return this.server.settings;
   }
 

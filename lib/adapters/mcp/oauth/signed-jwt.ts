@@ -5,9 +5,7 @@
  * type and curve, RSA keys of at least 2048 bits.
  */
 import { constants, createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import type { JWT_SIGNING_ALGORITHMS } from '../../../config/schema.ts';
-
-type SigningAlgorithm = (typeof JWT_SIGNING_ALGORITHMS)[number];
+import type { SigningAlgorithm } from './options.ts';
 
 /** What each algorithm needs of the key: its type, and for ECDSA its curve. */
 const KEY_TYPES: Record<SigningAlgorithm, { type: string; curve?: string }> = {

@@ -6,10 +6,10 @@
  */
 import { join, resolve } from 'node:path';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { createFileTokenStore, TOKEN_FILE_NAME } from './file-store.ts';
-import type { OAuthTokenStore } from './store.ts';
-import { ENV, localDataDir, type Environment } from '../../../config/environment.ts';
-import { ConfigError } from '../../../core/errors.ts';
+import { createFileTokenStore, TOKEN_FILE_NAME } from './adapters/mcp/oauth/file-store.ts';
+import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
+import { ENV, localDataDir, type Environment } from './config/environment.ts';
+import { ConfigError } from './core/errors.ts';
 
 export async function mcpOAuthTokenStore(
   environment: Environment,
@@ -17,7 +17,7 @@ export async function mcpOAuthTokenStore(
 ): Promise<OAuthTokenStore> {
   const secretId = environment[ENV.mcpOAuthTokenSecretArn]?.trim();
   if (secretId) {
-    const { createSecretsManagerTokenStore } = await import('../../aws/mcp-oauth-token-secret.ts');
+    const { createSecretsManagerTokenStore } = await import('./adapters/aws/mcp-oauth-token-secret.ts');
     return createSecretsManagerTokenStore({ client: await secretsManager(), secretId });
   }
   if (environment['AWS_LAMBDA_FUNCTION_NAME']) {
