@@ -133,7 +133,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions, then the trace.
   const extensions = configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}) }, dependencies.extensions);
-  const strategy = dependencies.strategy ?? configuredStrategy(config);
+  const strategy = dependencies.strategy ?? configuredStrategy(config, dependencies.notes ? { notes: dependencies.notes } : {});
   const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters, logger, metrics: dependencies.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   const builtInNeedsApproval = builtInApproval(config.builtInTools.requireApproval, policies);

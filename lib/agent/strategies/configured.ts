@@ -9,6 +9,10 @@ import { historySummaryExtension } from './history-summary.ts';
 import { memoryExtension } from './memory.ts';
 import { planExecuteStrategy } from './plan-execute/driver.ts';
 import { planViewExtension } from './plan-execute/view.ts';
+import { reflectionStrategy } from './reflection/driver.ts';
+import { lessonsExtension } from './reflection/lessons.ts';
+import { builtInApproval } from '../tool-policy.ts';
+import { reflectionViewExtension } from './reflection/view.ts';
 import { todoListExtension } from './todo-list.ts';
 import { toolRoutingExtension } from './tool-routing.ts';
 import { traceExtension } from './trace/extension.ts';
@@ -32,6 +36,8 @@ export function configuredExtensions(config: AgentConfig, services: StrategyServ
   if (routing) extensions.push(routing);
   if (config.todoList) extensions.push(todoListExtension());
   if (config.strategy === 'plan-execute') extensions.push(planViewExtension());
+  if (reflecting(config)) extensions.push(reflectionViewExtension());
+  if (config.strategy === 'reflexion' && config.reflection.lessons > 0 && services.notes) extensions.push(lessonsExtension(services.notes, { lessons: config.reflection.lessons, mayKeep: !lessonsNeedApproval(config), maxNotes: config.memory.maxNotes, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
   if (config.history.strategy === 'summarize') {
     extensions.push(historySummaryExtension({ ...config.history.summary, modelTimeoutMs: ms(config.model.timeoutSeconds), logger: services.logger }));
   }
@@ -42,7 +48,25 @@ export function configuredExtensions(config: AgentConfig, services: StrategyServ
   return [...extensions, ...own, traceExtension(config.trace)];
 }
 
-/** How the turn's rounds run: the plain loop, or plan-execute's phases on it. */
-export function configuredStrategy(config: AgentConfig): TurnStrategy {
-  return config.strategy === 'plan-execute' ? planExecuteStrategy(config) : reactStrategy;
+/** How the turn's rounds run: the plain loop, plan-execute's phases on it, or a reflection strategy's. */
+export function configuredStrategy(config: AgentConfig, services: Pick<StrategyServices, 'notes'> = {}): TurnStrategy {
+  if (config.strategy === 'plan-execute') {
+    if (reflecting({ ...config, strategy: 'react' })) throw new ConfigError('reflection.selfRefine and reflection.samples apply to the strategies react and reflexion, not plan-execute');
+    return planExecuteStrategy(config);
+  }
+  if (!reflecting(config)) return reactStrategy;
+  const reflexion = config.strategy === 'reflexion';
+  const keepsLessons = reflexion && config.reflection.lessons > 0 && services.notes !== undefined && !lessonsNeedApproval(config);
+  return reflectionStrategy({ ...config.reflection, maxTrials: reflexion ? config.reflection.maxTrials : 1, keepsLessons });
 }
+
+/** A reflection strategy runs the turn: reflexion, or react with Self-Refine or self-consistency on. */
+const reflecting = (config: AgentConfig) => config.strategy === 'reflexion' || (config.strategy === 'react' && (config.reflection.selfRefine || config.reflection.samples > 1));
+
+/** Lessons change what later conversations see, as `remember` does: kept only where such a call would need no approval. */
+const lessonsNeedApproval = (config: AgentConfig) =>
+  builtInApproval(config.builtInTools.requireApproval, new Map(config.mcpServers.map((server) => [server.name, server])))({
+    definition: { name: 'lesson', description: 'A Reflexion lesson', parameters: { type: 'object' }, annotations: { readOnlyHint: false, destructiveHint: false } },
+    changesLaterConversations: true,
+    run: () => ({ ok: false, text: '' }),
+  });
