@@ -37,7 +37,7 @@ export function configuredExtensions(config: AgentConfig, services: StrategyServ
   if (config.todoList) extensions.push(todoListExtension());
   if (config.strategy === 'plan-execute') extensions.push(planViewExtension());
   if (reflecting(config)) extensions.push(reflectionViewExtension());
-  if (config.strategy === 'reflexion' && config.reflection.lessons > 0 && services.notes) extensions.push(lessonsExtension(services.notes, { lessons: config.reflection.lessons, mayKeep: !lessonsNeedApproval(config), maxNotes: config.memory.maxNotes, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
+  if (config.strategy === 'reflexion' && config.reflection.lessons > 0 && config.memory.enabled && services.notes) extensions.push(lessonsExtension(services.notes, { lessons: config.reflection.lessons, mayKeep: !lessonsNeedApproval(config), maxNotes: config.memory.maxNotes, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
   if (config.history.strategy === 'summarize') {
     extensions.push(historySummaryExtension({ ...config.history.summary, modelTimeoutMs: ms(config.model.timeoutSeconds), logger: services.logger }));
   }
@@ -56,7 +56,8 @@ export function configuredStrategy(config: AgentConfig, services: Pick<StrategyS
   }
   if (!reflecting(config)) return reactStrategy;
   const reflexion = config.strategy === 'reflexion';
-  const keepsLessons = reflexion && config.reflection.lessons > 0 && services.notes !== undefined && !lessonsNeedApproval(config);
+  // Lessons live in the owner's memory, where GET and DELETE /memory reach them: memory must be on.
+  const keepsLessons = reflexion && config.reflection.lessons > 0 && config.memory.enabled && services.notes !== undefined && !lessonsNeedApproval(config);
   return reflectionStrategy({ ...config.reflection, maxTrials: reflexion ? config.reflection.maxTrials : 1, keepsLessons });
 }
 
