@@ -302,8 +302,9 @@ class ReflectionRun {
     }
   }
 
+  /** Self-Refine ended (a Reflexion evaluation alone is no refining: its trial's end says how it went). */
   private ended(answer: Answer, reason: 'no_changes' | 'max_revisions' | 'max_rounds'): { answer: Answer } {
-    this.step({ kind: 'end', reason }, this.main.rounds);
+    if (this.settings.selfRefine) this.step({ kind: 'end', reason }, this.main.rounds);
     return { answer };
   }
 
