@@ -42,4 +42,5 @@ export type ReflectionStep =
   /** Self-consistency: the answers sampled, and the one kept (`by` the vote, or the judge). */
   | { kind: 'samples'; answers: string[]; chosen: number; by: 'vote' | 'judge'; scores: number[] }
   /** The strategy stopped refining or retrying: why. */
-  | { kind: 'end'; reason: 'no_changes' | 'max_revisions' | 'max_trials' | 'max_rounds' | 'succeeded' };
+  /** `budget_exhausted`, `deadline`, `model_failed`: a call of the strategy's own got no answer; the answer so far stands. */
+  | { kind: 'end'; reason: 'no_changes' | 'max_revisions' | 'max_trials' | 'max_rounds' | 'succeeded' | 'budget_exhausted' | 'deadline' | 'model_failed' };

@@ -4,6 +4,7 @@
  * revision, Reflexion's reflection in front of the retry and its lessons in a later conversation,
  * self-consistency's samples and pick, and the bounds of a model that never stops critiquing.
  */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MEMORY_PROMPT } from '../../lib/agent/strategies/memory.ts';
 import { LESSONS_ACKNOWLEDGED } from '../../lib/agent/strategies/reflection/lessons.ts';
@@ -14,6 +15,8 @@ import { demoServerYml, getJson, postJson, serversPerTest } from '../support/con
 import { eventNames, postForEvents, type SseExchange } from '../support/sse-client.ts';
 import { textReply, toolCallsReply, type ChatRequestBody } from '../support/scripted-openai-server.ts';
 import { answered, completionBodies, questionOf, toolAnswers, toolNames, wireMessages, wireViolations } from '../support/wire-requests.ts';
+
+const SLOW_TOOL_SERVER = fileURLToPath(new URL('../fixtures/slow-tool-server.ts', import.meta.url));
 
 /** The demo server's tools, in the order it lists them. */
 const DEMO_TOOLS = ['foo', 'getWeather', 'getNews', 'batchCancelOrdersByOrderNo'];
@@ -67,6 +70,8 @@ describe('reflection strategies through npm start', () => {
       // Assess: the reply is the revision; rounds = answer (2) + critique + revision + critique.
       const turnEnd = turnEndOf(exchange);
       expect(turnEnd, JSON.stringify(exchange.events)).toMatchObject({ stopReason: 'completed', reply: REVISED, rounds: 5, toolCalls: [{ id: 'call_weather', name: 'getWeather', ok: true }] });
+      // Every call counts in the turn's tokens: one tool call (188 + 16) and four texts (192 + 171 each).
+      expect(turnEnd.usage).toMatchObject({ promptTokens: 188 + 4 * 192, completionTokens: 16 + 4 * 171 });
       const bodies = completionBodies(model);
       expect(bodies.map(purposeOf)).toEqual(['answer', 'answer', 'critique', 'revision', 'critique']);
       for (const body of bodies) expect(wireViolations(body)).toEqual([]);
@@ -117,6 +122,8 @@ describe('reflection strategies through npm start', () => {
     it.each([
       { bound: 'maxRevisions', yml: 'maxRounds: 8\nreflection: { selfRefine: true, maxRevisions: 2 }', calls: ['answer', 'critique', 'revision', 'critique', 'revision'], reply: 'revision 2', end: 'max_revisions' },
       { bound: 'maxRounds', yml: 'maxRounds: 4\nreflection: { selfRefine: true, maxRevisions: 5 }', calls: ['answer', 'critique', 'revision', 'critique'], reply: 'revision 1', end: 'max_rounds' },
+      // Each call takes 363 tokens: the critique after the first revision would start at 1,089 of 1,000.
+      { bound: 'limits.tokensPerTurn', yml: 'maxRounds: 8\nlimits: { tokensPerTurn: 1000 }\nreflection: { selfRefine: true, maxRevisions: 5 }', calls: ['answer', 'critique', 'revision'], reply: 'revision 1', end: 'budget_exhausted' },
     ])('is bounded by $bound when the critique never finds the answer good enough', async ({ yml, calls, reply, end }) => {
       let revisions = 0;
       const model = await servers.model((body) => {
@@ -284,6 +291,29 @@ describe('reflection strategies through npm start', () => {
       expect(reflectionEvents(exchange).find((event) => event.kind === 'reflection').kept).toBe(false);
       const stored = (await getJson(`${local.server.url}/conversations/reflexion-fail`)).body.turns[0].messages;
       expect(stored).toEqual([{ role: 'user', content: 'Is it sunny?' }, { role: 'assistant', content: 'It is sunny.', toolCalls: [] }]);
+    });
+    it('treats a tool error the trial never got past as a failed trial, and reflects on it before the retry', async () => {
+      const model = await servers.model((body) => {
+        if (purposeOf(body) === 'reflection') return textReply('The cancellation timed out: check the order before cancelling again.');
+        if (isRetry(body)) return textReply('I could not confirm the cancellation; please check order 42 before asking again.');
+        return answered(body, 'slowCancel') ? textReply('The cancellation did not go through.') : toolCallsReply([{ id: 'call_slow', name: 'slowCancel', arguments: { orderNo: '42' } }]);
+      });
+      // The tool answers after a minute, and is given a second: its call times out, a tool error.
+      const yml = `strategy: reflexion\nmaxRounds: 6\nreflection: { maxTrials: 2, evaluate: false }\ntools: { callTimeoutSeconds: 1 }\nmodel: { maxRetries: 0 }\nmcpServers:\n  slow:\n    command: node\n    args: [${JSON.stringify(SLOW_TOOL_SERVER)}]\n    env: { SLOW_TOOL_MS: "60000" }\n`;
+      const local = await servers.local(yml, model);
+
+      const exchange = await postForEvents(`${local.server.url}/conversations/reflexion-tool-error/messages`, { body: { message: 'Cancel order 42.' } });
+
+      expect(turnEndOf(exchange), JSON.stringify(exchange.events)).toMatchObject({ stopReason: 'completed', reply: 'I could not confirm the cancellation; please check order 42 before asking again.', rounds: 4, toolCalls: [{ id: 'call_slow', ok: false }] });
+      const bodies = completionBodies(model);
+      expect(bodies.map((body) => (isRetry(body) ? 'retry' : purposeOf(body)))).toEqual(['answer', 'answer', 'reflection', 'retry']);
+      expect(questionOf(bodies[2]!)).toMatch(/Why the attempt failed: A call of slowCancel failed and the attempt never got past it: .*"slowCancel" did not answer within 1 s/s);
+      expect(reflectionEvents(exchange).find((event) => event.kind === 'reflection')).toMatchObject({ trial: 1, reason: 'tool_error' });
+      // The retry knows the call was made: its result stands before the reflection.
+      expect(wireMessages(bodies[3]!).slice(1).map((message) => message.tool_call_id ?? message.tool_calls?.[0]?.id ?? message.role)).toEqual(['user', 'call_slow', 'call_slow', 'user']);
+      const stored = (await getJson(`${local.server.url}/conversations/reflexion-tool-error`)).body.turns[0].messages;
+      expect(historyViolations(stored)).toEqual([]);
+      expect(stored.map((message: any) => message.toolCallId ?? message.toolCalls?.[0]?.id ?? message.content)).toEqual(['Cancel order 42.', 'call_slow', 'call_slow', 'I could not confirm the cancellation; please check order 42 before asking again.']);
     });
   });
 

@@ -1,4 +1,5 @@
 import { addUsage } from '../../../core/budget.ts';
+import { BudgetExhaustedError } from '../../../core/errors.ts';
 import type { HistoryMessage } from '../../../core/messages.ts';
 import type { JsonObject, ModelStop } from '../../../core/ports.ts';
 import type { LoopHooks } from '../../extension-runner.ts';
@@ -84,6 +85,8 @@ class ReflectionRun {
   private readonly main: TurnDraft;
   private readonly state: ReflectionState;
   private readonly text: HeldText | undefined;
+  /** Why the strategy's last call of its own gave no text (ask). */
+  private interrupted: 'budget_exhausted' | 'deadline' | 'model_failed' = 'model_failed';
   /** How many of a trial draft's toolCalls are the turn's from before it. */
   private readonly inheritedCalls = new WeakMap<TurnDraft, number>();
 
@@ -287,7 +290,7 @@ class ReflectionRun {
       if (this.settings.selfRefine && revisions >= this.settings.maxRevisions) return this.ended(current, 'max_revisions');
       if (this.roundsLeft() < 1) return this.ended(current, 'max_rounds');
       const critique = await this.ask(this.critiqueMessages(current));
-      if (!critique) return { answer: current };
+      if (!critique) return this.ended(current, this.interrupted);
       const verdict: Verdict = verdictOf(critique.text);
       this.step({ kind: 'critique', revision: revisions, verdict, text: critique.text }, critique.round);
       if (verdict === 'fail' && evaluating && revisions === 0 && this.canRetry(trial)) return { answer: current, failed: critique.text };
@@ -295,7 +298,8 @@ class ReflectionRun {
       if (!this.settings.selfRefine) return { answer: current };
       if (this.roundsLeft() < 1) return this.ended(current, 'max_rounds');
       const revised = await this.ask([...this.critiqueMessages(current), { role: 'assistant', content: critique.text, toolCalls: [] }, { role: 'user', content: this.settings.revisePrompt }]);
-      if (!revised || revised.text.trim() === '') return { answer: current };
+      if (!revised) return this.ended(current, this.interrupted);
+      if (revised.text.trim() === '') return { answer: current };
       current = revised;
       revisions++;
       this.step({ kind: 'revision', revision: revisions, text: current.text }, current.round);
@@ -303,7 +307,7 @@ class ReflectionRun {
   }
 
   /** Self-Refine ended (a Reflexion evaluation alone is no refining: its trial's end says how it went). */
-  private ended(answer: Answer, reason: 'no_changes' | 'max_revisions' | 'max_rounds'): { answer: Answer } {
+  private ended(answer: Answer, reason: Extract<ReflectionStep, { kind: 'end' }>['reason']): { answer: Answer } {
     if (this.settings.selfRefine) this.step({ kind: 'end', reason }, this.main.rounds);
     return { answer };
   }
@@ -343,6 +347,8 @@ class ReflectionRun {
     this.main.rounds += draft.rounds - start;
     this.main.usage = addUsage(this.main.usage, draft.usage);
     if (outcome.kind === 'completed') return { text: outcome.reply, round: draft.rounds, ...(outcome.stop ? { stop: outcome.stop } : {}) };
+    // The answer so far stands: a budget spent, the time up or a model down ends the refining, not the turn.
+    this.interrupted = outcome.kind === 'failed' ? (outcome.cause instanceof BudgetExhaustedError ? 'budget_exhausted' : 'model_failed') : outcome.kind === 'stopped' && outcome.reason === 'deadline' ? 'deadline' : 'model_failed';
     // Asked for a tool although none is offered: its text, when it wrote any beside the calls.
     const reply = draft.messages.at(-1)?.role === 'tool' ? draft.messages.findLast((message) => message.role === 'assistant') : undefined;
     return reply?.content?.trim() ? { text: reply.content, round: draft.rounds } : undefined;
