@@ -219,6 +219,25 @@ describe('reflection strategies through npm start', () => {
       ]);
     });
 
+    it('stops with max_rounds, every call answered, when no trial ever succeeds', async () => {
+      const model = await servers.model((body, index) => (purposeOf(body) === 'reflection' ? textReply(`Reflection ${index}: try another tool.`) : toolCallsReply([{ id: `news_${index}`, name: 'getNews', arguments: { categorys: [1] } }])));
+      const local = await servers.local(`strategy: reflexion\nmaxRounds: 6\nreflection: { maxTrials: 3, trialRounds: 2, evaluate: false }\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+
+      const exchange = await postForEvents(`${local.server.url}/conversations/reflexion-never/messages`, { body: { message: 'Read me the news forever.' } });
+
+      // Trial 1 (2 calls), reflection, trial 2 (2 calls): one round left, too few for a reflection and a retry.
+      expect(turnEndOf(exchange)).toMatchObject({ stopReason: 'max_rounds', rounds: 5 });
+      const bodies = completionBodies(model);
+      expect(bodies.map((body) => (isRetry(body) ? 'retry' : purposeOf(body)))).toEqual(['answer', 'answer', 'reflection', 'retry', 'retry']);
+      for (const body of bodies) expect(wireViolations(body)).toEqual([]);
+      expect(reflectionEvents(exchange).map((event) => event.kind)).toEqual(['trial', 'reflection', 'trial', 'end']);
+      expect(reflectionEvents(exchange).at(-1)).toMatchObject({ kind: 'end', reason: 'max_rounds' });
+      const stored = (await getJson(`${local.server.url}/conversations/reflexion-never`)).body.turns[0];
+      expect(stored.stopReason).toBe('max_rounds');
+      expect(historyViolations(stored.messages)).toEqual([]);
+      expect(stored.messages.filter((message: any) => message.role === 'tool' && /^Not executed/.test(message.content))).toHaveLength(2);
+    });
+
     it('pauses for approval inside the retry, and after POST /approvals goes on with the same trial, the reflection still in front of it', async () => {
       const ORDER = 'ORD20250514118567';
       const CANCEL_LESSON = 'I read the news instead of cancelling: call batchCancelOrdersByOrderNo with the order number.';

@@ -118,12 +118,15 @@ class ReflectionRun {
       }
       let failure: { reason: TrialFailure; why: string; answer?: string } | undefined;
       let answer: Answer | undefined;
+      /** The last critique found that the answer does not answer the question, and no retry is left. */
+      let unanswered = false;
       if (outcome.kind === 'completed') {
         this.text?.drop();
         answer = { text: outcome.reply, round: draft.rounds, ...(outcome.stop ? { stop: outcome.stop } : {}) };
         answer = await this.sampled(answer, draft);
         const refined = await this.refined(answer, spot.number);
         answer = refined.answer;
+        unanswered = refined.verdict === 'fail';
         const toolError = this.toolError(draft);
         if (refined.failed !== undefined) failure = { reason: toolError ? 'tool_error' : 'not_answered', why: `A review found that the answer does not answer the question:\n${refined.failed}`, answer: answer.text };
         else if (!this.settings.evaluate && this.isReflexion() && toolError) failure = { reason: 'tool_error', why: toolError, answer: answer.text };
@@ -139,8 +142,8 @@ class ReflectionRun {
           continue;
         }
       }
-      if (answer) return this.finish(answer, failure ? 'max_trials' : undefined);
-      if (this.isReflexion()) this.step({ kind: 'end', reason: this.roundsLeft() <= 0 ? 'max_rounds' : 'max_trials' }, this.main.rounds);
+      if (answer) return this.finish(answer, failure || (unanswered && this.isReflexion()) ? 'max_trials' : undefined);
+      if (this.isReflexion()) this.step({ kind: 'end', reason: spot.number >= this.settings.maxTrials ? 'max_trials' : 'max_rounds' }, this.main.rounds);
       return outcome;
     }
   }
@@ -282,7 +285,7 @@ class ReflectionRun {
    * critique. `failed`: the critique's text, when it found that the answer does not answer the
    * question and a retry is possible (the trial failed).
    */
-  private async refined(answer: Answer, trial: number): Promise<{ answer: Answer; failed?: string }> {
+  private async refined(answer: Answer, trial: number): Promise<{ answer: Answer; failed?: string; verdict?: Verdict }> {
     const evaluating = this.isReflexion() && this.settings.evaluate;
     if (!this.settings.selfRefine && !evaluating) return { answer };
     let current = answer;
@@ -295,7 +298,7 @@ class ReflectionRun {
       this.step({ kind: 'critique', revision: revisions, verdict, text: critique.text }, critique.round);
       if (verdict === 'fail' && evaluating && revisions === 0 && this.canRetry(trial)) return { answer: current, failed: critique.text };
       if (verdict === 'ok') return this.ended(current, 'no_changes');
-      if (!this.settings.selfRefine) return { answer: current };
+      if (!this.settings.selfRefine) return { answer: current, verdict };
       if (this.roundsLeft() < 1) return this.ended(current, 'max_rounds');
       const revised = await this.ask([...this.critiqueMessages(current), { role: 'assistant', content: critique.text, toolCalls: [] }, { role: 'user', content: this.settings.revisePrompt }]);
       if (!revised) return this.ended(current, this.interrupted);
