@@ -148,6 +148,30 @@ describe('reflection strategies through npm start', () => {
       const stored = (await getJson(`${local.server.url}/conversations/never-content`)).body.turns[0].messages;
       expect(stored).toEqual([{ role: 'user', content: 'Explain the weather.' }, { role: 'assistant', content: reply, toolCalls: [] }]);
     });
+    it('answers a Chat Completions client at /v1 with the final answer only, streamed or not', async () => {
+      let revisions = 0;
+      const model = await servers.model((body) => {
+        switch (purposeOf(body)) {
+          case 'answer':
+            return textReply('a draft the client must never see');
+          case 'critique':
+            return textReply('Vague.\nVERDICT: REVISE');
+          case 'revision':
+            return textReply(`revision ${++revisions}`);
+        }
+      });
+      const local = await servers.local(`reflection: { selfRefine: true, maxRevisions: 1 }\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+      const ask = (stream: boolean) =>
+        fetch(`${local.server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mcp-agent', stream, messages: [{ role: 'user', content: 'Explain the weather.' }] }) });
+
+      const whole = await (await ask(false)).json();
+      const streamed = await (await ask(true)).text();
+
+      expect(whole.choices[0].message.content).toBe('revision 1');
+      const pieces = streamed.split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6)).choices?.[0]?.delta?.content ?? '').join('');
+      expect(pieces).toBe('revision 2');
+      expect(completionBodies(model).map(purposeOf)).toEqual(['answer', 'critique', 'revision', 'answer', 'critique', 'revision']);
+    });
   });
 
   describe('Reflexion (strategy: reflexion)', () => {
