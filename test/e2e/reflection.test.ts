@@ -164,7 +164,7 @@ describe('reflection strategies through npm start', () => {
       const ask = (stream: boolean) =>
         fetch(`${local.server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mcp-agent', stream, messages: [{ role: 'user', content: 'Explain the weather.' }] }) });
 
-      const whole = await (await ask(false)).json();
+      const whole = (await (await ask(false)).json()) as any;
       const streamed = await (await ask(true)).text();
 
       expect(whole.choices[0].message.content).toBe('revision 1');

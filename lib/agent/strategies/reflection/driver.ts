@@ -1,16 +1,15 @@
 import { addUsage } from '../../../core/budget.ts';
-import { BudgetExhaustedError } from '../../../core/errors.ts';
 import type { HistoryMessage } from '../../../core/messages.ts';
-import type { JsonObject, ModelStop } from '../../../core/ports.ts';
-import type { LoopHooks } from '../../extension-runner.ts';
-import type { LoopEvent, ReflectionStep, TrialFailure } from '../../loop-events.ts';
+import type { JsonObject } from '../../../core/ports.ts';
+import type { ReflectionStep, TrialFailure } from '../../loop-events.ts';
 import { runLoop, type LoopInput, type LoopOutcome } from '../../run-loop.ts';
 import type { TurnDraft } from '../../turn-draft.ts';
 import type { StrategyTurn, TurnStrategy } from '../../turn-strategy.ts';
 import { HeldText } from './held-text.ts';
 import { LESSONS_STATE } from './lessons.ts';
+import { OwnCalls, type Answer } from './own-calls.ts';
+import { sampledAnswer } from './samples.ts';
 import { VERDICT_PROTOCOL, verdictOf, type Verdict } from './verdict.ts';
-import { judgePick, voteByAgreement } from './vote.ts';
 
 /**
  * The reflection strategies (docs/reflection.md), one bounded composition of the loop:
@@ -66,12 +65,6 @@ interface ReflectionState extends JsonObject {
   steps?: JsonObject[];
 }
 
-interface Answer {
-  text: string;
-  /** The round of the model call that wrote it. */
-  round: number;
-  stop?: ModelStop;
-}
 
 /** `maxTrials` 1 is react with Self-Refine or self-consistency; more is Reflexion. */
 export function reflectionStrategy(settings: ReflectionSettings): TurnStrategy {
@@ -85,8 +78,8 @@ class ReflectionRun {
   private readonly main: TurnDraft;
   private readonly state: ReflectionState;
   private readonly text: HeldText | undefined;
-  /** Why the strategy's last call of its own gave no text (ask). */
-  private interrupted: 'budget_exhausted' | 'deadline' | 'model_failed' = 'model_failed';
+  /** The strategy's model calls of its own. */
+  private readonly calls: OwnCalls;
   /** How many of a trial draft's toolCalls are the turn's from before it. */
   private readonly inheritedCalls = new WeakMap<TurnDraft, number>();
 
@@ -97,6 +90,7 @@ class ReflectionRun {
     this.main = loop.draft;
     this.state = turn.state as ReflectionState;
     this.text = loop.onEvent && new HeldText(loop.onEvent);
+    this.calls = new OwnCalls(loop);
     // A new turn starts afresh; a resumed one goes on with the trial it paused in.
     if (!turn.resumed) for (const key of Object.keys(this.state)) delete this.state[key];
   }
@@ -123,7 +117,9 @@ class ReflectionRun {
       if (outcome.kind === 'completed') {
         this.text?.drop();
         answer = { text: outcome.reply, round: draft.rounds, ...(outcome.stop ? { stop: outcome.stop } : {}) };
-        answer = await this.sampled(answer, draft);
+        const sampled = await sampledAnswer(answer, draft.messages.slice(0, -1), this.calls, this.settings);
+        if (sampled.step) this.step(sampled.step, this.main.rounds);
+        answer = sampled.answer;
         const refined = await this.refined(answer, spot.number);
         answer = refined.answer;
         unanswered = refined.verdict === 'fail';
@@ -153,7 +149,7 @@ class ReflectionRun {
   }
 
   private roundsLeft(): number {
-    return this.loop.limits.maxRounds - this.main.rounds;
+    return this.calls.roundsLeft();
   }
 
   /** A retry needs a trial left, and two rounds: the reflection and at least one of the new trial. */
@@ -242,43 +238,6 @@ class ReflectionRun {
     return `A call of ${stuck.name} failed and the attempt never got past it: ${text.length > 500 ? `${text.slice(0, 500)}…` : text}`;
   }
 
-  /** Self-consistency: k answers to the final request, and the one kept. */
-  private async sampled(first: Answer, draft: TurnDraft): Promise<Answer> {
-    const extra = Math.min(this.settings.samples - 1, this.roundsLeft());
-    if (extra <= 0) return first;
-    const request = draft.messages.slice(0, -1);
-    const hooks: LoopHooks = { ...PASS_THROUGH, prepareModelCall: (plan, round) => this.loop.hooks.prepareModelCall(plan, round) };
-    const runs = Array.from({ length: extra }, (_, index) => {
-      const sample: TurnDraft = { messages: [...request], rounds: this.main.rounds + index, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, ran: [] };
-      const start = sample.rounds;
-      // The same request as the answer's round, tools offered as they were; a sample that asks for
-      // a tool instead of answering stops at its one round, its calls answered, never run.
-      return runLoop({ ...this.phase(), hooks, draft: sample, limits: { ...this.loop.limits, maxRounds: start + 1 } }).then((outcome) => ({ outcome, sample, start }));
-    });
-    const done = await Promise.all(runs);
-    const answers: Answer[] = [first];
-    for (const { outcome, sample, start } of done) {
-      this.main.usage = addUsage(this.main.usage, sample.usage);
-      this.main.rounds += sample.rounds - start;
-      if (outcome.kind === 'completed' && outcome.reply.trim() !== '') answers.push({ text: outcome.reply, round: sample.rounds, ...(outcome.stop ? { stop: outcome.stop } : {}) });
-    }
-    if (answers.length === 1) return first;
-    const vote = voteByAgreement(answers.map((answer) => answer.text));
-    let chosen = vote.chosen;
-    let by: 'vote' | 'judge' = 'vote';
-    if (this.settings.judgePrompt && this.roundsLeft() >= 1) {
-      const listed = answers.map((answer, index) => `[${index + 1}]\n${answer.text}`).join('\n\n');
-      const judged = await this.ask([{ role: 'user', content: `${this.settings.judgePrompt}\n\nThe answers:\n\n${listed}\n\nReply with the number of the best answer only.` }]);
-      const pick = judged === undefined ? undefined : judgePick(judged.text, answers.length);
-      if (pick !== undefined) {
-        chosen = pick;
-        by = 'judge';
-      }
-    }
-    this.step({ kind: 'samples', answers: answers.map((answer) => answer.text), chosen, by, scores: vote.scores }, this.main.rounds);
-    return answers[chosen]!;
-  }
-
   /**
    * Critiques and revisions: Self-Refine revises until a critique finds nothing to change (OK),
    * reflection.maxRevisions, or the rounds run out; a Reflexion trial's evaluation is its first
@@ -292,16 +251,16 @@ class ReflectionRun {
     for (let revisions = 0; ; ) {
       if (this.settings.selfRefine && revisions >= this.settings.maxRevisions) return this.ended(current, 'max_revisions');
       if (this.roundsLeft() < 1) return this.ended(current, 'max_rounds');
-      const critique = await this.ask(this.critiqueMessages(current));
-      if (!critique) return this.ended(current, this.interrupted);
+      const critique = await this.calls.ask(this.critiqueMessages(current));
+      if (!critique) return this.ended(current, this.calls.interrupted);
       const verdict: Verdict = verdictOf(critique.text);
       this.step({ kind: 'critique', revision: revisions, verdict, text: critique.text }, critique.round);
       if (verdict === 'fail' && evaluating && revisions === 0 && this.canRetry(trial)) return { answer: current, failed: critique.text };
       if (verdict === 'ok') return this.ended(current, 'no_changes');
       if (!this.settings.selfRefine) return { answer: current, verdict };
       if (this.roundsLeft() < 1) return this.ended(current, 'max_rounds');
-      const revised = await this.ask([...this.critiqueMessages(current), { role: 'assistant', content: critique.text, toolCalls: [] }, { role: 'user', content: this.settings.revisePrompt }]);
-      if (!revised) return this.ended(current, this.interrupted);
+      const revised = await this.calls.ask([...this.critiqueMessages(current), { role: 'assistant', content: critique.text, toolCalls: [] }, { role: 'user', content: this.settings.revisePrompt }]);
+      if (!revised) return this.ended(current, this.calls.interrupted);
       if (revised.text.trim() === '') return { answer: current };
       current = revised;
       revisions++;
@@ -326,7 +285,7 @@ class ReflectionRun {
   /** Reflexion: the reflection on a failed trial, kept for the retry and as a lesson. False when it could not be written. */
   private async reflect(trial: number, failure: { reason: TrialFailure; why: string; answer?: string }): Promise<boolean> {
     const tail: HistoryMessage[] = failure.answer === undefined ? [] : [{ role: 'assistant', content: failure.answer, toolCalls: [] }];
-    const reflection = await this.ask([...tail, { role: 'user', content: `${this.settings.reflectPrompt}\n\nWhy the attempt failed: ${failure.why}` }]);
+    const reflection = await this.calls.ask([...tail, { role: 'user', content: `${this.settings.reflectPrompt}\n\nWhy the attempt failed: ${failure.why}` }]);
     if (!reflection || reflection.text.trim() === '') return false;
     const text = reflection.text.trim();
     this.state.reflections = [...(this.state.reflections ?? []), text];
@@ -337,24 +296,6 @@ class ReflectionRun {
     }
     this.step({ kind: 'reflection', trial, reason: failure.reason, text, kept }, reflection.round);
     return true;
-  }
-
-  /**
-   * One model call, no tools: the turn's messages so far (the question and its tool rounds), then
-   * `tail`. Its text is not the answer's: nothing of it streams but its `reflection` event.
-   */
-  private async ask(tail: HistoryMessage[]): Promise<Answer | undefined> {
-    const draft: TurnDraft = { messages: [...this.main.messages, ...tail], rounds: this.main.rounds, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 }, ran: [] };
-    const start = draft.rounds;
-    const outcome = await runLoop({ ...this.phase(), tools: [], hooks: PASS_THROUGH, draft, limits: { ...this.loop.limits, maxRounds: start + 1 } });
-    this.main.rounds += draft.rounds - start;
-    this.main.usage = addUsage(this.main.usage, draft.usage);
-    if (outcome.kind === 'completed') return { text: outcome.reply, round: draft.rounds, ...(outcome.stop ? { stop: outcome.stop } : {}) };
-    // The answer so far stands: a budget spent, the time up or a model down ends the refining, not the turn.
-    this.interrupted = outcome.kind === 'failed' ? (outcome.cause instanceof BudgetExhaustedError ? 'budget_exhausted' : 'model_failed') : outcome.kind === 'stopped' && outcome.reason === 'deadline' ? 'deadline' : 'model_failed';
-    // Asked for a tool although none is offered: its text, when it wrote any beside the calls.
-    const reply = draft.messages.at(-1)?.role === 'tool' ? draft.messages.findLast((message) => message.role === 'assistant') : undefined;
-    return reply?.content?.trim() ? { text: reply.content, round: draft.rounds } : undefined;
   }
 
   /** The final answer: joins the turn's messages, streams as the answer's text, ends the turn. */
@@ -370,24 +311,7 @@ class ReflectionRun {
     this.state.steps = [...(this.state.steps ?? []), { round, ...step } as JsonObject];
     this.loop.onEvent?.({ type: 'reflection', round, step });
   }
-
-  /** The turn's loop input for a call of the strategy's own: no round record, no text streamed. */
-  private phase(): LoopInput {
-    const { journal: _record, onEvent, ...base } = this.loop;
-    return onEvent ? { ...base, onEvent: quiet(onEvent) } : base;
-  }
 }
-
-/** Events of a call of the strategy's own, without its text (its `reflection` event carries it). */
-const quiet = (onEvent: (event: LoopEvent) => void) => (event: LoopEvent) => (event.type === 'text-delta' || event.type === 'reasoning-delta' ? undefined : onEvent(event));
-
-/** Hooks of a call no extension takes part in (a critique, a revision, a reflection, the judge). */
-const PASS_THROUGH: LoopHooks = {
-  prepareModelCall: async (plan) => plan,
-  replied: async () => {},
-  route: (call) => call,
-  runTool: async () => ({ ok: false, text: 'No tool is offered here.' }),
-};
 
 /** The rounds that called tools (each with its answers), without answers in text. */
 function toolRounds(messages: readonly HistoryMessage[]): HistoryMessage[] {
