@@ -395,5 +395,18 @@ describe('reflection strategies through npm start', () => {
       const stored = (await getJson(`${local.server.url}/conversations/sampled`)).body.turns[0].messages;
       expect(stored).toEqual([{ role: 'user', content: QUESTION }, { role: 'assistant', content: picked, toolCalls: [] }]);
     });
+
+    it('leaves out a sample that asks for a tool instead of answering: its call never runs', async () => {
+      const model = await servers.model((_body, index) => (index === 1 ? toolCallsReply([{ id: 'sample_call', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD1'] } }]) : textReply('It is 42.')));
+      const local = await servers.local(`reflection: { samples: 3 }\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+
+      const exchange = await postForEvents(`${local.server.url}/conversations/sample-tool/messages`, { body: { message: 'What is six times seven?' } });
+
+      expect(turnEndOf(exchange)).toMatchObject({ stopReason: 'completed', reply: 'It is 42.', rounds: 3, toolCalls: [] });
+      expect(reflectionEvents(exchange)).toEqual([{ round: 3, kind: 'samples', answers: ['It is 42.', 'It is 42.'], chosen: 0, by: 'vote', scores: [1, 1] }]);
+      expect(eventNames(exchange)).not.toContain('tool-call');
+      const stored = (await getJson(`${local.server.url}/conversations/sample-tool`)).body.turns[0].messages;
+      expect(stored).toEqual([{ role: 'user', content: 'What is six times seven?' }, { role: 'assistant', content: 'It is 42.', toolCalls: [] }]);
+    });
   });
 });
