@@ -241,6 +241,13 @@ describe('reflection strategies through npm start', () => {
         { role: 'assistant', content: LESSONS_ACKNOWLEDGED },
         { role: 'user', content: LATER },
       ]);
+
+      // Act: the same mistake in another conversation teaches the same lesson.
+      const again = await postJson(`${url}/conversations/again/messages`, { message: FIRST });
+
+      // Assess: learnt again, kept once.
+      expect(again.body).toMatchObject({ stopReason: 'completed', reply: ANSWER, rounds: 5 });
+      expect((await getJson(`${url}/memory`)).body).toMatchObject({ count: 1, notes: [{ text: `[Lesson] ${LESSON}` }] });
     });
 
     it('stops with max_rounds, every call answered, when no trial ever succeeds', async () => {

@@ -37,7 +37,7 @@ export function configuredExtensions(config: AgentConfig, services: StrategyServ
   if (config.todoList) extensions.push(todoListExtension());
   if (config.strategy === 'plan-execute') extensions.push(planViewExtension());
   if (reflecting(config)) extensions.push(reflectionViewExtension());
-  if (config.strategy === 'reflexion' && config.reflection.lessons > 0 && config.memory.enabled && services.notes) extensions.push(lessonsExtension(services.notes, { lessons: config.reflection.lessons, mayKeep: !lessonsNeedApproval(config), maxNotes: config.memory.maxNotes, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
+  if (config.strategy === 'reflexion' && config.reflection.lessons > 0 && config.memory.enabled && services.notes) extensions.push(lessonsExtension(services.notes, { lessons: config.reflection.lessons, mayKeep: !lessonsNeedApproval(config), maxNotes: config.memory.maxNotes, maxNoteChars: config.memory.maxNoteChars, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
   if (config.history.strategy === 'summarize') {
     extensions.push(historySummaryExtension({ ...config.history.summary, modelTimeoutMs: ms(config.model.timeoutSeconds), logger: services.logger }));
   }

@@ -36,6 +36,8 @@ interface LessonSettings {
   /** False where a call that changes later conversations would need approval: then none is saved. */
   mayKeep: boolean;
   maxNotes: number;
+  /** memory.maxNoteChars: a longer lesson is cut to it. */
+  maxNoteChars: number;
   logger: Logger;
   now?: () => number;
 }
@@ -61,10 +63,14 @@ export function lessonsExtension(store: NoteStore, settings: LessonSettings): Ag
       const pending = Array.isArray(turn.state.pending) ? (turn.state.pending as string[]) : [];
       delete turn.state.pending;
       if (pending.length === 0 || !settings.mayKeep || settings.lessons === 0) return;
-      for (const text of pending) {
+      for (const lesson of pending) {
+        const text = `${LESSON_MARK}${lesson}`.slice(0, settings.maxNoteChars);
         try {
+          // The same lesson learnt again is kept once.
+          const kept = await withDeadline(Math.max(1, turn.timeLeftMs()), (signal) => store.list(turn.owner, { signal }));
+          if (kept.some((note) => note.text === text)) continue;
           const added = await withDeadline(Math.max(1, turn.timeLeftMs()), (signal) =>
-            store.add(turn.owner, { text: `${LESSON_MARK}${text}`, createdAt: new Date(now()).toISOString(), conversationId: turn.conversationId }, settings.maxNotes, { signal }),
+            store.add(turn.owner, { text, createdAt: new Date(now()).toISOString(), conversationId: turn.conversationId }, settings.maxNotes, { signal }),
           );
           if (added.kind === 'full') settings.logger.warn('a lesson was not kept: the owner\'s memory is full', { conversationId: turn.conversationId, turn: turn.turn });
         } catch (error) {
