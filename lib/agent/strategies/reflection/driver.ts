@@ -65,7 +65,6 @@ interface ReflectionState extends JsonObject {
   steps?: JsonObject[];
 }
 
-
 /** `maxTrials` 1 is react with Self-Refine or self-consistency; more is Reflexion. */
 export function reflectionStrategy(settings: ReflectionSettings): TurnStrategy {
   return { run: (loop, turn) => new ReflectionRun(loop, turn, settings).run() };
