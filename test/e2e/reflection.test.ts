@@ -148,6 +148,20 @@ describe('reflection strategies through npm start', () => {
       const stored = (await getJson(`${local.server.url}/conversations/never-content`)).body.turns[0].messages;
       expect(stored).toEqual([{ role: 'user', content: 'Explain the weather.' }, { role: 'assistant', content: reply, toolCalls: [] }]);
     });
+    it('ends the refining with the answer so far when the turn’s time runs out during a critique', async () => {
+      // The critique is answered after a minute: the turn's deadline (8 s, 1 s kept to store it) comes first.
+      const model = await servers.model((body) => (purposeOf(body) === 'critique' ? { status: 200, body: textReply('Too late.\nVERDICT: REVISE'), delayMs: 60_000 } : textReply('the answer so far')));
+      const local = await servers.local(`turn: { timeoutSeconds: 8, reserveSeconds: 1 }\nreflection: { selfRefine: true }\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+
+      const exchange = await postForEvents(`${local.server.url}/conversations/out-of-time/messages`, { body: { message: 'Explain the weather.' } });
+
+      expect(turnEndOf(exchange), JSON.stringify(exchange.events)).toMatchObject({ stopReason: 'completed', reply: 'the answer so far', rounds: 1 });
+      expect(completionBodies(model).map(purposeOf)).toEqual(['answer', 'critique']);
+      expect(reflectionEvents(exchange)).toEqual([{ round: 1, kind: 'end', reason: 'deadline' }]);
+      const stored = (await getJson(`${local.server.url}/conversations/out-of-time`)).body.turns[0].messages;
+      expect(stored).toEqual([{ role: 'user', content: 'Explain the weather.' }, { role: 'assistant', content: 'the answer so far', toolCalls: [] }]);
+    });
+
     it('answers a Chat Completions client at /v1 with the final answer only, streamed or not', async () => {
       let revisions = 0;
       const model = await servers.model((body) => {
