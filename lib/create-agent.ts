@@ -23,8 +23,8 @@ export interface AgentDependencies extends Omit<AgentParts, 'extensions' | 'stra
  * (lib/strategies) and the extensions it turns on (lib/extensions); the trace runs innermost.
  */
 export function createAgent(config: AgentConfig, dependencies: AgentDependencies): Agent {
-  const strategy = dependencies.strategy ?? configuredStrategy(config);
   const services = { logger: dependencies.logger, ...(dependencies.now ? { now: dependencies.now } : {}), ...(dependencies.notes ? { notes: dependencies.notes } : {}) };
+  const strategy = dependencies.strategy ?? configuredStrategy(config, services);
   // agent.yml's extensions first, then the strategy's, then the embedding code's own, then the trace.
   const extensions = configuredExtensions(config, services, [...(strategy.extensions ?? []), ...(dependencies.extensions ?? [])]);
   return assembleAgent(config, { ...dependencies, extensions, strategy, readTurnTrace });

@@ -26,6 +26,15 @@ You carry out one task of a larger plan. Use the tools to do exactly this task, 
 const DEFAULT_SUMMARY_PROMPT = `## Final answer
 The user's request was worked on as a plan of tasks; their results are below. Write the answer to the user from them: what was done, what was found, and what failed or was not done. Do not invent results that are not there.`;
 
+/** reflection: what the critique of an answer checks. */
+const DEFAULT_CRITIQUE_PROMPT = `Review the answer you just gave, as a strict reviewer. Check it against the user's question and the tool results above: is every fact, name and number backed by a tool result or the conversation; does it answer all of the question; is anything wrong, missing or unclear? List the problems briefly. Do not write a new answer.`;
+
+/** reflection: how a revision is asked for. */
+const DEFAULT_REVISE_PROMPT = `Write your answer again, fixing the problems the review found. Use only what the tool results and the conversation support. Reply with the new answer only, written for the user.`;
+
+/** reflexion: how the reflection on a failed trial is asked for. */
+const DEFAULT_REFLECT_PROMPT = `Your attempt above did not succeed. In two or three sentences, say why it failed and what you will do differently on the next attempt (which tools, which arguments, which order). Write it as a lesson that would help with similar questions later. Reply with the lesson only.`;
+
 /** history.strategy summarize: the instructions of the call that writes the summary of older turns. */
 export const DEFAULT_HISTORY_SUMMARY_PROMPT = `You keep the running summary of a conversation between a user and an assistant that uses tools. You get the summary so far (it may be empty) and the turns that follow it; write the summary that replaces both.
 Keep what later turns may need: the user's goals, preferences and decisions; facts, names, ids, numbers and dates found with the tools; what was done, what failed, and what is still open. Leave out greetings, small talk and details that no longer matter. Write plain notes in the conversation's language. Reply with the summary only.`;
@@ -283,14 +292,45 @@ export const remoteServerSchema = z.strictObject({
   }
 });
 
+/** The reflection strategies' settings (lib/strategies/reflection, docs/reflection.md). */
+const reflectionSchema = z.strictObject({
+  /** Self-Refine: after the answer, a critique of it and a revision, until the critique finds nothing to change. */
+  selfRefine: boolean().default(false),
+  /** Self-Refine: revisions at most (each costs two model calls: the critique and the revision). */
+  maxRevisions: numeric(z.number().int().min(1).max(10)).default(2),
+  /** What the critique checks (the verdict protocol is added after it). */
+  critiquePrompt: z.string().min(1).default(DEFAULT_CRITIQUE_PROMPT),
+  /** How the revision is asked for, after the critique. */
+  revisePrompt: z.string().min(1).default(DEFAULT_REVISE_PROMPT),
+  /** reflexion: trials at most, the first included. */
+  maxTrials: numeric(z.number().int().min(1).max(10)).default(3),
+  /** reflexion: model calls one trial may use (default: maxRounds shared evenly among the trials and their reflections). */
+  trialRounds: positiveInt().optional(),
+  /** reflexion: each trial's answer is critiqued, and one that does not answer the question is a failed trial (one model call each). */
+  evaluate: boolean().default(true),
+  /** reflexion: how the reflection on a failed trial is asked for. */
+  reflectPrompt: z.string().min(1).default(DEFAULT_REFLECT_PROMPT),
+  /** reflexion: lessons (kept reflections) quoted in front of a question, the most relevant first; 0 keeps none. */
+  lessons: numeric(z.number().int().min(0).max(20)).default(3),
+  /** Self-consistency: final answers asked for (the first included); the one most of them agree with is kept. */
+  samples: numeric(z.number().int().min(1).max(10)).default(1),
+  /** Self-consistency: a model call that picks among the samples instead of the vote. */
+  judgePrompt: z.string().min(1).optional(),
+});
+
 export const fileSchema = z.strictObject({
   systemPrompt: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
   /** Each model reply is one round; a turn stops after this many. */
   maxRounds: numeric(z.number().int().positive().max(100)).default(8),
   /** A built-in write_todos tool and its prompt: the model keeps a todo list while it works. */
   todoList: boolean().default(false),
-  /** `react`: the plain tool loop; `plan-execute`: a planner, an executor per task, and a summary. */
-  strategy: z.enum(['react', 'plan-execute']).default('react'),
+  /**
+   * `react`: the plain tool loop; `plan-execute`: a planner, an executor per task, and a summary;
+   * `reflexion`: the loop, tried again after a reflection on why a trial failed (docs/reflection.md).
+   */
+  strategy: z.enum(['react', 'plan-execute', 'reflexion']).default('react'),
+  /** Self-Refine, Reflexion and self-consistency (docs/reflection.md): react and reflexion only. */
+  reflection: reflectionSchema.prefault({}),
   planner: z
     .strictObject({
       /** Tasks a plan may have. */

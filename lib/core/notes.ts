@@ -5,3 +5,6 @@ export const oldestFirst = (left: Note, right: Note): number => left.createdAt.l
 
 /** What a note id may look like in a request (each store gives out its own kind, within this). */
 export const NOTE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Marks a Reflexion lesson among an owner's notes: kept beside memory's own, left out of its notes message. */
+export const LESSON_MARK = '[Lesson] ';

@@ -5,7 +5,8 @@ import type { HistoryMessage } from '../core/messages.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { Note, NoteStore } from '../core/ports/notes.ts';
 import type { AgentExtension, BuiltinTool, RunningCall, TurnContext } from '../agent/extension-api/extension.ts';
-import { searchBm25 } from './bm25.ts';
+import { searchBm25 } from '../core/bm25.ts';
+import { LESSON_MARK } from '../core/notes.ts';
 
 /**
  * Memory across conversations (agent.yml `memory`), per owner: a built-in `remember(note)` that
@@ -61,6 +62,8 @@ export function memoryExtension(store: NoteStore, settings: MemorySettings): Age
         settings.logger.warn('memory notes could not be read: this turn is sent without them', { conversationId: turn.conversationId, turn: turn.turn, error: errorMessage(error) });
         return withSection;
       }
+      // Reflexion's lessons are quoted by their own extension, as lessons (reflection/lessons.ts).
+      notes = notes.filter((note) => !note.text.startsWith(LESSON_MARK));
       if (notes.length === 0) return withSection;
       // Just before the question: the earlier turns stay a stable prefix (prompt caches), and the notes are fresh.
       return { ...withSection, history: [...plan.history, ...notesMessages(notes, plan.question, settings.promptNotes)] };

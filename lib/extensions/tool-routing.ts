@@ -2,7 +2,7 @@ import type { ToolCall } from '../core/messages.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { ToolDefinition } from '../core/ports/tools.ts';
 import type { AgentExtension, TurnContext } from '../agent/extension-api/extension.ts';
-import { searchBm25 } from './bm25.ts';
+import { searchBm25 } from '../core/bm25.ts';
 
 /**
  * Large tool catalogs (agent.yml `tools.routing`). Model APIs take a bounded list of tools (OpenAI:

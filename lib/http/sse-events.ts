@@ -29,6 +29,8 @@ export function loopEventData(event: LoopEvent): { name: string; data: Record<st
       return { name: event.type, data: { round: event.round, pendingApprovals: event.pendingApprovals } };
     case 'elicitation-required':
       return { name: event.type, data: { round: event.round, pendingElicitations: event.pendingElicitations } };
+    case 'reflection':
+      return { name: event.type, data: { round: event.round, ...event.step } };
     case 'extension':
       return { name: event.name, data: event.data as Record<string, unknown> };
   }

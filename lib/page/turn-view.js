@@ -40,11 +40,29 @@ export class TurnView {
         return append(this.blocks, h('div', { class: 'task-marker' }, `Task ${data.taskId} started: ${data.title}`));
       case 'task-end':
         return append(this.blocks, h('div', { class: `task-marker ${data.status}` }, `Task ${data.taskId} ${data.status}`));
+      case 'reflection':
+        return this.reflection(data);
       case 'turn-end':
         return this.ended(data);
       case 'error':
         return this.failed(data.error?.code ?? 'error', data.error?.message ?? 'The turn failed.', data.turn);
     }
+  }
+
+  /** A step of a reflection strategy (docs/reflection.md): a marker, its text folded away. */
+  reflection(step) {
+    const titles = {
+      trial: () => `Trial ${step.trial}`,
+      critique: () => `Critique: ${step.verdict}`,
+      revision: () => `Revision ${step.revision}`,
+      reflection: () => `Reflection on trial ${step.trial} (${String(step.reason).replace('_', ' ')})`,
+      samples: () => `${step.answers.length} answers sampled; kept answer ${step.chosen + 1} (by ${step.by})`,
+    };
+    const title = titles[step.kind];
+    if (!title) return;
+    const text = step.kind === 'samples' ? step.answers.map((answer, index) => `[${index + 1}] ${answer}`).join('\n\n') : step.text;
+    if (text === undefined) return append(this.blocks, h('div', { class: 'task-marker' }, title()));
+    append(this.blocks, h('details', { class: 'reasoning reflection' }, h('summary', {}, title()), h('pre', { class: 'reasoning-text' }, text)));
   }
 
   reasoningOf(round) {

@@ -195,7 +195,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
 }
 
 /** Events the service itself sends: an extension's event may not pose as one of them. */
-const RESERVED_EVENTS = new Set(['round-start', 'text-delta', 'reasoning-delta', 'tool-call', 'tool-progress', 'tool-result', 'approval-required', 'elicitation-required', 'turn-end', 'error', 'message']);
+const RESERVED_EVENTS = new Set(['round-start', 'text-delta', 'reasoning-delta', 'tool-call', 'tool-progress', 'tool-result', 'approval-required', 'elicitation-required', 'reflection', 'turn-end', 'error', 'message']);
 
 function checkedEventName(event: string, extension: string): string {
   if (!/^[a-z][a-z0-9-]{0,63}$/.test(event) || RESERVED_EVENTS.has(event)) {

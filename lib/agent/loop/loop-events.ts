@@ -21,5 +21,26 @@ export type LoopEvent =
   | { type: 'approval-required'; round: number; pendingApprovals: PendingApproval[] }
   /** A call's MCP server asked the user a question: the turn pauses for the answer. */
   | { type: 'elicitation-required'; round: number; pendingElicitations: PendingElicitation[] }
+  /** A step of a reflection strategy (docs/reflection.md): streamed as `reflection`, `round` the model call that made it. */
+  | { type: 'reflection'; round: number; step: ReflectionStep }
   /** An event an extension emits (`todos`, `plan`, …): streamed under its own name. */
   | { type: 'extension'; name: string; data: unknown };
+
+/** Why a Reflexion trial did not succeed. */
+export type TrialFailure = 'max_rounds' | 'tool_error' | 'not_answered';
+
+/** What a reflection strategy did (lib/strategies/reflection/driver.ts). */
+export type ReflectionStep =
+  /** Self-Refine (or a Reflexion trial's evaluation): the critique of the answer, and its verdict. */
+  | { kind: 'critique'; revision: number; verdict: 'ok' | 'revise' | 'fail'; text: string }
+  /** Self-Refine: the revised answer. */
+  | { kind: 'revision'; revision: number; text: string }
+  /** Reflexion: a trial starts (the first, and each retry). */
+  | { kind: 'trial'; trial: number }
+  /** Reflexion: why a trial failed, in the model's words; `kept`: saved as a lesson for later turns. */
+  | { kind: 'reflection'; trial: number; reason: TrialFailure; text: string; kept: boolean }
+  /** Self-consistency: the answers sampled, and the one kept (`by` the vote, or the judge). */
+  | { kind: 'samples'; answers: string[]; chosen: number; by: 'vote' | 'judge'; scores: number[] }
+  /** The strategy stopped refining or retrying: why. */
+  /** `budget_exhausted`, `deadline`, `model_failed`: a call of the strategy's own got no answer; the answer so far stands. */
+  | { kind: 'end'; reason: 'no_changes' | 'max_revisions' | 'max_trials' | 'max_rounds' | 'succeeded' | 'budget_exhausted' | 'deadline' | 'model_failed' };
