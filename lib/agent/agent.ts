@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { windowOfMessages } from '../core/history.ts';
 import { withLogContext } from '../core/log-context.ts';
+import { withTraceContext, type TraceContext } from '../core/trace-context.ts';
 import type { Logger } from '../core/logger.ts';
 import type { HistoryMessage, TokenUsage } from '../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, ModelClient, NoteStore, OwnerCounters, ToolGateway, TurnMetrics } from '../core/ports.ts';
@@ -58,6 +59,8 @@ export interface AskInput {
   earlierMessages?: HistoryMessage[];
   /** The caller's instructions for this turn, after the configured system prompt. */
   instructions?: string;
+  /** The caller's W3C trace context: the turn's MCP calls carry it on (and its spans join it, with telemetry on). */
+  trace?: TraceContext;
 }
 
 export interface DecideInput {
@@ -68,6 +71,8 @@ export interface DecideInput {
   owner?: string;
   deadlineAt?: number;
   onEvent?: (event: LoopEvent) => void;
+  /** As AskInput's. */
+  trace?: TraceContext;
 }
 
 /** An owner's memory notes (memory: true): GET and DELETE /memory. */
@@ -182,13 +187,13 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   });
 
   /** The ids, deadline and lease of one request; its log lines, adapters' included, carry the ids. */
-  function start<T>(input: { conversationId: string; owner?: string; requestId?: string; deadlineAt?: number }, work: (request: RequestScope) => Promise<T>): Promise<T> {
+  function start<T>(input: { conversationId: string; owner?: string; requestId?: string; deadlineAt?: number; trace?: TraceContext }, work: (request: RequestScope) => Promise<T>): Promise<T> {
     const key: ConversationKey = { conversationId: input.conversationId, ...(input.owner ? { owner: input.owner } : {}) };
     const requestId = input.requestId ?? randomUUID();
     const deadlineAt = input.deadlineAt ?? now() + ms(config.turn.timeoutSeconds);
     // Short and renewed while this process lives; never past the deadline and a margin, when its holder is surely gone.
     const lease = createLease({ durationMs: ms(config.turn.leaseSeconds), latestEnd: deadlineAt + ms(config.turn.leaseMarginSeconds), now, logger });
-    return withLogContext({ conversationId: key.conversationId, requestId }, () => work({ key, requestId, deadlineAt, lease, claimId: randomUUID() }));
+    return withTraceContext(input.trace, () => withLogContext({ conversationId: key.conversationId, requestId }, () => work({ key, requestId, deadlineAt, lease, claimId: randomUUID() })));
   }
 
   /** Renews a held turn's claim until `work` ends: stored, paused (a paused turn holds no lease), given back or failed. */

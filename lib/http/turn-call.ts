@@ -1,6 +1,7 @@
 import { InputError } from '../core/errors.ts';
 import { unknownFieldsText } from '../core/json.ts';
 import type { TurnResult } from '../core/turn.ts';
+import { readTraceContext } from '../core/trace-context.ts';
 import type { Agent } from '../agent/agent.ts';
 import type { LoopEvent } from '../agent/loop-events.ts';
 import { checkDecisions, checkMessage, checkRequestId } from '../agent/validate-input.ts';
@@ -26,6 +27,8 @@ export function readTurnCall(request: HttpRequest, match: RouteMatch, maxBodyByt
     ...(match.conversationId === undefined ? {} : { conversationId: match.conversationId }),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     ...(request.owner ? { owner: request.owner } : {}),
+    // The caller's W3C trace context: the turn joins its trace.
+    ...traceOf(request),
   };
   if (match.route === 'decideApprovals') {
     refuseUnknown(body, ['decisions', 'requestId'], 'the body takes "decisions" and optionally "requestId"');
@@ -48,3 +51,9 @@ function refuseUnknown(body: Record<string, unknown>, fields: readonly string[],
 }
 
 const optionalRequestId = (requestId: string | undefined) => (requestId === undefined ? {} : { requestId });
+
+/** The caller's W3C trace context (the traceparent and tracestate headers), when it sent one. */
+export const traceOf = (request: HttpRequest) => {
+  const trace = readTraceContext(request.headers.traceparent, request.headers.tracestate);
+  return trace ? { trace } : {};
+};

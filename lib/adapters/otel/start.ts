@@ -1,0 +1,51 @@
+/**
+ * OpenTelemetry, started only when OTEL_EXPORTER_OTLP_ENDPOINT is set (lib/telemetry.ts imports this
+ * file on demand, so a service without telemetry never loads the SDK): traces and the GenAI metrics
+ * exported as OTLP/HTTP with JSON bodies to <endpoint>/v1/traces and <endpoint>/v1/metrics.
+ *
+ * Spans are batched and every buffer is flushed when a turn ends (Telemetry.flush): a Lambda
+ * function is frozen between invocations, so a periodic export alone could hold spans for minutes
+ * or lose them with the container. No global provider or context manager is registered: the
+ * service parents its spans itself (lib/core/trace-context.ts), and leaves the globals to the
+ * embedding code.
+ */
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { TelemetrySettings } from '../../config/environment.ts';
+import type { Telemetry } from '../../core/telemetry.ts';
+import { genAiMetrics } from './metrics.ts';
+import { otelTracer } from './tracer.ts';
+
+const SCOPE = 'mcp-agent';
+/** How long a flush may hold a turn's end: a collector beside the function answers in milliseconds. */
+const EXPORT_TIMEOUT_MS = 5_000;
+
+export function startOtel(settings: TelemetrySettings): Telemetry {
+  const resource = resourceFromAttributes({ 'service.name': settings.serviceName });
+  const spans = new BatchSpanProcessor({
+    exporter: new OTLPTraceExporter({ url: `${settings.endpoint}/v1/traces`, timeoutMillis: EXPORT_TIMEOUT_MS }),
+    // Flushed at every turn's end; the timer only bounds how long a long turn's spans wait.
+    scheduledDelayMillis: 5_000,
+    exportTimeoutMillis: EXPORT_TIMEOUT_MS,
+  });
+  const tracerProvider = new TracerProvider({ resource, spanProcessors: [spans] });
+  const reader = new PeriodicExportingMetricReader({
+    exporter: new OTLPMetricExporter({ url: `${settings.endpoint}/v1/metrics`, timeoutMillis: EXPORT_TIMEOUT_MS, temporalityPreference: AggregationTemporality.DELTA }),
+    exportIntervalMillis: 60_000,
+    exportTimeoutMillis: EXPORT_TIMEOUT_MS,
+  });
+  const meterProvider = new MeterProvider({ resource, readers: [reader] });
+  return {
+    tracer: otelTracer(tracerProvider.getTracer(SCOPE)),
+    metrics: genAiMetrics(meterProvider.getMeter(SCOPE)),
+    flush: async () => {
+      await Promise.allSettled([tracerProvider.forceFlush(), meterProvider.forceFlush()]);
+    },
+    shutdown: async () => {
+      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+    },
+  };
+}
