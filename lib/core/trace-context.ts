@@ -14,15 +14,16 @@ export interface TraceContext {
 
 const storage = new AsyncLocalStorage<TraceContext>();
 
-/** version-traceid-parentid-flags; an all-zero trace or parent id is invalid (W3C §3.2.2). */
-const TRACEPARENT = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+/**
+ * version 00, trace id, parent id, flags, in lower-case hex; an all-zero trace or parent id is
+ * invalid (W3C §3.2.2). A caller that sends anything else is treated as one that sent nothing.
+ */
+const TRACEPARENT = /^00-(?!0{32})[\da-f]{32}-(?!0{16})[\da-f]{16}-[\da-f]{2}$/;
 
-/** The context a caller sent, or undefined when it sent none or one that is malformed (ignored, as W3C says). */
+/** The context a caller sent, or undefined when it sent none or a malformed one (ignored, as W3C says). */
 export function readTraceContext(traceparent: unknown, tracestate?: unknown): TraceContext | undefined {
-  if (typeof traceparent !== 'string') return undefined;
-  const value = traceparent.trim().toLowerCase();
-  if (!TRACEPARENT.test(value) || value.startsWith('ff')) return undefined;
-  return typeof tracestate === 'string' && tracestate.trim() ? { traceparent: value, tracestate: tracestate.trim() } : { traceparent: value };
+  if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return undefined;
+  return typeof tracestate === 'string' && tracestate ? { traceparent, tracestate } : { traceparent };
 }
 
 export function withTraceContext<T>(context: TraceContext | undefined, work: () => T): T {
