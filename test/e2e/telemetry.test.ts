@@ -172,6 +172,26 @@ describe('OpenTelemetry through npm start', () => {
     expect(named(childrenOf(receiver, resumed), 'chat ')).toHaveLength(1);
   });
 
+  it('marks the chat span and the turn span failed, with the error code, when the model fails', async () => {
+    // Prepare: a model that answers 500 (no retries).
+    const model = await servers.model([{ status: 500, body: { error: { message: 'upstream exploded', type: 'server_error' } } }]);
+    const local = await servers.local(`model: { maxRetries: 0 }\n${demoServerYml()}`, model, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+
+    // Act
+    const response = await postWithTrace(`${local.server.url}/conversations/failing/messages`, { message: '你好' }, CALLER_TRACEPARENT);
+
+    // Assess
+    expect(response.status).toBe(502);
+    await receiver.waitFor((received) => received.spans.some((span) => span.name === 'invoke_agent mcp-agent' && span.traceId === CALLER_TRACE_ID));
+    const turn = receiver.spans.find((span) => span.name === 'invoke_agent mcp-agent')!;
+    expect([turn.attributes['error.type'], turn.status.code]).toEqual([response.body.error.code, 2]);
+    const [chat] = named(childrenOf(receiver, turn), 'chat ');
+    expect([chat!.attributes['error.type'], chat!.status.code]).toEqual(['model_unavailable', 2]);
+    await receiver.waitFor((received) => received.metrics.some((metric) => metric.name === 'gen_ai.client.operation.duration'));
+    const failedCalls = receiver.metrics.flatMap((metric) => metric.points).filter((point) => point.attributes['error.type'] === 'model_unavailable' && point.attributes['gen_ai.operation.name'] === 'chat');
+    expect(failedCalls.reduce((sum, point) => sum + point.count, 0)).toBe(1);
+  });
+
   it('traces every model call of plan-execute (planner, executor, summary) and the executor\'s tool call under the one turn', async () => {
     // Prepare
     const phaseOf = (body: ChatRequestBody) => {
