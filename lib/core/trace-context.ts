@@ -19,11 +19,13 @@ const storage = new AsyncLocalStorage<TraceContext>();
  * invalid (W3C §3.2.2). A caller that sends anything else is treated as one that sent nothing.
  */
 const TRACEPARENT = /^00-(?!0{32})[\da-f]{32}-(?!0{16})[\da-f]{16}-[\da-f]{2}$/;
+const TRACESTATE = /^[\x20-\x7e]{1,512}$/;
 
 /** The context a caller sent, or undefined when it sent none or a malformed one (ignored, as W3C says). */
 export function readTraceContext(traceparent: unknown, tracestate?: unknown): TraceContext | undefined {
   if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return undefined;
-  return typeof tracestate === 'string' && tracestate ? { traceparent, tracestate } : { traceparent };
+  // Passed on as a header: printable ASCII only (a queue message could carry a line break), 512 at most.
+  return typeof tracestate === 'string' && TRACESTATE.test(tracestate) ? { traceparent, tracestate } : { traceparent };
 }
 
 export function withTraceContext<T>(context: TraceContext | undefined, work: () => T): T {

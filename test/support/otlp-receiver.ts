@@ -114,7 +114,3 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return receiver;
 }
 
-/** The spans of one trace, by name, with a check that each has the parent named. */
-export function spansOf(receiver: OtlpReceiver, traceId: string): ReceivedSpan[] {
-  return receiver.spans.filter((span) => span.traceId === traceId);
-}

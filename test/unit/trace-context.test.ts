@@ -9,6 +9,11 @@ describe('readTraceContext', () => {
     expect(readTraceContext(VALID)).toEqual({ traceparent: VALID });
   });
 
+  it('drops a tracestate that could not travel as a header (a line break, too long), keeping the traceparent', () => {
+    expect(readTraceContext(VALID, 'vendor=a\r\nx-injected: 1')).toEqual({ traceparent: VALID });
+    expect(readTraceContext(VALID, `vendor=${'a'.repeat(600)}`)).toEqual({ traceparent: VALID });
+  });
+
   it.each([
     ['no value', undefined],
     ['not a string', 42],
