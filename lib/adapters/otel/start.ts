@@ -20,6 +20,12 @@ import { genAiMetrics } from './metrics.ts';
 import { otelTracer } from './tracer.ts';
 
 const SCOPE = 'mcp-agent';
+/**
+ * The longest attribute value kept, in characters: only captured contents (telemetry.captureContent)
+ * come near it, and a chat span's input holds the whole conversation as sent. Backends refuse or
+ * cut far larger spans anyway (X-Ray takes 64 KB per segment document).
+ */
+const MAX_ATTRIBUTE_CHARS = 32_768;
 /** How long a flush may hold a turn's end: a collector beside the function answers in milliseconds. */
 const EXPORT_TIMEOUT_MS = 5_000;
 
@@ -31,7 +37,7 @@ export function startOtel(settings: TelemetrySettings): Telemetry {
     scheduledDelayMillis: 5_000,
     exportTimeoutMillis: EXPORT_TIMEOUT_MS,
   });
-  const tracerProvider = new TracerProvider({ resource, spanProcessors: [spans] });
+  const tracerProvider = new TracerProvider({ resource, spanProcessors: [spans], spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_CHARS } });
   const reader = new PeriodicExportingMetricReader({
     exporter: new OTLPMetricExporter({ url: `${settings.endpoint}/v1/metrics`, timeoutMillis: EXPORT_TIMEOUT_MS, temporalityPreference: AggregationTemporality.DELTA }),
     exportIntervalMillis: 60_000,
