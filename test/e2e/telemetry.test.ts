@@ -192,6 +192,36 @@ describe('OpenTelemetry through npm start', () => {
     expect(failedCalls.reduce((sum, point) => sum + point.count, 0)).toBe(1);
   });
 
+  it('shows a request refused because the conversation is busy: the error code on its turn span, and nothing run or written under it', async () => {
+    // Prepare: a model that holds the first turn until the second request has been answered.
+    let asked!: () => void;
+    const firstAsked = new Promise<void>((resolve) => (asked = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const model = await servers.model(async () => {
+      asked();
+      await released;
+      return textReply('好的。');
+    });
+    const local = await servers.local(demoServerYml(), model, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const url = `${local.server.url}/conversations/busy/messages`;
+
+    // Act
+    const first = postWithTrace(url, { message: '第一个问题' });
+    await firstAsked;
+    const second = await postWithTrace(url, { message: '第二个问题' }, CALLER_TRACEPARENT);
+    release();
+    expect((await first).status).toBe(200);
+
+    // Assess
+    expect(second.status).toBe(409);
+    await receiver.waitFor((received) => received.spans.some((span) => span.name === 'invoke_agent mcp-agent' && span.traceId === CALLER_TRACE_ID));
+    const refused = receiver.spans.find((span) => span.name === 'invoke_agent mcp-agent' && span.traceId === CALLER_TRACE_ID)!;
+    expect([refused.attributes['error.type'], refused.status.code, refused.attributes['mcp_agent.stop_reason']]).toEqual([second.body.error.code, 2, undefined]);
+    // Refused on reading the running turn: no model call, no write.
+    expect(childrenOf(receiver, refused)).toEqual([]);
+  });
+
   it('traces every model call of plan-execute (planner, executor, summary) and the executor\'s tool call under the one turn', async () => {
     // Prepare
     const phaseOf = (body: ChatRequestBody) => {
