@@ -6,9 +6,10 @@
  * runs. A tool's span is the current context while its call runs, so its MCP server receives it
  * (lib/adapters/mcp: the traceparent header and `_meta`). It talks only to the telemetry port.
  *
- * It runs innermost (after the strategies), so a chat span times only the model call and sees the
- * request exactly as it is sent; plan-execute's planner, executors and summary are model calls
- * like any other.
+ * It runs after the strategies and the embedding code's extensions (only the turn trace of agent.yml
+ * `trace`, which changes nothing, runs inside it), so a chat span times the model call and sees the
+ * request exactly as it is sent; plan-execute's planner, executors and summary are model calls like
+ * any other.
  */
 import { AgentError } from '../../../core/errors.ts';
 import type { ModelReply } from '../../../core/ports.ts';
