@@ -35,6 +35,7 @@ import { ENV, readDeploymentSettings } from '../lib/config/environment.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
 import { loadLocalHmacKey } from '../lib/local/hmac-key.ts';
 import { mcpOAuthTokenStore } from '../lib/mcp-oauth-token-store.ts';
+import { loadTelemetry } from '#telemetry';
 
 export const settings = readDeploymentSettings(process.env);
 
@@ -67,8 +68,12 @@ if (!apiKey && keySource) {
   logger.warn('the model API key is not stored yet: questions get 503 until it is', { source: keySource });
 }
 
+// OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/observability.md); otherwise nothing is loaded.
+const telemetry = await loadTelemetry(config, process.env);
+
 export const agent = buildAgent(config, {
   logger,
+  ...(telemetry ? { telemetry } : {}),
   ...(hmacKey ? { hmacKey } : {}),
   ...(usesOAuth(config.mcpServers)
     ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, secretsManager) }

@@ -60,6 +60,7 @@ export function settingsFromContext(context: ContextReader): AgentSettings {
     agentConfig: text(context, 'agentConfig'),
     eventSources,
     ownerSources,
+    otelExporterEndpoint: matching(context, 'otelExporterEndpoint', /^https?:\/\/\S+$/, 'an http(s) URL such as http://localhost:4318'),
   };
   // Absent settings stay absent, so the stack's defaults apply.
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as AgentSettings;

@@ -77,6 +77,12 @@ export interface AgentSettings {
    * so an `owner` in an asynchronous request is refused.
    */
   ownerSources?: string[];
+  /**
+   * OpenTelemetry (docs/observability.md): the OTLP/HTTP endpoint the functions export traces and
+   * metrics to (OTEL_EXPORTER_OTLP_ENDPOINT), e.g. the ADOT collector extension's
+   * http://localhost:4318. Only then are the SDK and exporters bundled. Default: none.
+   */
+  otelExporterEndpoint?: string;
 }
 
 /** The defaults, in one place (docs/deploying.md's table of context keys). */

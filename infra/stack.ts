@@ -48,7 +48,7 @@ export class McpAgentStack extends Stack {
     warnOfSharedMemory(this, settings.authMode, agentConfig);
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
@@ -59,6 +59,7 @@ export class McpAgentStack extends Stack {
         ...oauthTokens?.environment,
         ...(settings.modelBaseUrl === undefined ? {} : { [ENV.modelBaseUrl]: settings.modelBaseUrl }),
         ...(settings.modelName === undefined ? {} : { [ENV.modelName]: settings.modelName }),
+        ...(settings.otelExporterEndpoint === undefined ? {} : { [ENV.otelExporterEndpoint]: settings.otelExporterEndpoint }),
       },
       tableName: conversations.table.tableName,
       corsAllowOrigins: settings.corsAllowOrigins,

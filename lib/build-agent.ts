@@ -10,6 +10,7 @@ import type { AgentExtension } from './agent/extension-api/extension.ts';
 import { mcpClientExtensions } from './extensions/mcp/extensions.ts';
 import type { TurnStrategy } from './agent/loop/turn-strategy.ts';
 import { createServerRequestRouter } from './extensions/mcp/request-router.ts';
+import type { AgentInstrumentation } from './extensions/telemetry/instrumentation.ts';
 import type { AgentConfig } from './config/load.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
@@ -52,6 +53,8 @@ interface CommonOptions {
    * conversations, when you give a documentClient; with a store of your own, give this too.
    */
   notes?: NoteStore;
+  /** OpenTelemetry's spans and metrics (loadTelemetry in lib/telemetry.ts); none without it. */
+  telemetry?: AgentInstrumentation;
 }
 
 /**
@@ -82,14 +85,16 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     ...(options.oauthTokenStore ? { oauthTokenStore: options.oauthTokenStore } : {}),
     ...(router ? { onElicitation: router.onElicitation, onSampling: router.onSampling } : {}),
   });
-  const store = options.store ?? createDynamoConversationStore({
+  const untracedStore = options.store ?? createDynamoConversationStore({
     client: options.documentClient,
     tableName: config.conversation.tableName,
     ttlDays: config.conversation.ttlDays,
   });
+  const { telemetry } = options;
+  const store = telemetry ? telemetry.store(untracedStore, { system: options.store ? 'custom' : 'aws.dynamodb', collection: config.conversation.tableName }) : untracedStore;
   const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : createMemoryOwnerCounters());
   const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
-  return createAgent(config, {
+  const agent = createAgent(config, {
     model,
     ...(modelNotConfigured ? { modelNotConfigured } : {}),
     gateway,
@@ -97,9 +102,11 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     ...(notes ? { notes } : {}),
     logger,
     ownerCounters,
-    extensions: [...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? [])],
+    // Telemetry's extension last of these, so its spans time the calls alone (lib/extensions/telemetry/extension.ts).
+    extensions: [...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? []), ...(telemetry ? [telemetry.extension] : [])],
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),
     ...(options.strategy ? { strategy: options.strategy } : {}),
   });
+  return telemetry ? telemetry.agent(agent) : agent;
 }

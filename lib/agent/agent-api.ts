@@ -1,5 +1,6 @@
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationKey } from '../core/ports/conversation-store.ts';
+import type { TraceContext } from '../core/trace-context.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { TurnTraceView } from '../core/turn-trace.ts';
 import type { ConversationPageRequest } from './conversations/conversation-page.ts';
@@ -26,6 +27,8 @@ interface TurnRequest {
   /** Epoch ms by which the turn must be stored; defaults to now + turn.timeoutSeconds. */
   deadlineAt?: number;
   onEvent?: (event: LoopEvent) => void;
+  /** The caller's W3C trace context: the turn's MCP calls carry it on (and its spans join it, with telemetry on). */
+  trace?: TraceContext;
 }
 
 export interface AskInput extends TurnRequest {

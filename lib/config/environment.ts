@@ -73,6 +73,14 @@ export const ENV = {
   awsDynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
   /** The Secrets Manager secret holding MCP servers' OAuth tokens (the stack creates it when agent.yml uses OAuth). */
   mcpOAuthTokenSecretArn: 'MCP_OAUTH_TOKEN_SECRET_ARN',
+  /**
+   * OpenTelemetry (docs/observability.md): where traces and metrics go, as OTLP/HTTP (JSON): the
+   * base URL, to which /v1/traces and /v1/metrics are added. Unset: no telemetry, and no SDK loaded.
+   * The exporter itself also reads OTEL_EXPORTER_OTLP_HEADERS (an API key, say) and
+   * OTEL_RESOURCE_ATTRIBUTES; OTEL_SERVICE_NAME names the service (default POWERTOOLS_SERVICE_NAME).
+   */
+  otelExporterEndpoint: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+  otelServiceName: 'OTEL_SERVICE_NAME',
   /** Set by Lambda itself: a process without it is a local run (npm start, mcp-login, tests). */
   lambdaFunctionName: 'AWS_LAMBDA_FUNCTION_NAME',
 } as const;
@@ -205,4 +213,23 @@ function isHttpUrl(text: string): boolean {
 /** The local data folder: dynalite's tables and the MCP OAuth token file live under it. */
 export function localDataDir(environment: Environment): string {
   return environment[ENV.localDataDir] || '.data';
+}
+
+/** Where OpenTelemetry exports, when it does (ENV.otelExporterEndpoint). */
+export interface TelemetrySettings {
+  endpoint: string;
+  serviceName: string;
+}
+
+/** The telemetry settings, or undefined when OTEL_EXPORTER_OTLP_ENDPOINT is unset (telemetry off). */
+export function readTelemetrySettings(environment: Environment): TelemetrySettings | undefined {
+  const endpoint = environment[ENV.otelExporterEndpoint]?.trim();
+  if (!endpoint) return undefined;
+  try {
+    new URL(endpoint);
+  } catch {
+    throw new Error(`${ENV.otelExporterEndpoint} must be a URL such as http://localhost:4318, not "${endpoint}"`);
+  }
+  const serviceName = environment[ENV.otelServiceName]?.trim() || environment[ENV.serviceName]?.trim() || 'mcp-agent';
+  return { endpoint: endpoint.replace(/\/+$/, ''), serviceName };
 }

@@ -495,6 +495,13 @@ export const fileSchema = z.strictObject({
       logPayloads: boolean().default(false),
     })
     .prefault({}),
+  /** OpenTelemetry (docs/observability.md): exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  telemetry: z
+    .strictObject({
+      /** Messages, replies and tool arguments and results on the spans; off, spans carry names, ids, counts and timings only. */
+      captureContent: boolean().default(false),
+    })
+    .prefault({}),
   /** Checked entry by entry in load.ts, so each gets the message of its own kind (stdio or remote). */
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'server names use letters, digits, _ . -'), z.unknown()).default({}),
 });

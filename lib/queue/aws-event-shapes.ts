@@ -15,6 +15,8 @@ export interface SqsRecord {
   /** The queue the record came from: the worker reads two (lib/queue/senders.ts). */
   eventSourceARN?: string;
   attributes?: { ApproximateReceiveCount?: string; SenderId?: string };
+  /** The sender's own attributes: a `traceparent` (String) joins the turn to the sender's trace. */
+  messageAttributes?: Record<string, { stringValue?: string } | undefined>;
 }
 
 /** With ReportBatchItemFailures on the event source mapping, SQS retries only these messages. */

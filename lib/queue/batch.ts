@@ -5,6 +5,7 @@ import { parseMessageBody, readTurnRequest, type TurnRequest } from './payload.t
 import type { RedeliveryScheduler } from '../core/ports/redelivery.ts';
 import { runAndAnnounce, type TurnRunner } from './run-turn.ts';
 import { checkOwnerAllowed, senderOf } from './senders.ts';
+import { readTraceContext } from '../core/trace-context.ts';
 
 export interface BatchOptions extends TurnRunner {
   logger: Logger;
@@ -91,7 +92,9 @@ function readRecord(record: SqsRecord, options: BatchOptions): TurnRequest | und
     const sender = senderOf(fromRule ? 'event-queue' : 'queue', payload);
     const request = readTurnRequest(payload, options.maxMessageChars);
     checkOwnerAllowed(request, sender, options.trustedSenders);
-    return request;
+    const attributes = record.messageAttributes;
+    const trace = readTraceContext(attributes?.traceparent?.stringValue, attributes?.tracestate?.stringValue);
+    return trace ? { ...request, trace } : request;
   } catch (error) {
     options.logger.error('invalid queue record: it fails on every receive and moves to the dead-letter queue after maxReceiveCount', {
       messageId: record.messageId,

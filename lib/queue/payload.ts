@@ -4,6 +4,7 @@ import { APPROVAL_DECIDED, TURN_REQUESTED } from '../core/event-names.ts';
 import { isEventBridgeEvent } from './aws-event-shapes.ts';
 import { isJsonObject } from '../core/json.ts';
 import { unknownFieldsText } from '../core/json.ts';
+import { readTraceContext, type TraceContext } from '../core/trace-context.ts';
 
 /**
  * One question for one conversation, or the decisions on a paused turn's calls, sent asynchronously
@@ -23,9 +24,14 @@ interface TurnRequestBase {
    * taken only from senders the operator trusts (lib/queue/senders.ts).
    */
   owner?: string;
+  /**
+   * The sender's W3C trace context: `traceparent` (and `tracestate`) in the payload, or the SQS
+   * message attributes of those names, which win (lib/queue/batch.ts).
+   */
+  trace?: TraceContext;
 }
 
-const FIELDS = ['conversationId', 'message', 'decisions', 'requestId', 'owner'];
+const FIELDS = ['conversationId', 'message', 'decisions', 'requestId', 'owner', 'traceparent', 'tracestate'];
 const MAX_OWNER_CHARS = 512;
 const SHAPE = '{"conversationId": string, "message": string, "requestId": string, "owner"?: string} (or "decisions" instead of "message", to decide a paused turn\'s calls)';
 
@@ -75,7 +81,8 @@ function parseTurnRequest(value: unknown, maxMessageChars: number, where = 'payl
   if (owner !== undefined && (typeof owner !== 'string' || owner === '' || owner.length > MAX_OWNER_CHARS)) {
     throw new InputError('invalid_owner', `"owner" must be a non-empty string of at most ${MAX_OWNER_CHARS} characters (the caller's identity that scopes the conversation), or left out.`);
   }
-  const base = { conversationId, requestId, ...(owner === undefined ? {} : { owner }) };
+  const trace = readTraceContext(value.traceparent, value.tracestate);
+  const base = { conversationId, requestId, ...(owner === undefined ? {} : { owner }), ...(trace ? { trace } : {}) };
   if (decisions !== undefined) {
     if (message !== undefined) throw new InputError('invalid_payload', `The ${where} has both "message" and "decisions": send a question or decisions, one per request.`);
     checkDecisions(decisions);

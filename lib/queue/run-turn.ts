@@ -14,7 +14,7 @@ export interface TurnRunner {
  * other: announced, not retried; so is a paused one (AgentApprovalRequired).
  */
 export async function runAndAnnounce(request: TurnRequest, deadlineAt: number, runner: TurnRunner): Promise<TurnResult> {
-  const base = { conversationId: request.conversationId, requestId: request.requestId, deadlineAt, ...(request.owner === undefined ? {} : { owner: request.owner }) };
+  const base = { conversationId: request.conversationId, requestId: request.requestId, deadlineAt, ...(request.owner === undefined ? {} : { owner: request.owner }), ...(request.trace ? { trace: request.trace } : {}) };
   const result = request.decisions === undefined
     ? await runner.agent.ask({ ...base, message: request.message })
     : await runner.agent.decide({ ...base, decisions: request.decisions });

@@ -21,7 +21,8 @@
  * --markdown (tables for docs/benchmarks.md); --untraced (warm: also the project with trace.enabled false,
  * to see what the turn trace costs); --bedrock (warm: also the project on Bedrock's Converse against
  * the local stand-in, overhead/bedrock-server.ts, on the same conversation; cold: also the stream
- * function bundled for Bedrock). Timings vary with the machine and its load: compare runs
+ * function bundled for Bedrock); --telemetry (warm: also the project exporting OpenTelemetry to a
+ * local OTLP/HTTP sink, overhead/otlp-sink.ts, with the bytes exported per turn). Timings vary with the machine and its load: compare runs
  * on the same machine, and the ratios rather than the milliseconds.
  */
 import os from 'node:os';
@@ -35,6 +36,7 @@ import { startModelServer, type TurnShape } from './overhead/model-server.ts';
 import { bytes, fixed, megabytes, printTable, ratio } from './overhead/print.ts';
 import { measureThroughput } from './overhead/throughput.ts';
 import { runWarm } from './overhead/warm.ts';
+import { startOtlpSink } from './overhead/otlp-sink.ts';
 
 const SECTIONS = ['warm', 'cold', 'bundles', 'dynamodb', 'throughput'] as const;
 
@@ -51,6 +53,7 @@ const { values } = parseArgs({
     markdown: { type: 'boolean', default: false },
     untraced: { type: 'boolean', default: false },
     bedrock: { type: 'boolean', default: false },
+    telemetry: { type: 'boolean', default: false },
   },
 });
 const sections = new Set(values.only.split(',').map((section) => section.trim()));
@@ -69,6 +72,7 @@ console.log(`${new Date().toISOString().slice(0, 10)}, Node ${process.version}, 
 const model = await startModelServer();
 const bedrock = values.bedrock ? await startBedrockServer() : undefined;
 const bundles = createBundleFolder();
+const sink = values.telemetry ? await startOtlpSink() : undefined;
 try {
   if (sections.has('warm')) {
     const rows = await runWarm({
@@ -81,6 +85,7 @@ try {
       ...(values['cpu-prof'] ? { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] } : {}),
       untraced: values.untraced,
       ...(bedrock ? { bedrock } : {}),
+      ...(sink ? { otlpEndpoint: sink.url } : {}),
     });
     printTable(
       `Warm: ${values.conversations} conversations per process after ${values.warmup} to warm up, median of ${values.batches} batches`,
@@ -96,6 +101,10 @@ try {
       })),
       markdown,
     );
+    if (sink) {
+      const turns = Number(values.batches) * SHAPES.length * (Number(values.conversations) + Number(values.warmup));
+      console.log(`OpenTelemetry exported: ${sink.requests()} OTLP requests, ${bytes(sink.bytes())} in all, ${fixed(sink.bytes() / turns / 1024, 1)} KiB per turn (JSON, uncompressed; ${turns} turns)`);
+    }
   }
   if (sections.has('cold')) {
     const rows = await runCold({
@@ -152,6 +161,7 @@ try {
   }
 } finally {
   bundles.remove();
+  await sink?.close();
   await model.close();
   await bedrock?.close();
 }

@@ -8,6 +8,7 @@ import { CALLER_META_KEYS } from '../../lib/adapters/mcp/call-tool.ts';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import type { McpServerSpec } from '../../lib/adapters/mcp/types.ts';
 import type { ToolCallOptions, ToolGateway } from '../../lib/core/ports/tools.ts';
+import { withTraceContext } from '../../lib/core/trace-context.ts';
 import { CALLER_ECHO_ENTRY, startCallerEchoHttpServer, type CallerEchoHttpServer } from '../fixtures/caller-echo-server.ts';
 import { gatewayOptions } from '../support/mcp-servers.ts';
 
@@ -68,6 +69,18 @@ describe('the caller of a tool call, as the MCP server sees it', () => {
       if (previous === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
       else process.env.AWS_SECRET_ACCESS_KEY = previous;
     }
+  });
+
+  it('passes the trace context of the work under way in _meta over stdio, and in _meta and headers over Streamable HTTP', async () => {
+    const trace = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=opaque' };
+    const overStdio = await withTraceContext(trace, () => whoami({ name: 'local', type: 'stdio', command: 'node', args: [CALLER_ECHO_ENTRY], env: {} }, { conversationId: 'orders-42' }));
+    expect(overStdio.meta).toEqual({ 'io.github.mcp-agent/conversationId': 'orders-42', ...trace });
+    await gateway?.close();
+    server = await startCallerEchoHttpServer();
+    const overHttp = await withTraceContext(trace, () => whoami({ name: 'tickets', type: 'http', url: server!.url, headers: {} }));
+    expect(overHttp.meta).toEqual(trace);
+    const call = server.requests.find((request) => request.body.includes('"tools/call"'))!;
+    expect([call.headers.traceparent, call.headers.tracestate]).toEqual([trace.traceparent, trace.tracestate]);
   });
 
   it('documents its key names', () => {

@@ -27,6 +27,12 @@ describe('readTurnRequest', () => {
     expect(read(parseMessageBody(sqsEventBridgeRecord.Records[0]!.body))).toEqual({ conversationId: 'orders-queued', message: '获取新闻', requestId: 'evt-c1b3f1d2-3a8e-4f0b' });
   });
 
+  it('takes the sender\'s W3C trace context, and ignores a malformed one rather than refusing the turn', () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    expect(read({ ...valid, traceparent, tracestate: 'vendor=opaque' })).toEqual({ ...valid, trace: { traceparent, tracestate: 'vendor=opaque' } });
+    expect(read({ ...valid, traceparent: 'Root=1-5759e988-bd862e3fe1be46a994272793' })).toEqual(valid);
+  });
+
   it('keeps the owner that scopes the conversation', () => {
     expect(read({ ...valid, owner: 'arn:aws:iam::123456789012:user/alice' })).toEqual({ ...valid, owner: 'arn:aws:iam::123456789012:user/alice' });
   });

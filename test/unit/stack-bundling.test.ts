@@ -51,9 +51,16 @@ describe('functionBundling', () => {
       `#bedrock-provider=${substitute('without-bedrock.ts')}`,
       `@smithy/core/event-streams=${substitute('without-event-streams.ts')}`,
     ];
-    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`] });
+    const withoutTelemetry = `#telemetry=${substitute('without-telemetry.ts')}`;
+    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
-    expect(withSsm.esbuildArgs!['--alias']).toEqual(always);
+    expect(withSsm.esbuildArgs!['--alias']).toEqual([...always, withoutTelemetry]);
+  });
+
+  it('bundles OpenTelemetry (lib/telemetry.ts and the SDK it loads) only into a stack that exports it', () => {
+    const aliases = (telemetry: boolean) => functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: false, telemetry }).esbuildArgs!['--alias'] as string[];
+    expect(aliases(false)).toContain(`#telemetry=${substitute('without-telemetry.ts')}`);
+    expect(aliases(true).filter((alias) => alias.startsWith('#telemetry='))).toEqual([]);
   });
 
   it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {

@@ -62,6 +62,7 @@ describe('settingsFromContext', () => {
     [{ modelApiKeySecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:model-api-key' }, /complete ARN, with its six-character suffix/],
     [{ modelApiKeyParameterName: 'has spaces' }, /context modelApiKeyParameterName must be an SSM parameter name/],
     [{ modelBaseUrl: 'api.openai.com' }, /context modelBaseUrl must be an http\(s\) URL/],
+    [{ otelExporterEndpoint: 'localhost:4318' }, /context otelExporterEndpoint must be an http\(s\) URL/],
     [{ throttleRateLimit: '0' }, /context throttleRateLimit must be a number at least 1, not "0"/],
     [{ throttleBurstLimit: '2.5' }, /context throttleBurstLimit must be a whole number at least 1/],
     [{ maxReceiveCount: 'three' }, /context maxReceiveCount must be a whole number from 1 to 1000, not "three"/],

@@ -110,6 +110,14 @@ describe('McpAgentStack functions', () => {
     }
   });
 
+  it('gives every function the OTLP endpoint when otelExporterEndpoint is set, and none otherwise', () => {
+    const traced = templateFor({ otelExporterEndpoint: 'http://localhost:4318' });
+    for (const name of ['Stream', 'Worker', 'HealthAndFallbacks']) {
+      expect(environmentOf(traced, name)).toMatchObject({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318' });
+      expect(environmentOf(templateFor(), name)).not.toHaveProperty('OTEL_EXPORTER_OTLP_ENDPOINT');
+    }
+  });
+
   it('stops the synth when the agent.yml to bundle does not exist', () => {
     expect(() => templateFor({ agentConfig: 'missing/agent.yml' })).toThrow(/agentConfig: .*missing\/agent\.yml does not exist/);
   });

@@ -11,6 +11,7 @@ import { isSessionExpired } from './session-expired.ts';
 import { callStatelessTool } from './stateless/input-required.ts';
 import { ToolCallError } from './errors.ts';
 import { McpOAuthError } from './oauth/errors.ts';
+import { currentTraceContext } from '../../core/trace-context.ts';
 
 interface CallTarget {
   /** The name the model used, for messages the model reads. */
@@ -99,12 +100,18 @@ function progressOptions(options: ToolCallOptions): Pick<RequestOptions, 'onprog
   };
 }
 
+/**
+ * Whom the call is for, and the turn's W3C trace context under the bare keys `traceparent` and
+ * `tracestate`, as the MCP proposal for trace context propagation puts them (SEP-414).
+ */
 function callerMeta(caller: ToolCallOptions['caller']): { _meta?: Record<string, string> } {
-  if (!caller) return {};
+  const trace = currentTraceContext();
+  if (!caller && !trace) return {};
   return {
     _meta: {
-      ...(caller.owner === undefined ? {} : { [CALLER_META_KEYS.owner]: caller.owner }),
-      [CALLER_META_KEYS.conversationId]: caller.conversationId,
+      ...(caller?.owner === undefined ? {} : { [CALLER_META_KEYS.owner]: caller.owner }),
+      ...(caller ? { [CALLER_META_KEYS.conversationId]: caller.conversationId } : {}),
+      ...trace,
     },
   };
 }

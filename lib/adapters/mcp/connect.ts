@@ -12,6 +12,7 @@ import { ToolListChangedNotificationSchema, type ClientCapabilities } from '@mod
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { createBoundedFetch } from './bounded/fetch.ts';
+import { withTraceHeaders } from './trace-headers.ts';
 import { BoundedStdioClientTransport } from './bounded/stdio.ts';
 import { schemaValidator } from './schema/compile.ts';
 import { registerAnswers, type ServerRequestAnswers } from './server-requests.ts';
@@ -142,10 +143,10 @@ function createTransport(spec: Exclude<McpServerSpec, InMemorySpec>, kind: Trans
   const bounded = createBoundedFetch({ ...bounds, legacySse: kind === 'sse', onLost });
   // OAuth 2.1 (lib/adapters/mcp/oauth/): the server's token provider, and the fetch that watches its challenges.
   const oauth = spec.authorization?.forTransport(bounded) ?? { fetch: bounded };
-  if (kind === 'sse') return new SSEClientTransport(url, { requestInit, ...oauth });
+  if (kind === 'sse') return new SSEClientTransport(url, { requestInit, ...oauth, fetch: withTraceHeaders(oauth.fetch) });
   // Streamable HTTP speaks either era; which one is settled by the first request (stateless/).
   const negotiation = new EraNegotiation(CLIENT_INFO, options.capabilities);
-  return new NegotiatingTransport(new StreamableHTTPClientTransport(url, { requestInit, ...oauth, fetch: negotiation.wrapFetch(oauth.fetch) }), negotiation);
+  return new NegotiatingTransport(new StreamableHTTPClientTransport(url, { requestInit, ...oauth, fetch: negotiation.wrapFetch(withTraceHeaders(oauth.fetch)) }), negotiation);
 }
 
 /** The client hands the negotiated version to transports that take it; stdio does not, so ask all. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { withLogContext } from '../../core/log-context.ts';
 import type { Logger } from '../../core/logger.ts';
+import { withTraceContext, type TraceContext } from '../../core/trace-context.ts';
 import type { ConversationKey, ConversationStore } from '../../core/ports/conversation-store.ts';
 import type { AgentSettings } from '../settings.ts';
 import { deadlineOf, type HeldTurn } from './held-turn.ts';
@@ -25,14 +26,14 @@ interface ScopeServices {
 
 /** Starts requests, and says what opening their turn needs from them. */
 export function requestScopes({ settings, store, logger, now }: ScopeServices) {
-  /** The ids, deadline and lease of one request; its log lines, adapters' included, carry the ids. */
-  function start<T>(input: { conversationId: string; owner?: string; requestId?: string; deadlineAt?: number }, work: (scope: RequestScope) => Promise<T>): Promise<T> {
+  /** The ids, deadline and lease of one request; its log lines, adapters' included, carry the ids, and its calls the caller's trace context. */
+  function start<T>(input: { conversationId: string; owner?: string; requestId?: string; deadlineAt?: number; trace?: TraceContext }, work: (scope: RequestScope) => Promise<T>): Promise<T> {
     const key: ConversationKey = { conversationId: input.conversationId, ...(input.owner ? { owner: input.owner } : {}) };
     const requestId = input.requestId ?? randomUUID();
     const deadlineAt = input.deadlineAt ?? now() + settings.turnTimeoutMs;
     // Short and renewed while this process lives; never past the deadline and a margin, when its holder is surely gone.
     const lease = createLease({ durationMs: settings.leaseMs, latestEnd: deadlineAt + settings.leaseMarginMs, now, logger });
-    return withLogContext({ conversationId: key.conversationId, requestId }, () => work({ key, requestId, deadlineAt, lease, claimId: randomUUID() }));
+    return withTraceContext(input.trace, () => withLogContext({ conversationId: key.conversationId, requestId }, () => work({ key, requestId, deadlineAt, lease, claimId: randomUUID() })));
   }
 
   /** What opening a turn (a question's or a decision's) takes from the request, as of now. */

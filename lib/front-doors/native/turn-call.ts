@@ -5,6 +5,7 @@ import type { Agent } from '../../agent/agent-api.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
 import { checkDecisions, checkMessage, checkRequestId } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../../http/body.ts';
+import { traceOf } from '../../http/trace-of.ts';
 import type { RouteMatch } from './routes.ts';
 import type { HttpRequest } from '../../http/types.ts';
 
@@ -26,6 +27,8 @@ export function readTurnCall(request: HttpRequest, match: RouteMatch, maxBodyByt
     ...(match.conversationId === undefined ? {} : { conversationId: match.conversationId }),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     ...(request.owner ? { owner: request.owner } : {}),
+    // The caller's W3C trace context: the turn joins its trace.
+    ...traceOf(request),
   };
   if (match.route === 'decideApprovals') {
     refuseUnknown(body, ['decisions', 'requestId'], 'the body takes "decisions" and optionally "requestId"');

@@ -8,6 +8,7 @@ import type { HttpRequest } from '../../http/types.ts';
 import { ParameterError } from './errors.ts';
 import { CONVERSATION_HEADER, IDEMPOTENCY_HEADER } from './headers.ts';
 import { readChatMessages } from './messages.ts';
+import { traceOf } from '../../http/trace-of.ts';
 
 /** A POST /v1/chat/completions request, read and checked before any turn starts. */
 export interface ChatCompletionCall {
@@ -68,6 +69,7 @@ export function readChatCompletionCall(request: HttpRequest, options: ChatReques
     ...(requestId === undefined ? {} : { requestId }),
     ...(request.owner ? { owner: request.owner } : {}),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
+    ...traceOf(request),
   };
   return {
     stream,

@@ -4,6 +4,7 @@
  * `project bedrock`, the real Converse adapter) and the real MCP gateway, configured from agent.yml text. Logging stays on (the default JSON logger, to stdout), as deployed.
  */
 import { buildAgent, createMemoryConversationStore, parseConfig } from '../../../lib/index.ts';
+import { loadTelemetry } from '../../../lib/telemetry.ts';
 import { measureWarm, readSettings, report } from './warm-measure.ts';
 
 const settings = readSettings();
@@ -20,7 +21,9 @@ const config = parseConfig(
   // On Bedrock: the stand-in's endpoint and region (its keys are in the environment, for the credential chain).
   { source: 'bench.yml', environment: bedrock ? { BEDROCK_ENDPOINT: process.env.BEDROCK_ENDPOINT, AWS_REGION: process.env.AWS_REGION } : {} },
 );
-const agent = buildAgent(config, { store: createMemoryConversationStore() });
+// `project telemetry`: every span and metric exported, as a deployed stack with otelExporterEndpoint does.
+const telemetry = settings.side === 'project telemetry' ? await loadTelemetry(config, { OTEL_EXPORTER_OTLP_ENDPOINT: settings.otlpEndpoint }) : undefined;
+const agent = buildAgent(config, { store: createMemoryConversationStore(), ...(telemetry ? { telemetry } : {}) });
 const result = await measureWarm(settings, async (conversationId) => {
   const turn = await agent.ask({ conversationId, message: 'Add up a few numbers.' });
   const failed = turn.toolCalls.filter((call) => !call.ok).length;

@@ -26,6 +26,8 @@ export interface WarmOptions {
   untraced?: boolean;
   /** Also run the project on Bedrock's Converse against this stand-in, on the same conversation (another side). */
   bedrock?: BedrockServer;
+  /** Also run the project exporting OpenTelemetry to this OTLP/HTTP endpoint (another side). */
+  otlpEndpoint?: string;
 }
 
 export interface WarmRow {
@@ -56,6 +58,7 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
     'project',
     ...(options.untraced ? (['project untraced'] as const) : []),
     ...(options.bedrock ? (['project bedrock'] as const) : []),
+    ...(options.otlpEndpoint ? (['project telemetry'] as const) : []),
     'baseline',
   ];
   for (let batch = 0; batch < options.batches; batch += 1) {
@@ -73,6 +76,7 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
           temperature: defaults.model.temperature,
           maxRounds: defaults.maxRounds,
           server: { command: process.execPath, args: [programs.server] },
+          ...(side === 'project telemetry' ? { otlpEndpoint: options.otlpEndpoint } : {}),
         };
         const server = side === 'project bedrock' ? options.bedrock! : options.model;
         const requestsBefore = server.requests();
