@@ -14,6 +14,8 @@ import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, NoteStore, OwnerCounters, ToolGateway, TurnMetrics } from './core/ports.ts';
 import { createConfiguredGateway } from './configured-gateway.ts';
+import { configuredFileStore } from './configured-file-store.ts';
+import type { FileStore } from './core/file-store.ts';
 import { createConfiguredModel, modelNotConfigured as modelNotConfiguredText } from './model-providers.ts';
 
 interface CommonOptions {
@@ -46,6 +48,11 @@ interface CommonOptions {
    * conversations, when you give a documentClient; with a store of your own, give this too.
    */
   notes?: NoteStore;
+  /**
+   * Where the conversations' files are kept (files: true). Default: the S3 bucket of FILES_BUCKET,
+   * or in a local run the folder `files/` under the local data folder.
+   */
+  files?: FileStore;
 }
 
 /**
@@ -83,12 +90,14 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   });
   const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : createMemoryOwnerCounters());
   const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
+  const files = options.files ?? (config.files.enabled ? configuredFileStore(process.env) : undefined);
   return createAgent(config, {
     model,
     ...(modelNotConfigured ? { modelNotConfigured } : {}),
     gateway,
     store,
     ...(notes ? { notes } : {}),
+    ...(files ? { files } : {}),
     logger,
     ownerCounters,
     extensions: [...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? [])],

@@ -11,6 +11,8 @@ import { createExtensionRunner } from './extension-runner.ts';
 import { asksUser } from './mcp/extensions.ts';
 import { configuredExtensions, configuredStrategy } from './strategies/configured.ts';
 import { readTurnTrace, type TurnTraceView } from './strategies/trace/read.ts';
+import { filesApi, type FilesApi } from './strategies/files/files-api.ts';
+import type { FileStore } from '../core/file-store.ts';
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { AgentConfig } from '../config/load.ts';
@@ -70,8 +72,8 @@ export interface DecideInput {
   onEvent?: (event: LoopEvent) => void;
 }
 
-/** An owner's memory notes (memory: true): GET and DELETE /memory. */
-export interface Agent extends MemoryApi {
+/** An owner's memory notes (memory: true): GET and DELETE /memory; a conversation's files (files: true). */
+export interface Agent extends MemoryApi, FilesApi {
   /** Asks a question: a new turn (or the stored one, for a retried requestId). */
   ask(input: AskInput): Promise<TurnResult>;
   /** Decides the calls a paused turn waits on, and lets the turn go on. */
@@ -99,6 +101,8 @@ export interface AgentDependencies {
   store: ConversationStore;
   /** Where memory notes are kept; needed when agent.yml turns memory on. */
   notes?: NoteStore;
+  /** Where the conversations' files are kept; needed when agent.yml turns files on. */
+  files?: FileStore;
   logger: Logger;
   metrics?: TurnMetrics;
   /** Strategies and a developer's own hooks, in the order they run (lib/agent/extension.ts). */
@@ -132,7 +136,8 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const policies = new Map(config.mcpServers.map((server) => [server.name, { ...server, asksUser: asksUser(server, config.tools) }]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions, then the trace.
-  const extensions = configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}) }, dependencies.extensions);
+  const files = config.files.enabled ? dependencies.files : undefined;
+  const extensions = configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}), ...(dependencies.files ? { files: dependencies.files } : {}) }, dependencies.extensions);
   const strategy = dependencies.strategy ?? configuredStrategy(config);
   const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters, logger, metrics: dependencies.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
@@ -305,11 +310,14 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
 
   async function deleteConversation(key: ConversationKey): Promise<void> {
     checkConversationId(key.conversationId);
-    if ((await store.deleteConversation(key)) === 0) throw notFound(key);
+    // Its files first: if that fails, the conversation is still there and the DELETE can be retried.
+    const deletedFiles = files ? await files.deleteAll(key) : 0;
+    if ((await store.deleteConversation(key)) === 0 && deletedFiles === 0) throw notFound(key);
   }
 
   return {
     ...memoryApi(config.memory.enabled ? dependencies.notes : undefined, config.memory.maxNotes),
+    ...filesApi(files, store),
     ask,
     decide,
     getConversation,

@@ -371,6 +371,25 @@ export const fileSchema = z.strictObject({
       promptNotes: numeric(z.number().int().min(0).max(50)).default(5),
     }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (maxNotes, maxNoteChars, promptNotes)' : undefined) }),
   ),
+  /**
+   * The files of a conversation (a built-in file_tool: upload and get; docs/files.md). `true` turns
+   * it on with the defaults below; an object with settings turns it on with those.
+   */
+  files: z.preprocess(
+    (value) => {
+      const plain = fromText(value);
+      return plain === undefined || plain === false ? { enabled: false } : plain === true ? {} : plain;
+    },
+    z.strictObject({
+      enabled: boolean().default(true),
+      /** UTF-8 bytes one file may have; a larger upload is refused with a tool error. */
+      maxBytes: numeric(z.number().int().positive().max(5 * 1024 * 1024)).default(1024 * 1024),
+      /** Files one conversation may have; an upload of a new name beyond is refused. */
+      maxFiles: numeric(z.number().int().positive().max(200)).default(50),
+      /** Characters of a file `get` gives the model; a longer file is cut there, with a note saying so. */
+      maxReadChars: numeric(z.number().int().positive().max(200_000)).default(20_000),
+    }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (maxBytes, maxFiles, maxReadChars)' : undefined) }),
+  ),
   conversation: z
     .strictObject({
       /** Each stored turn expires this long after it was last written (the table's TTL). */

@@ -3,6 +3,7 @@ import type { TurnResult } from '../core/turn.ts';
 import type { Agent } from '../agent/agent.ts';
 import { readTurnCall } from './turn-call.ts';
 import { errorResponse, json, turnResultHeaders } from './errors.ts';
+import { fileResponse } from './file-response.ts';
 import { readPageQuery, refuseQuery } from './page-query.ts';
 import { createOpenAIHandler } from './openai/handle.ts';
 import { isOpenAIPath } from './openai/routes.ts';
@@ -37,6 +38,12 @@ export function createHttpHandler(options: HttpHandlerOptions): (request: HttpRe
       case 'deleteConversation':
         await agent.deleteConversation({ conversationId: match.conversationId!, ...owner });
         return { statusCode: 204, headers: {}, body: '' };
+      case 'listFiles':
+        refuseQuery(request.query, 'GET /conversations/{conversationId}/files');
+        return json(200, await agent.listFiles({ conversationId: match.conversationId!, ...owner }));
+      case 'getFile':
+        refuseQuery(request.query, 'GET /conversations/{conversationId}/files/{name}');
+        return fileResponse(await agent.readFile({ conversationId: match.conversationId!, ...owner }, match.fileName!));
       case 'listNotes':
         return json(200, await agent.listNotes(request.owner, readPageQuery(request.query, 'GET /memory')));
       case 'deleteNote':

@@ -1,10 +1,12 @@
 import type { AgentConfig } from '../../config/load.ts';
 import { ConfigError } from '../../core/errors.ts';
+import type { FileStore } from '../../core/file-store.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { NoteStore } from '../../core/ports.ts';
 import { ms } from '../../core/time.ts';
 import type { AgentExtension } from '../extension.ts';
 import { reactStrategy, type TurnStrategy } from '../turn-strategy.ts';
+import { filesExtension } from './files/extension.ts';
 import { historySummaryExtension } from './history-summary.ts';
 import { memoryExtension } from './memory.ts';
 import { planExecuteStrategy } from './plan-execute/driver.ts';
@@ -18,6 +20,8 @@ interface StrategyServices {
   logger: Logger;
   /** Where memory notes are kept (memory: true). */
   notes?: NoteStore;
+  /** Where the conversations' files are kept (files: true). */
+  files?: FileStore;
   now?: () => number;
 }
 
@@ -38,6 +42,10 @@ export function configuredExtensions(config: AgentConfig, services: StrategyServ
   if (config.memory.enabled) {
     if (!services.notes) throw new ConfigError('memory is on in agent.yml, but the agent has no note store: buildAgent keeps notes in the conversation table; code that calls createAgent passes `notes` (createMemoryNoteStore() in tests)');
     extensions.push(memoryExtension(services.notes, { ...config.memory, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
+  }
+  if (config.files.enabled) {
+    if (!services.files) throw new ConfigError('files is on in agent.yml, but the agent has no file store: buildAgent keeps files in S3 (FILES_BUCKET) or under the local data folder; code that calls createAgent passes `files` (createFolderFileStore)');
+    extensions.push(filesExtension(services.files, { ...config.files, logger: services.logger }));
   }
   return [...extensions, ...own, traceExtension(config.trace)];
 }
