@@ -63,6 +63,8 @@ export interface FunctionBundleOptions {
   ssmClient: boolean;
   /** agent.yml starts the demo MCP server (infra/demo-server.ts): its compiled copy goes beside each function. */
   demoServer?: boolean;
+  /** agent.yml turns files on (infra/files-bucket.ts): the S3 file store and its client are bundled. */
+  files?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -82,7 +84,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - cross-spawn (6 KB): on Linux it is child_process.spawn;
  * - mnemonist/lru-cache (7 KB): the DynamoDB client's endpoint cache, kept as well by a Map;
  * - #dynamodb-commands: the document client's commands, which the adapters load on first use
- *   elsewhere, imported up front (every function sends commands; see dynamodb-commands-loaded.ts).
+ *   elsewhere, imported up front (every function sends commands; see dynamodb-commands-loaded.ts);
+ * - #s3-file-store (the S3 client): only where agent.yml turns files on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -95,6 +98,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     '#dynamodb-commands': substitute('dynamodb-commands-loaded.ts'),
     ...modelProviderSubstitutes(options.modelProvider),
     ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
+    ...(options.files ? {} : { '#s3-file-store': substitute('without-s3-files.ts') }),
   };
 }
 

@@ -52,7 +52,7 @@ export class McpAgentStack extends Stack {
     const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, files: filesSettings.on };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,

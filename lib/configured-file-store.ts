@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
-import { S3Client } from '@aws-sdk/client-s3';
+import { s3FileStoreFor } from '#s3-file-store';
 import { createFolderFileStore } from './adapters/folder/file-store.ts';
-import { createS3FileStore } from './adapters/s3/file-store.ts';
 import { ENV, localDataDir, runsLocally, type Environment } from './config/environment.ts';
 import { ConfigError } from './core/errors.ts';
 import type { FileStore } from './core/file-store.ts';
@@ -14,11 +13,7 @@ import type { FileStore } from './core/file-store.ts';
  */
 export function configuredFileStore(environment: Environment): FileStore {
   const bucket = environment[ENV.filesBucket]?.trim();
-  if (bucket) {
-    // Checksums only where S3 requires them: S3-compatible servers (MinIO, s3rver) take no trailers.
-    const client = new S3Client({ requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
-    return createS3FileStore({ client, bucket });
-  }
+  if (bucket) return s3FileStoreFor(bucket);
   if (!runsLocally(environment)) throw new ConfigError(`files is on in agent.yml, but ${ENV.filesBucket} is not set: deploy with the stack (it creates the bucket and sets it), or name an S3 bucket the function may write`);
   return createFolderFileStore({ root: resolve(localDataDir(environment), 'files') });
 }

@@ -51,9 +51,15 @@ describe('functionBundling', () => {
       `#bedrock-provider=${substitute('without-bedrock.ts')}`,
       `@smithy/core/event-streams=${substitute('without-event-streams.ts')}`,
     ];
-    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`] });
+    const withoutFiles = `#s3-file-store=${substitute('without-s3-files.ts')}`;
+    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutFiles] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
-    expect(withSsm.esbuildArgs!['--alias']).toEqual(always);
+    expect(withSsm.esbuildArgs!['--alias']).toEqual([...always, withoutFiles]);
+  });
+
+  it('bundles the S3 file store only when agent.yml turns files on', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toHaveProperty('#s3-file-store', substitute('without-s3-files.ts'));
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, files: true })).not.toHaveProperty('#s3-file-store');
   });
 
   it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {
