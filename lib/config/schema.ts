@@ -390,6 +390,22 @@ export const fileSchema = z.strictObject({
       maxReadChars: numeric(z.number().int().positive().max(200_000)).default(20_000),
     }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (maxBytes, maxFiles, maxReadChars)' : undefined) }),
   ),
+  /**
+   * A built-in report_tool (JoyAgent's): one model call writes a Markdown, HTML or slide-deck
+   * report from a task, the conversation's files and its tool results, saved as a file of the
+   * conversation (needs `files` on; docs/files.md). `true` turns it on with the defaults below.
+   */
+  reports: z.preprocess(
+    (value) => {
+      const plain = fromText(value);
+      return plain === undefined || plain === false ? { enabled: false } : plain === true ? {} : plain;
+    },
+    z.strictObject({
+      enabled: boolean().default(true),
+      /** Characters of files and tool results given to the report's model call (the newest first). */
+      maxInputChars: numeric(z.number().int().positive().max(400_000)).default(60_000),
+    }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (maxInputChars)' : undefined) }),
+  ),
   conversation: z
     .strictObject({
       /** Each stored turn expires this long after it was last written (the table's TTL). */

@@ -7,7 +7,10 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createFolderFileStore } from '../../lib/adapters/folder/file-store.ts';
+import { configuredExtensions } from '../../lib/agent/strategies/configured.ts';
 import { configuredFileStore } from '../../lib/configured-file-store.ts';
+import { createJsonLogger } from '../../lib/core/logger.ts';
 import { ConfigError } from '../../lib/core/errors.ts';
 import { contentTypeOf, fileNameProblem } from '../../lib/core/file-store.ts';
 import { configFailure, parseAgentYml } from '../support/agent-yml.ts';
@@ -29,6 +32,20 @@ describe('agent.yml files', () => {
     ['files: { maxFile: 3 }', /maxFile/],
   ])('refuses %j, naming the key', (text, message) => {
     expect(configFailure(text)).toMatch(message);
+  });
+});
+
+describe('agent.yml reports', () => {
+  it('reads reports: true with its defaults, and settings', () => {
+    expect(parseAgentYml('').reports).toMatchObject({ enabled: false });
+    expect(parseAgentYml('reports: true').reports).toEqual({ enabled: true, maxInputChars: 60_000 });
+    expect(parseAgentYml('reports: { maxInputChars: 1000 }').reports).toEqual({ enabled: true, maxInputChars: 1000 });
+  });
+
+  it('fails the start when reports are on without files, where no report could be saved', () => {
+    const logger = createJsonLogger('error');
+    expect(() => configuredExtensions(parseAgentYml('reports: true'), { logger })).toThrow(/reports is on in agent.yml, but files is off/);
+    expect(configuredExtensions(parseAgentYml('reports: true\nfiles: true'), { logger, files: createFolderFileStore({ root: tmpdir() }) }).find((extension) => extension.name === 'files')?.tools?.map((tool) => tool.definition.name)).toEqual(['file_tool', 'report_tool']);
   });
 });
 

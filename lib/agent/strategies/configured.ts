@@ -45,7 +45,10 @@ export function configuredExtensions(config: AgentConfig, services: StrategyServ
   }
   if (config.files.enabled) {
     if (!services.files) throw new ConfigError('files is on in agent.yml, but the agent has no file store: buildAgent keeps files in S3 (FILES_BUCKET) or under the local data folder; code that calls createAgent passes `files` (createFolderFileStore)');
-    extensions.push(filesExtension(services.files, { ...config.files, logger: services.logger }));
+    const reports = config.reports.enabled ? { reports: { maxInputChars: config.reports.maxInputChars, modelTimeoutMs: ms(config.model.timeoutSeconds) } } : {};
+    extensions.push(filesExtension(services.files, { ...config.files, logger: services.logger, ...reports }));
+  } else if (config.reports.enabled) {
+    throw new ConfigError('reports is on in agent.yml, but files is off: report_tool saves each report as a file of the conversation; turn files on too (files: true)');
   }
   return [...extensions, ...own, traceExtension(config.trace)];
 }

@@ -4,7 +4,9 @@ import type { FileInfo, FileStore } from '../../../core/file-store.ts';
 import type { AgentExtension, TurnContext } from '../../extension.ts';
 import { fileTool, type FilesListing } from './file-tool.ts';
 import { filesSection } from './listing.ts';
-import type { FilesSettings } from './settings.ts';
+import type { ToolResultMaterial } from './report-materials.ts';
+import { reportTool } from './report-tool.ts';
+import { FILE_TOOL, REPORT_TOOL, type FilesSettings } from './settings.ts';
 
 /**
  * The files of a conversation (agent.yml `files`), after JoyAgent's file_tool: a built-in tool to
@@ -28,7 +30,17 @@ export function filesExtension(store: FileStore, settings: FilesSettings): Agent
   };
   return {
     name: 'files',
-    tools: [fileTool(store, settings, listing)],
+    tools: [fileTool(store, settings, listing), ...(settings.reports ? [reportTool(store, { ...settings, ...settings.reports }, listing)] : [])],
+    // With reports on, this turn's tool results are kept for report_tool (the earlier turns' are in its history).
+    ...(settings.reports
+      ? {
+          async aroundToolCall(call, next, turn) {
+            const output = await next();
+            if (output.ok && call.name !== FILE_TOOL && call.name !== REPORT_TOOL) turn.scratch.results = [...((turn.scratch.results as ToolResultMaterial[] | undefined) ?? []), { name: call.name, text: output.text }];
+            return output;
+          },
+        }
+      : {}),
     async turnStart(turn: TurnContext) {
       try {
         turn.scratch.files = await withDeadline(Math.max(1, turn.timeLeftMs()), (signal) => store.list({ conversationId: turn.conversationId, ...(turn.owner === undefined ? {} : { owner: turn.owner }) }, { signal }));
