@@ -63,7 +63,7 @@ export interface FunctionBundleOptions {
   ssmClient: boolean;
   /** agent.yml starts the demo MCP server (infra/demo-server.ts): its compiled copy goes beside each function. */
   demoServer?: boolean;
-  /** agent.yml turns files on (infra/files-bucket.ts): the S3 file store and its client are bundled. */
+  /** agent.yml turns files on (infra/files-bucket.ts): the files feature, its stores and the S3 client are bundled. */
   files?: boolean;
 }
 
@@ -85,7 +85,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - mnemonist/lru-cache (7 KB): the DynamoDB client's endpoint cache, kept as well by a Map;
  * - #dynamodb-commands: the document client's commands, which the adapters load on first use
  *   elsewhere, imported up front (every function sends commands; see dynamodb-commands-loaded.ts);
- * - #s3-file-store (the S3 client): only where agent.yml turns files on.
+ * - #files and #file-stores (file_tool, report_tool, the file stores and the S3 client, about
+ *   190 KB): only where agent.yml turns files on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -98,7 +99,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     '#dynamodb-commands': substitute('dynamodb-commands-loaded.ts'),
     ...modelProviderSubstitutes(options.modelProvider),
     ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
-    ...(options.files ? {} : { '#s3-file-store': substitute('without-s3-files.ts') }),
+    ...(options.files ? {} : { '#files': substitute('without-files.ts'), '#file-stores': substitute('without-files.ts') }),
   };
 }
 

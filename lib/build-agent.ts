@@ -14,7 +14,7 @@ import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, NoteStore, OwnerCounters, ToolGateway, TurnMetrics } from './core/ports.ts';
 import { createConfiguredGateway } from './configured-gateway.ts';
-import { configuredFileStore } from './configured-file-store.ts';
+import { configuredFileStore } from '#file-stores';
 import type { FileStore } from './core/file-store.ts';
 import { createConfiguredModel, modelNotConfigured as modelNotConfiguredText } from './model-providers.ts';
 

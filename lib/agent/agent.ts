@@ -11,7 +11,7 @@ import { createExtensionRunner } from './extension-runner.ts';
 import { asksUser } from './mcp/extensions.ts';
 import { configuredExtensions, configuredStrategy } from './strategies/configured.ts';
 import { readTurnTrace, type TurnTraceView } from './strategies/trace/read.ts';
-import { filesApi, type FilesApi } from './strategies/files/files-api.ts';
+import { filesApi, type FilesApi } from '#files';
 import type { FileStore } from '../core/file-store.ts';
 import { ms } from '../core/time.ts';
 import type { TurnResult } from '../core/turn.ts';

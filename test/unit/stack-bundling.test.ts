@@ -51,15 +51,16 @@ describe('functionBundling', () => {
       `#bedrock-provider=${substitute('without-bedrock.ts')}`,
       `@smithy/core/event-streams=${substitute('without-event-streams.ts')}`,
     ];
-    const withoutFiles = `#s3-file-store=${substitute('without-s3-files.ts')}`;
-    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutFiles] });
+    const withoutFiles = [`#files=${substitute('without-files.ts')}`, `#file-stores=${substitute('without-files.ts')}`];
+    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, ...withoutFiles] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
-    expect(withSsm.esbuildArgs!['--alias']).toEqual([...always, withoutFiles]);
+    expect(withSsm.esbuildArgs!['--alias']).toEqual([...always, ...withoutFiles]);
   });
 
-  it('bundles the S3 file store only when agent.yml turns files on', () => {
-    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toHaveProperty('#s3-file-store', substitute('without-s3-files.ts'));
-    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, files: true })).not.toHaveProperty('#s3-file-store');
+  it('bundles the files feature, its stores and the S3 client only when agent.yml turns files on', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#files': substitute('without-files.ts'), '#file-stores': substitute('without-files.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, files: true })).not.toHaveProperty('#files');
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, files: true })).not.toHaveProperty('#file-stores');
   });
 
   it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {

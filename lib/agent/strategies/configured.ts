@@ -6,7 +6,7 @@ import type { NoteStore } from '../../core/ports.ts';
 import { ms } from '../../core/time.ts';
 import type { AgentExtension } from '../extension.ts';
 import { reactStrategy, type TurnStrategy } from '../turn-strategy.ts';
-import { filesExtension } from './files/extension.ts';
+import { configuredFilesExtension } from '#files';
 import { historySummaryExtension } from './history-summary.ts';
 import { memoryExtension } from './memory.ts';
 import { planExecuteStrategy } from './plan-execute/driver.ts';
@@ -43,13 +43,8 @@ export function configuredExtensions(config: AgentConfig, services: StrategyServ
     if (!services.notes) throw new ConfigError('memory is on in agent.yml, but the agent has no note store: buildAgent keeps notes in the conversation table; code that calls createAgent passes `notes` (createMemoryNoteStore() in tests)');
     extensions.push(memoryExtension(services.notes, { ...config.memory, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
   }
-  if (config.files.enabled) {
-    if (!services.files) throw new ConfigError('files is on in agent.yml, but the agent has no file store: buildAgent keeps files in S3 (FILES_BUCKET) or under the local data folder; code that calls createAgent passes `files` (createFolderFileStore)');
-    const reports = config.reports.enabled ? { reports: { maxInputChars: config.reports.maxInputChars, modelTimeoutMs: ms(config.model.timeoutSeconds) } } : {};
-    extensions.push(filesExtension(services.files, { ...config.files, logger: services.logger, ...reports }));
-  } else if (config.reports.enabled) {
-    throw new ConfigError('reports is on in agent.yml, but files is off: report_tool saves each report as a file of the conversation; turn files on too (files: true)');
-  }
+  const files = configuredFilesExtension(config, services);
+  if (files) extensions.push(files);
   return [...extensions, ...own, traceExtension(config.trace)];
 }
 
