@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { FILE_CONTENT_SECURITY_POLICY } from '../../lib/http/file-response.ts';
 import { serversPerTest } from '../support/configured-local-server.ts';
+import { waitForOutput } from '../support/local-server.ts';
 import { postForEvents } from '../support/sse-client.ts';
 import { textReply, toolCallsReply } from '../support/scripted-openai-server.ts';
 import { completionBodies, systemPromptOf, toolAnswers, toolNames, wireTools, wireViolations } from '../support/wire-requests.ts';
@@ -44,6 +45,7 @@ describe('files: true through npm start', () => {
     ]);
     const local = await servers.local('files: { maxBytes: 300, maxReadChars: 20 }\nmodel: { maxRetries: 0 }\n', model, { AUTH_MODE: 'cognito', LOCAL_CALLER_HEADER: CALLER });
     const url = () => local.server.url;
+    await waitForOutput(local.server, new RegExp(`Files of conversations \\(agent.yml files\\) are kept in ${escape(join(local.folder, 'data', 'files'))}\n`));
 
     // Act
     const exchange = await postForEvents(`${url()}/conversations/weather/messages`, { body: { message: '把三城天气写成报告保存' }, headers: { [CALLER]: 'alice' } });
