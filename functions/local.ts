@@ -130,6 +130,7 @@ server.listen(local.port, local.host, () => {
   const { port: actualPort } = server.address() as AddressInfo;
   say(`MCP agent service listening on http://localhost:${actualPort} (configuration: ${config.source})`);
   say(`Conversations are stored in ${storeDescription}`);
+  if (config.files.enabled) say(`Files of conversations (agent.yml files) are kept in ${process.env[ENV.filesBucket] ? `the S3 bucket ${process.env[ENV.filesBucket]}` : resolve(local.dataDir, 'files')}`);
   for (const line of modelLines(config, usesStandInByDefault)) say(line);
   void agent.health().then((health) => {
     for (const mcp of health.mcpServers) {

@@ -87,6 +87,11 @@ export class AgentApi extends Construct {
     const turn = turns.addResource('{turn}');
     const trace = turn.addResource('trace');
     trace.addMethod('GET', streaming);
+    // The conversation's files (agent.yml files): served by the stream function, which reads the bucket.
+    const files = conversation.addResource('files');
+    files.addMethod('GET', streaming);
+    const file = files.addResource('{name}');
+    file.addMethod('GET', streaming);
     const health = this.api.root.addResource('health');
     health.addMethod('GET', buffered);
     // The OpenAI-compatible front door: a chat completion is a whole agent turn, streamed or not.
@@ -109,7 +114,7 @@ export class AgentApi extends Construct {
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, health, v1, models, model, completions, memory, note]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, memory, note]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

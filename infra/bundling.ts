@@ -65,6 +65,8 @@ export interface FunctionBundleOptions {
   demoServer?: boolean;
   /** OpenTelemetry is exported (OTEL_EXPORTER_OTLP_ENDPOINT): only then is its SDK bundled (lib/telemetry.ts). */
   telemetry?: boolean;
+  /** agent.yml turns files on (infra/files-bucket.ts): the files feature, its stores and the S3 client are bundled. */
+  files?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -87,6 +89,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  *   elsewhere, imported up front (every function sends commands; see dynamodb-commands-loaded.ts);
  * - #telemetry (the OpenTelemetry SDK and exporters, and the spans' code): only in a stack that
  *   exports telemetry (docs/observability.md).
+ * - #files and #file-stores (file_tool, report_tool, the file stores and the S3 client, about
+ *   190 KB): only where agent.yml turns files on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -100,6 +104,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...modelProviderSubstitutes(options.modelProvider),
     ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
     ...(options.telemetry ? {} : { '#telemetry': substitute('without-telemetry.ts') }),
+    ...(options.files ? {} : { '#files': substitute('without-files.ts'), '#file-stores': substitute('without-files.ts') }),
   };
 }
 

@@ -8,6 +8,7 @@ import { usesDemoServer } from './demo-server.ts';
 import { warnOfSharedMemory } from './memory.ts';
 import { AsyncTurns } from './async-turns.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
+import { FilesBucket, filesSettingsOf } from './files-bucket.ts';
 import { HmacKey } from './hmac-key.ts';
 import { McpOAuthTokens, oauthServerNames } from './mcp-oauth-tokens.ts';
 import { acknowledgeProfileModels, bedrockInvokeStatements, deployedModel } from './model-access.ts';
@@ -46,9 +47,12 @@ export class McpAgentStack extends Stack {
     // Only a configuration that gives some MCP server an `oauth` block gets the token secret.
     const oauthTokens = oauthServerNames(agentConfig).length > 0 ? new McpOAuthTokens(this, 'McpOAuthTokens', { removalPolicy }) : undefined;
     warnOfSharedMemory(this, settings.authMode, agentConfig);
+    // Only a configuration that turns files on gets their bucket.
+    const filesSettings = filesSettingsOf(agentConfig);
+    const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
@@ -57,6 +61,7 @@ export class McpAgentStack extends Stack {
         ...(settings.modelProvider === undefined ? {} : { [ENV.modelProvider]: settings.modelProvider }),
         ...hmacKey.environment,
         ...oauthTokens?.environment,
+        ...files?.environment,
         ...(settings.modelBaseUrl === undefined ? {} : { [ENV.modelBaseUrl]: settings.modelBaseUrl }),
         ...(settings.modelName === undefined ? {} : { [ENV.modelName]: settings.modelName }),
         ...(settings.otelExporterEndpoint === undefined ? {} : { [ENV.otelExporterEndpoint]: settings.otelExporterEndpoint }),
@@ -104,6 +109,9 @@ export class McpAgentStack extends Stack {
     stream.function.addToRolePolicy(conversations.allow(CONVERSATION_TABLE_ACTIONS));
     worker.function.addToRolePolicy(conversations.allow(TURN_TABLE_ACTIONS));
     worker.function.addToRolePolicy(asyncTurns.allowPublishing());
+    // Turns write and read files; only the conversation routes delete them (with the conversation).
+    files?.allow(stream.function, { deletes: true });
+    files?.allow(worker.function, { deletes: false });
 
     const authorization = new ApiAuthorization(this, 'Authorization', {
       authMode: settings.authMode,
@@ -122,6 +130,7 @@ export class McpAgentStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: api.api.url, description: 'The HTTP API (append conversations, health)' });
     new CfnOutput(this, 'TableName', { value: conversations.table.tableName });
+    if (files) new CfnOutput(this, 'FilesBucketName', { value: files.bucket.bucketName, description: 'The conversations\' files (agent.yml files)' });
     new CfnOutput(this, 'QueueUrl', { value: asyncTurns.queue.queueUrl, description: 'Send {conversationId, message, requestId} for an asynchronous turn' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: asyncTurns.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'EventBusName', { value: asyncTurns.bus.eventBusName, description: 'AgentTurnRequested in, AgentTurnCompleted out' });

@@ -22,6 +22,8 @@ import type { ToolGateway } from './core/ports/tools.ts';
 import type { TurnMetrics } from './core/ports/metrics.ts';
 import { createConfiguredGateway } from './configured-gateway.ts';
 import { createConfiguredModel, modelNotConfigured as modelNotConfiguredText } from './providers/configured-model.ts';
+import { configuredFileStore } from '#file-stores';
+import type { FileStore } from './core/ports/file-store.ts';
 
 interface CommonOptions {
   /** Replace a part, e.g. a scripted model in tests. */
@@ -55,6 +57,11 @@ interface CommonOptions {
   notes?: NoteStore;
   /** OpenTelemetry's spans and metrics (loadTelemetry in lib/telemetry.ts); none without it. */
   telemetry?: AgentInstrumentation;
+  /**
+   * Where the conversations' files are kept (files: true). Default: the S3 bucket of FILES_BUCKET,
+   * or in a local run the folder `files/` under the local data folder.
+   */
+  files?: FileStore;
 }
 
 /**
@@ -94,12 +101,14 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   const store = telemetry ? telemetry.store(untracedStore, { system: options.store ? 'custom' : 'aws.dynamodb', collection: config.conversation.tableName }) : untracedStore;
   const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : createMemoryOwnerCounters());
   const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
+  const files = options.files ?? (config.files.enabled ? configuredFileStore(process.env) : undefined);
   const agent = createAgent(config, {
     model,
     ...(modelNotConfigured ? { modelNotConfigured } : {}),
     gateway,
     store,
     ...(notes ? { notes } : {}),
+    ...(files ? { files } : {}),
     logger,
     ownerCounters,
     // Telemetry's extension last of these, so its spans time the calls alone (lib/extensions/telemetry/extension.ts).

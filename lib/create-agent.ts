@@ -4,11 +4,12 @@ import type { Agent } from './agent/agent-api.ts';
 import type { AgentExtension } from './agent/extension-api/extension.ts';
 import type { TurnStrategy } from './agent/loop/turn-strategy.ts';
 import type { AgentConfig } from './config/load.ts';
+import { filesApi } from '#files';
 import { configuredExtensions } from './extensions/configured.ts';
 import { readTurnTrace } from './extensions/trace/read.ts';
 import { configuredStrategy } from './strategies/configured.ts';
 
-export interface AgentDependencies extends Omit<AgentParts, 'extensions' | 'strategy' | 'readTurnTrace'> {
+export interface AgentDependencies extends Omit<AgentParts, 'extensions' | 'strategy' | 'readTurnTrace' | 'filesApi'> {
   /** Your own extensions of the loop (lib/agent/extension-api/extension.ts), run after the ones agent.yml turns on. */
   extensions?: AgentExtension[];
   /**
@@ -23,9 +24,10 @@ export interface AgentDependencies extends Omit<AgentParts, 'extensions' | 'stra
  * (lib/strategies) and the extensions it turns on (lib/extensions); the trace runs innermost.
  */
 export function createAgent(config: AgentConfig, dependencies: AgentDependencies): Agent {
-  const services = { logger: dependencies.logger, ...(dependencies.now ? { now: dependencies.now } : {}), ...(dependencies.notes ? { notes: dependencies.notes } : {}) };
+  const services = { logger: dependencies.logger, ...(dependencies.now ? { now: dependencies.now } : {}), ...(dependencies.notes ? { notes: dependencies.notes } : {}), ...(dependencies.files ? { files: dependencies.files } : {}) };
   const strategy = dependencies.strategy ?? configuredStrategy(config, services);
   // agent.yml's extensions first, then the strategy's, then the embedding code's own, then the trace.
   const extensions = configuredExtensions(config, services, [...(strategy.extensions ?? []), ...(dependencies.extensions ?? [])]);
-  return assembleAgent(config, { ...dependencies, extensions, strategy, readTurnTrace });
+  const files = config.files.enabled ? dependencies.files : undefined;
+  return assembleAgent(config, { ...dependencies, extensions, strategy, readTurnTrace, filesApi: filesApi(files, dependencies.store) });
 }

@@ -1,5 +1,6 @@
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ConversationKey } from '../core/ports/conversation-store.ts';
+import type { FileInfo, StoredFile } from '../core/ports/file-store.ts';
 import type { TraceContext } from '../core/trace-context.ts';
 import type { TurnResult } from '../core/turn.ts';
 import type { TurnTraceView } from '../core/turn-trace.ts';
@@ -51,8 +52,19 @@ export interface DecideInput extends TurnRequest {
   decisions: ApprovalDecision[];
 }
 
-/** The agent behind every entry point: HTTP, streaming, queue, and embedding code. Its memory API (memory: true) is GET and DELETE /memory. */
-export interface Agent extends MemoryApi {
+/** What the owner of a conversation may do with its files over the API. */
+export interface FilesApi {
+  /** GET /conversations/{id}/files: every file of the conversation, by name. */
+  listFiles(key: ConversationKey): Promise<{ conversationId: string; files: FileInfo[] }>;
+  /** GET /conversations/{id}/files/{name}: one file, whole. */
+  readFile(key: ConversationKey, name: string): Promise<StoredFile>;
+}
+
+/**
+ * The agent behind every entry point: HTTP, streaming, queue, and embedding code. Its memory API
+ * (memory: true) is GET and DELETE /memory; its files API (files: true), a conversation's files.
+ */
+export interface Agent extends MemoryApi, FilesApi {
   /** Asks a question: a new turn (or the stored one, for a retried requestId). */
   ask(input: AskInput): Promise<TurnResult>;
   /** Decides the calls a paused turn waits on, and lets the turn go on. */

@@ -1,11 +1,13 @@
 import type { Logger } from '../core/logger.ts';
 import type { ConversationKey, ConversationStore } from '../core/ports/conversation-store.ts';
+import type { FileStore } from '../core/ports/file-store.ts';
 import type { TurnMetrics } from '../core/ports/metrics.ts';
 import type { ModelClient } from '../core/ports/model.ts';
 import type { NoteStore } from '../core/ports/notes.ts';
 import type { OwnerCounters } from '../core/ports/owner-counters.ts';
 import type { ToolGateway } from '../core/ports/tools.ts';
 import type { TurnTraceView } from '../core/turn-trace.ts';
+import type { FilesApi } from './agent-api.ts';
 import type { AgentExtension } from './extension-api/extension.ts';
 import type { TurnStrategy } from './loop/turn-strategy.ts';
 
@@ -19,6 +21,10 @@ export interface AgentParts {
   store: ConversationStore;
   /** Where memory notes are kept; needed when agent.yml turns memory on. */
   notes?: NoteStore;
+  /** Where the conversations' files are kept (files: true): deleted with their conversation. */
+  files?: FileStore;
+  /** The owner's files routes (lib/extensions/files), or ones that answer files_not_enabled. */
+  filesApi: FilesApi;
   logger: Logger;
   metrics?: TurnMetrics;
   /** Every extension of a turn, in the order they run (lib/agent/extension-api/extension.ts). */

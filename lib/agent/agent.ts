@@ -34,6 +34,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
   const now = parts.now ?? Date.now;
   const hmacKey = parts.hmacKey ?? randomBytes(32);
   const settings = agentSettings(config);
+  const files = config.files.enabled ? parts.files : undefined;
   const policies = new Map(config.mcpServers.map((server) => [server.name, { ...server, asksUser: asksUser(server, config.tools) }]));
   const budgets = createBudgets({ limits: config.limits, counters: parts.ownerCounters, logger, metrics: parts.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
@@ -102,11 +103,14 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
 
   async function deleteConversation(key: ConversationKey): Promise<void> {
     checkConversationId(key.conversationId);
-    if ((await store.deleteConversation(key)) === 0) throw notFound(key);
+    // Its files first: if that fails, the conversation is still there and the DELETE can be retried.
+    const deletedFiles = files ? await files.deleteAll(key) : 0;
+    if ((await store.deleteConversation(key)) === 0 && deletedFiles === 0) throw notFound(key);
   }
 
   return {
     ...memoryApi(config.memory.enabled ? parts.notes : undefined, config.memory.maxNotes),
+    ...parts.filesApi,
     ask,
     decide,
     getConversation,

@@ -43,6 +43,11 @@ export const ENV = {
   eventQueueArn: 'EVENT_QUEUE_ARN',
   /** Comma-separated senders whose asynchronous requests may name an owner: event sources, queue, invoke. */
   ownerSources: 'OWNER_SOURCES',
+  /**
+   * The S3 bucket of the conversations' files (agent.yml `files`; the stack creates it and sets
+   * this). Unset in a local run: the files are kept under LOCAL_DATA_DIR, in `files/`.
+   */
+  filesBucket: 'FILES_BUCKET',
   /** A DynamoDB endpoint to use instead of the embedded store (DynamoDB Local, LocalStack, AWS). */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Powertools' own settings. */

@@ -63,6 +63,15 @@ const positiveInt = () => numeric(z.number().int().positive());
 const positiveSeconds = () => numeric(z.number().positive());
 const seconds = () => numeric(z.number().min(0));
 const stringMap = () => z.record(z.string(), z.string());
+/** An option `true` turns on with its defaults, an object of its settings turns on with those, and `false` or nothing leaves off. */
+const switchable = <Shape extends z.ZodRawShape>(shape: Shape, settings: string) =>
+  z.preprocess(
+    (value) => {
+      const plain = fromText(value);
+      return plain === undefined || plain === false ? { enabled: false } : plain === true ? {} : plain;
+    },
+    z.strictObject({ enabled: boolean().default(true), ...shape }, { error: (issue) => (issue.code === 'invalid_type' ? `expected true, false, or settings (${settings})` : undefined) }),
+  );
 
 /** A tool name pattern as the server lists the name: `*` any run of characters, `?` one character. */
 const toolPattern = z.string().min(1, 'a tool pattern must not be empty');
@@ -411,6 +420,27 @@ export const fileSchema = z.strictObject({
       promptNotes: numeric(z.number().int().min(0).max(50)).default(5),
     }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (maxNotes, maxNoteChars, promptNotes)' : undefined) }),
   ),
+  /**
+   * The files of a conversation (a built-in file_tool: upload and get; docs/files.md). `true` turns
+   * it on with the defaults below; an object with settings turns it on with those.
+   */
+  files: switchable({
+    /** UTF-8 bytes one file may have; a larger upload is refused with a tool error. */
+    maxBytes: numeric(z.number().int().positive().max(5 * 1024 * 1024)).default(1024 * 1024),
+    /** Files one conversation may have; an upload of a new name beyond is refused. */
+    maxFiles: numeric(z.number().int().positive().max(200)).default(50),
+    /** Characters of a file `get` gives the model; a longer file is cut there, with a note saying so. */
+    maxReadChars: numeric(z.number().int().positive().max(200_000)).default(20_000),
+  }, 'maxBytes, maxFiles, maxReadChars'),
+  /**
+   * A built-in report_tool (JoyAgent's): one model call writes a Markdown, HTML or slide-deck
+   * report from a task, the conversation's files and its tool results, saved as a file of the
+   * conversation (needs `files` on; docs/files.md). `true` turns it on with the defaults below.
+   */
+  reports: switchable({
+    /** Characters of files and tool results given to the report's model call (the newest first). */
+    maxInputChars: numeric(z.number().int().positive().max(400_000)).default(60_000),
+  }, 'maxInputChars'),
   conversation: z
     .strictObject({
       /** Each stored turn expires this long after it was last written (the table's TTL). */

@@ -68,6 +68,10 @@ export type InputErrorCode =
   | 'invalid_note_id'
   | 'note_not_found'
   | 'memory_not_enabled'
+  // the files of a conversation
+  | 'invalid_file_name'
+  | 'file_not_found'
+  | 'files_not_enabled'
   // resuming a turn's event stream (Last-Event-ID)
   | 'invalid_last_event_id'
   // a turn's trace
@@ -88,7 +92,7 @@ type ConflictCode = 'conversation_busy' | 'turn_in_progress' | 'approval_not_pen
 
 export class InputError<Code extends InputErrorCode = InputErrorCode> extends AgentError<Code> {}
 
-export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found' | 'note_not_found' | 'memory_not_enabled' | 'turn_not_found' | 'trace_not_found'> {}
+export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found' | 'note_not_found' | 'memory_not_enabled' | 'turn_not_found' | 'trace_not_found' | 'file_not_found' | 'files_not_enabled'> {}
 
 /** A route exists, but not for this method; `allow` lists the methods it takes. */
 export class MethodNotAllowedError extends InputError<'method_not_allowed'> {

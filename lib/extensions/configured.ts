@@ -4,6 +4,8 @@ import type { Logger } from '../core/logger.ts';
 import type { NoteStore } from '../core/ports/notes.ts';
 import { ms } from '../core/time.ts';
 import type { AgentExtension } from '../agent/extension-api/extension.ts';
+import type { FileStore } from '../core/ports/file-store.ts';
+import { configuredFilesExtension } from '#files';
 import { historySummaryExtension } from './history-summary.ts';
 import { memoryExtension } from './memory.ts';
 import { todoListExtension } from './todo-list.ts';
@@ -15,6 +17,8 @@ interface ExtensionServices {
   logger: Logger;
   /** Where memory notes are kept (memory: true). */
   notes?: NoteStore;
+  /** Where the conversations' files are kept (files: true). */
+  files?: FileStore;
   now?: () => number;
 }
 
@@ -35,5 +39,7 @@ export function configuredExtensions(config: AgentConfig, services: ExtensionSer
     if (!services.notes) throw new ConfigError('memory is on in agent.yml, but the agent has no note store: buildAgent keeps notes in the conversation table; code that calls createAgent passes `notes` (createMemoryNoteStore() in tests)');
     extensions.push(memoryExtension(services.notes, { ...config.memory, logger: services.logger, ...(services.now ? { now: services.now } : {}) }));
   }
+  const files = configuredFilesExtension(config, services);
+  if (files) extensions.push(files);
   return [...extensions, ...own, traceExtension(config.trace)];
 }

@@ -113,6 +113,23 @@ export async function deleteConversation(conversationId) {
   if (!response.ok) throw await failure(response);
 }
 
+/** The conversation's files (files: true): [] when files are off or the conversation is not stored yet. */
+export async function files(conversationId) {
+  try {
+    return (await getJson(`/conversations/${segment(conversationId)}/files`)).files;
+  } catch (error) {
+    if (error.code === 'files_not_enabled' || error.code === 'conversation_not_found') return [];
+    throw error;
+  }
+}
+
+/** One file's text, as the API serves it (never as a page). */
+export async function fileText(conversationId, name) {
+  const response = await send(`/conversations/${segment(conversationId)}/files/${segment(name)}`);
+  if (!response.ok) throw await failure(response);
+  return response.text();
+}
+
 export const trace = (conversationId, turn) => getJson(`/conversations/${segment(conversationId)}/turns/${turn}/trace`);
 
 /** Asks a question in a conversation; the turn arrives as Server-Sent Events, each handed to onEvent. */

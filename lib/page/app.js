@@ -5,6 +5,7 @@
 import * as api from './api.js';
 import { forgetConversation, listConversations, newConversationId, rememberConversation } from './conversations.js';
 import { h } from './dom.js';
+import { FilesPanel, renderFile } from './files.js';
 import { renderTrace } from './inspector.js';
 import { ProgressPanel } from './progress.js';
 import { TurnView } from './turn-view.js';
@@ -14,6 +15,7 @@ const transcript = element('transcript');
 const question = element('question');
 const send = element('send');
 const progress = new ProgressPanel(element('progress'));
+const files = new FilesPanel(element('files'), (name) => void openFile(name));
 
 /** The conversation on screen (undefined: a new one, whose id is made when it is first asked). */
 let conversationId;
@@ -36,6 +38,7 @@ async function run(view, stream) {
     await stream((event) => {
       view.handle(event);
       progress.handle(event);
+      files.handle(event);
       scrollDown();
     });
   } catch (error) {
@@ -81,6 +84,21 @@ async function inspect(turn) {
   }
 }
 
+/** A file of the conversation in the side panel, as text. */
+async function openFile(name) {
+  const panel = element('inspector');
+  const body = element('inspector-body');
+  element('inspector-title').textContent = name;
+  body.replaceChildren(h('p', { class: 'hint' }, 'Loading the file…'));
+  panel.hidden = false;
+  try {
+    const text = await api.fileText(conversationId, name);
+    body.replaceChildren(renderFile({ name, text, description: files.files.find((file) => file.name === name)?.description }));
+  } catch (error) {
+    body.replaceChildren(h('p', { class: 'error' }, h('strong', {}, error.code ?? 'error'), ` ${error.message}`));
+  }
+}
+
 async function open(id) {
   if (busy) return;
   select(id);
@@ -91,6 +109,7 @@ async function open(id) {
     views = stored.turns.map((turn) => TurnView.stored(turn, handlers));
     transcript.replaceChildren(...views.map((view) => view.element));
     progress.reset({ todos: stored.todos ?? [], plan: stored.plan ?? null });
+    files.reset(await api.files(id));
     scrollDown();
   } catch (error) {
     if (error.code === 'conversation_not_found') forgetConversation(id);
@@ -105,6 +124,7 @@ function startNew() {
   views = [];
   transcript.replaceChildren();
   progress.reset();
+  files.reset();
   question.focus();
 }
 

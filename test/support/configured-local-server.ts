@@ -15,6 +15,8 @@ export const MANY_TOOLS_SERVER = fileURLToPath(new URL('../fixtures/many-tools-s
 
 export interface ConfiguredLocalServer {
   server: LocalServer;
+  /** The test's folder: agent.yml, and the data folder `data/`. */
+  folder: string;
   /** Stops the process and starts it again on the same data (the conversation table survives). */
   restart(): Promise<LocalServer>;
   /** Stops the process and removes its folder. */
@@ -29,6 +31,7 @@ export async function startConfiguredLocalServer(agentYml: string, model: Script
   const start = () => startLocalServer({ AGENT_CONFIG: path, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'gpt-4-turbo', LOCAL_DATA_DIR: join(folder, 'data'), ...environment });
   const handle: ConfiguredLocalServer = {
     server: await start(),
+    folder,
     async restart() {
       await handle.server.stop();
       handle.server = await start();

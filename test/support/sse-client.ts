@@ -41,6 +41,8 @@ export interface SseExchange extends Omit<EventStreamReader, 'feed'> {
 
 export interface SseRequestOptions {
   body: unknown;
+  /** More request headers (a caller's identity, say). */
+  headers?: Record<string, string>;
   /** Called on each event as it arrives. */
   onEvent?: (event: ReceivedEvent) => void;
   /** Aborting it hangs up; what arrived until then is returned. */
@@ -51,7 +53,7 @@ export interface SseRequestOptions {
 export async function postForEvents(url: string, options: SseRequestOptions): Promise<SseExchange> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...options.headers },
     body: JSON.stringify(options.body),
     ...(options.signal ? { signal: options.signal } : {}),
   });

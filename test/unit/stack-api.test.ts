@@ -27,10 +27,10 @@ function methods(template: Template): Map<string, Properties> {
 
 /** The OpenAI-compatible front door's routes, streamed from the stream function like the conversation routes. */
 const OPENAI_ROUTES = ['GET /v1/models', 'GET /v1/models/{model}', 'POST /v1/chat/completions'];
-const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'POST /conversations/{conversationId}/approvals', 'GET /conversations/{conversationId}/turns/{turn}/trace', 'GET /health', 'GET /memory', 'DELETE /memory', 'DELETE /memory/{noteId}', ...OPENAI_ROUTES];
+const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'POST /conversations/{conversationId}/approvals', 'GET /conversations/{conversationId}/turns/{turn}/trace', 'GET /conversations/{conversationId}/files', 'GET /conversations/{conversationId}/files/{name}', 'GET /health', 'GET /memory', 'DELETE /memory', 'DELETE /memory/{noteId}', ...OPENAI_ROUTES];
 /** Every other method and path goes to the health-and-fallbacks function, so the contract answers 404/405 itself. */
 const FALLBACKS = [
-  'ANY /', 'ANY /conversations', 'ANY /conversations/{conversationId}', 'ANY /conversations/{conversationId}/messages', 'ANY /conversations/{conversationId}/approvals', 'ANY /conversations/{conversationId}/turns', 'ANY /conversations/{conversationId}/turns/{turn}', 'ANY /conversations/{conversationId}/turns/{turn}/trace', 'ANY /health', 'ANY /{proxy+}',
+  'ANY /', 'ANY /conversations', 'ANY /conversations/{conversationId}', 'ANY /conversations/{conversationId}/messages', 'ANY /conversations/{conversationId}/approvals', 'ANY /conversations/{conversationId}/turns', 'ANY /conversations/{conversationId}/turns/{turn}', 'ANY /conversations/{conversationId}/turns/{turn}/trace', 'ANY /conversations/{conversationId}/files', 'ANY /conversations/{conversationId}/files/{name}', 'ANY /health', 'ANY /{proxy+}',
   'ANY /v1', 'ANY /v1/models', 'ANY /v1/models/{model}', 'ANY /v1/chat/completions', 'ANY /memory', 'ANY /memory/{noteId}',
 ];
 const routesOf = (template: Template): Map<string, Properties> => new Map([...methods(template)].filter(([route]) => !route.startsWith('OPTIONS')));

@@ -52,15 +52,22 @@ describe('functionBundling', () => {
       `@smithy/core/event-streams=${substitute('without-event-streams.ts')}`,
     ];
     const withoutTelemetry = `#telemetry=${substitute('without-telemetry.ts')}`;
-    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry] });
+    const withoutFiles = [`#files=${substitute('without-files.ts')}`, `#file-stores=${substitute('without-files.ts')}`];
+    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
-    expect(withSsm.esbuildArgs!['--alias']).toEqual([...always, withoutTelemetry]);
+    expect(withSsm.esbuildArgs!['--alias']).toEqual([...always, withoutTelemetry, ...withoutFiles]);
   });
 
   it('bundles OpenTelemetry (lib/telemetry.ts and the SDK it loads) only into a stack that exports it', () => {
     const aliases = (telemetry: boolean) => functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: false, telemetry }).esbuildArgs!['--alias'] as string[];
     expect(aliases(false)).toContain(`#telemetry=${substitute('without-telemetry.ts')}`);
     expect(aliases(true).filter((alias) => alias.startsWith('#telemetry='))).toEqual([]);
+  });
+
+  it('bundles the files feature, its stores and the S3 client only when agent.yml turns files on', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#files': substitute('without-files.ts'), '#file-stores': substitute('without-files.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, files: true })).not.toHaveProperty('#files');
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, files: true })).not.toHaveProperty('#file-stores');
   });
 
   it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {

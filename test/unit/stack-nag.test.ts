@@ -15,6 +15,7 @@ const SHAPES: Array<[string, AgentSettings]> = [
   ['cognito with a created user pool', { authMode: 'cognito' }],
   ['authMode none', { authMode: 'none' }],
   ['the key in SSM', { modelApiKeyParameterName: '/mcp-agent/model-api-key' }],
+  ['files on (their S3 bucket)', { agentConfig: 'test/fixtures/files-agent.yml' }],
   ['Bedrock through a geographic inference profile', { modelProvider: 'bedrock', modelName: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0' }],
   ['Bedrock through an application inference profile', { modelProvider: 'bedrock', modelName: 'arn:aws:bedrock:eu-west-1:123456789012:application-inference-profile/a1b2c3' }],
 ];

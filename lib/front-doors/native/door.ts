@@ -1,3 +1,4 @@
+import { fileResponse } from './file-response.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import { errorResponse, json, turnResultHeaders } from '../../http/errors.ts';
 import type { StreamingHttpResponse } from '../../http/event-stream.ts';
@@ -48,6 +49,12 @@ async function handle(request: HttpRequest, services: FrontDoorServices): Promis
       return { statusCode: 204, headers: {}, body: '' };
     case 'clearNotes':
       return json(200, { deleted: await agent.clearNotes(request.owner) });
+    case 'listFiles':
+      refuseQuery(request.query, 'GET /conversations/{conversationId}/files');
+      return json(200, await agent.listFiles({ conversationId: match.conversationId!, ...owner }));
+    case 'getFile':
+      refuseQuery(request.query, 'GET /conversations/{conversationId}/files/{name}');
+      return fileResponse(await agent.readFile({ conversationId: match.conversationId!, ...owner }, match.fileName!));
     case 'createConversation':
     case 'postMessage':
     case 'decideApprovals':

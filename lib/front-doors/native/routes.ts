@@ -1,23 +1,27 @@
 import { InputError, NotFoundError } from '../../core/errors.ts';
 import { routeFor } from '../../http/route-method.ts';
 
-type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'getTurnTrace' | 'health' | 'listNotes' | 'clearNotes' | 'deleteNote';
+type RouteName = 'createConversation' | 'postMessage' | 'decideApprovals' | 'getConversation' | 'deleteConversation' | 'getTurnTrace' | 'health' | 'listNotes' | 'clearNotes' | 'deleteNote' | 'listFiles' | 'getFile';
 
 export interface RouteMatch {
   route: RouteName;
   conversationId?: string;
   noteId?: string;
+  /** The file's name, of a file's route. */
+  fileName?: string;
   /** The turn number of a turn's route. */
   turn?: number;
 }
 
 /** path pattern → method → route. `{id}` matches one path segment, a conversation's id unless the route says otherwise. */
-const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName>>; segment?: 'noteId' }> = [
+const ROUTES: Array<{ pattern: RegExp; methods: Partial<Record<string, RouteName>>; segment?: 'noteId' | 'fileName' }> = [
   { pattern: /^\/conversations$/, methods: { POST: 'createConversation' } },
   { pattern: /^\/conversations\/([^/]+)\/messages$/, methods: { POST: 'postMessage' } },
   { pattern: /^\/conversations\/([^/]+)\/approvals$/, methods: { POST: 'decideApprovals' } },
   { pattern: /^\/conversations\/([^/]+)$/, methods: { GET: 'getConversation', DELETE: 'deleteConversation' } },
   { pattern: /^\/conversations\/([^/]+)\/turns\/([^/]+)\/trace$/, methods: { GET: 'getTurnTrace' } },
+  { pattern: /^\/conversations\/([^/]+)\/files$/, methods: { GET: 'listFiles' } },
+  { pattern: /^\/conversations\/([^/]+)\/files\/([^/]+)$/, methods: { GET: 'getFile' }, segment: 'fileName' },
   { pattern: /^\/health$/, methods: { GET: 'health' } },
   { pattern: /^\/memory$/, methods: { GET: 'listNotes', DELETE: 'clearNotes' } },
   { pattern: /^\/memory\/([^/]+)$/, methods: { DELETE: 'deleteNote' }, segment: 'noteId' },
@@ -32,9 +36,10 @@ export function matchRoute(method: string, rawPath: string): RouteMatch {
     if (found[1] === undefined) return { route };
     if (segment === 'noteId') return { route, noteId: decodePathSegment(found[1], 'note') };
     const conversationId = decodePathSegment(found[1], 'conversation');
+    if (segment === 'fileName') return { route, conversationId, fileName: decodePathSegment(found[2]!, 'file') };
     return found[2] === undefined ? { route, conversationId } : { route, conversationId, turn: turnNumber(found[2]) };
   }
-  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, POST /conversations/{conversationId}/approvals, GET and DELETE /conversations/{conversationId}, GET /conversations/{conversationId}/turns/{turn}/trace, GET and DELETE /memory, DELETE /memory/{noteId}, and GET /health.`);
+  throw new NotFoundError('route_not_found', `There is no ${method} ${path}. The API has POST /conversations, POST /conversations/{conversationId}/messages, POST /conversations/{conversationId}/approvals, GET and DELETE /conversations/{conversationId}, GET /conversations/{conversationId}/turns/{turn}/trace, GET /conversations/{conversationId}/files, GET /conversations/{conversationId}/files/{name}, GET and DELETE /memory, DELETE /memory/{noteId}, and GET /health.`);
 }
 
 function turnNumber(segment: string): number {
@@ -44,10 +49,11 @@ function turnNumber(segment: string): number {
   return Number(segment);
 }
 
-function decodePathSegment(segment: string, kind: 'conversation' | 'note'): string {
+function decodePathSegment(segment: string, kind: 'conversation' | 'note' | 'file'): string {
   try {
     return decodeURIComponent(segment);
   } catch {
+    if (kind === 'file') throw new InputError('invalid_file_name', `"${segment}" is not a valid URL-encoded file name: use a name from GET /conversations/{conversationId}/files, URL-encoded.`);
     if (kind === 'note') throw new InputError('invalid_note_id', `"${segment}" is not a valid URL-encoded note id: use an id from GET /memory.`);
     throw new InputError('invalid_conversation_id', `"${segment}" is not a valid URL-encoded conversation id: use 1 to 128 letters, digits, "_" or "-".`);
   }
