@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoOwnerCounters } from './adapters/dynamodb/owner-counters.ts';
 import { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
+import { createPythonSandbox } from './adapters/python/sandbox.ts';
 import { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
@@ -10,6 +11,7 @@ import { mcpClientExtensions } from './agent/mcp/extensions.ts';
 import type { TurnStrategy } from './agent/turn-strategy.ts';
 import { createServerRequestRouter } from './agent/mcp/request-router.ts';
 import type { AgentConfig } from './config/load.ts';
+import type { CodeFilesFor, CodeSandbox } from './core/code-sandbox.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore, ModelClient, NoteStore, OwnerCounters, ToolGateway, TurnMetrics } from './core/ports.ts';
@@ -46,6 +48,12 @@ interface CommonOptions {
    * conversations, when you give a documentClient; with a store of your own, give this too.
    */
   notes?: NoteStore;
+  /**
+   * The code interpreter (codeInterpreter: true): where it runs Python (default: Pyodide in worker
+   * threads, createPythonSandbox) and the conversations' files it reads and writes (default: none).
+   */
+  codeSandbox?: CodeSandbox;
+  codeFiles?: CodeFilesFor;
 }
 
 /**
@@ -83,12 +91,16 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   });
   const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : createMemoryOwnerCounters());
   const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
+  // No worker starts before the first code_interpreter call.
+  const codeSandbox = options.codeSandbox ?? (config.codeInterpreter.enabled ? createPythonSandbox() : undefined);
   return createAgent(config, {
     model,
     ...(modelNotConfigured ? { modelNotConfigured } : {}),
     gateway,
     store,
     ...(notes ? { notes } : {}),
+    ...(codeSandbox ? { codeSandbox } : {}),
+    ...(options.codeFiles ? { codeFiles: options.codeFiles } : {}),
     logger,
     ownerCounters,
     extensions: [...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? [])],

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { CodeFilesFor, CodeSandbox } from '../core/code-sandbox.ts';
 import { AgentError, ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { windowOfMessages } from '../core/history.ts';
 import { withLogContext } from '../core/log-context.ts';
@@ -99,6 +100,10 @@ export interface AgentDependencies {
   store: ConversationStore;
   /** Where memory notes are kept; needed when agent.yml turns memory on. */
   notes?: NoteStore;
+  /** Where the code interpreter runs Python; needed when agent.yml turns codeInterpreter on. */
+  codeSandbox?: CodeSandbox;
+  /** The conversations' files the code interpreter reads and writes; without them it has none. */
+  codeFiles?: CodeFilesFor;
   logger: Logger;
   metrics?: TurnMetrics;
   /** Strategies and a developer's own hooks, in the order they run (lib/agent/extension.ts). */
@@ -132,7 +137,7 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
   const policies = new Map(config.mcpServers.map((server) => [server.name, { ...server, asksUser: asksUser(server, config.tools) }]));
   const rules: TurnRules = { maxRounds: config.maxRounds, historyTokenBudget: config.history.maxTokens, approvalTtlSeconds: config.approvals.ttlSeconds };
   // The strategies agent.yml turns on run first, then the embedding code's own extensions, then the trace.
-  const extensions = configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}) }, dependencies.extensions);
+  const extensions = configuredExtensions(config, { logger, now, ...(dependencies.notes ? { notes: dependencies.notes } : {}), ...codeServices(dependencies) }, dependencies.extensions);
   const strategy = dependencies.strategy ?? configuredStrategy(config);
   const budgets = createBudgets({ limits: config.limits, counters: dependencies.ownerCounters, logger, metrics: dependencies.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
@@ -325,6 +330,11 @@ export function createAgent(config: AgentConfig, dependencies: AgentDependencies
     health: () => healthReport({ gateway, model: dependencies.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),
   };
+}
+
+/** The code interpreter's sandbox and files, as far as given. */
+function codeServices({ codeSandbox, codeFiles }: AgentDependencies): { codeSandbox?: CodeSandbox; codeFiles?: CodeFilesFor } {
+  return { ...(codeSandbox ? { codeSandbox } : {}), ...(codeFiles ? { codeFiles } : {}) };
 }
 
 /** Model calls extensions make for the turn (an MCP server's sampling) count in its rounds and usage, as the loop's own do. */

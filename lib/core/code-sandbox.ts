@@ -38,3 +38,16 @@ export interface CodeSandbox {
   /** Ends the interpreters kept warm. */
   close(): Promise<void>;
 }
+
+/**
+ * The files of one conversation as the code interpreter reads and writes them: the conversation's
+ * file store, or an in-memory map in tests. Names are plain file names.
+ */
+export interface CodeFiles {
+  list(): Promise<string[]>;
+  read(name: string): Promise<Uint8Array | string>;
+  write(name: string, content: Uint8Array): Promise<void>;
+}
+
+/** The files of the conversation a turn belongs to. */
+export type CodeFilesFor = (conversation: { conversationId: string; owner: string | undefined }) => CodeFiles;
