@@ -92,7 +92,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : createMemoryOwnerCounters());
   const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
   // No worker starts before the first code_interpreter call.
-  const codeSandbox = options.codeSandbox ?? (config.codeInterpreter.enabled ? createPythonSandbox() : undefined);
+  const codeSandbox = options.codeSandbox ?? (config.codeInterpreter.enabled ? createPythonSandbox({ packages: config.codeInterpreter.packages }) : undefined);
   return createAgent(config, {
     model,
     ...(modelNotConfigured ? { modelNotConfigured } : {}),

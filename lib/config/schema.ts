@@ -387,7 +387,13 @@ export const fileSchema = z.strictObject({
       timeoutSeconds: numeric(z.number().positive().max(900)).default(20),
       /** The Python heap: past it the code gets MemoryError. Count about 150 MB more per run for the worker itself. */
       maxMemoryMb: numeric(z.number().int().min(32).max(2048)).default(256),
-    }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (timeoutSeconds, maxMemoryMb)' : undefined) }),
+      /**
+       * Python packages beyond the standard library, loaded in every sandbox before the code runs:
+       * wheel files (absolute, or relative to the working directory) or names of wheels placed in
+       * Pyodide's folder with its pyodide-lock.json. Each adds to every run's start.
+       */
+      packages: z.array(z.string().min(1)).default([]),
+    }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (timeoutSeconds, maxMemoryMb, packages)' : undefined) }),
   ),
   conversation: z
     .strictObject({

@@ -1,8 +1,11 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPythonSandbox } from '../../lib/adapters/python/sandbox.ts';
+import { createPythonSandbox, runPython } from '../../lib/adapters/python/sandbox.ts';
 import type { CodeSandbox, PythonRun } from '../../lib/core/code-sandbox.ts';
+import { pythonWheel } from '../support/python-wheel.ts';
 
 /**
  * The Python sandbox with real Pyodide workers: each run loads CPython in WebAssembly in a worker
@@ -117,5 +120,21 @@ describe('createPythonSandbox', () => {
     // Assess
     expect(result.stdout).toBe('[]\n');
     expect(threads()).toBe(threadsBefore);
+  });
+});
+
+describe('runPython with packages', () => {
+  it('imports a package an operator added as a wheel file', async () => {
+    // Prepare
+    const wheel = pythonWheel('sandbox_greeting', '1.0.0', { 'sandbox_greeting/__init__.py': 'def greet(name):\n    return f"hello {name}"\n' });
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'wheel-')), wheel.fileName);
+    writeFileSync(file, wheel.bytes);
+
+    // Act
+    const result = await runPython({ ...LIMITS, code: 'import sandbox_greeting\nprint(sandbox_greeting.greet("operator"))' }, { packages: [file] });
+
+    // Assess
+    expect(result).toMatchObject({ stdout: 'hello operator\n', stderr: '' });
+    expect(result.error).toBeUndefined();
   });
 });

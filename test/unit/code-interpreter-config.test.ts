@@ -11,10 +11,11 @@ const parse = (yaml: string) => parseConfig(yaml, { source: 'test.yml', environm
 
 describe('codeInterpreter in agent.yml', () => {
   it.each([
-    ['', { enabled: false, timeoutSeconds: 20, maxMemoryMb: 256 }],
-    ['codeInterpreter: false', { enabled: false, timeoutSeconds: 20, maxMemoryMb: 256 }],
-    ['codeInterpreter: true', { enabled: true, timeoutSeconds: 20, maxMemoryMb: 256 }],
-    ['codeInterpreter: { timeoutSeconds: 5, maxMemoryMb: 128 }', { enabled: true, timeoutSeconds: 5, maxMemoryMb: 128 }],
+    ['', { enabled: false, timeoutSeconds: 20, maxMemoryMb: 256, packages: [] }],
+    ['codeInterpreter: false', { enabled: false, timeoutSeconds: 20, maxMemoryMb: 256, packages: [] }],
+    ['codeInterpreter: true', { enabled: true, timeoutSeconds: 20, maxMemoryMb: 256, packages: [] }],
+    ['codeInterpreter: { timeoutSeconds: 5, maxMemoryMb: 128 }', { enabled: true, timeoutSeconds: 5, maxMemoryMb: 128, packages: [] }],
+    ['codeInterpreter: { packages: [wheels/tabulate-0.9.0-py3-none-any.whl] }', { enabled: true, timeoutSeconds: 20, maxMemoryMb: 256, packages: ['wheels/tabulate-0.9.0-py3-none-any.whl'] }],
   ])('%j reads as %j', (yaml, expected) => {
     expect(parse(yaml).codeInterpreter).toEqual(expected);
   });

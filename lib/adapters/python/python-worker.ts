@@ -28,6 +28,8 @@ interface WorkerSettings {
   maxMemoryBytes: number;
   /** Characters of stdout and of stderr kept; the rest is counted, not kept. */
   maxOutputChars: number;
+  /** Wheels (file paths) or names in Pyodide's lock file, found in indexURL: loaded before the doors close. */
+  packages: string[];
 }
 
 interface RunMessage {
@@ -50,6 +52,7 @@ const pyodide = await loadPyodide({
   stdout: stdout.line,
   stderr: stderr.line,
 });
+if (settings.packages.length > 0) await loadPackages(pyodide, settings.packages);
 // Made before the doors close, while Pyodide's own Python helpers still work as they do unconfined.
 const runner = pyodide.runPython(RUNNER_SOURCE) as (code: string) => { toJs(): [string | undefined, string[]] };
 closeDoors(pyodide);
@@ -76,6 +79,13 @@ function run(message: RunMessage) {
     files: written.map((name) => ({ name, content: pyodide.FS.readFile(`${home}/${name}`) as Uint8Array })),
     durationMs: performance.now() - started,
   };
+}
+
+/** The operator's packages (docs/code-interpreter.md): a worker that cannot load them all fails to start. */
+async function loadPackages(loaded: PyodideAPI, packages: string[]): Promise<void> {
+  const failures: string[] = [];
+  await loaded.loadPackage(packages, { messageCallback: () => undefined, errorCallback: (message: string) => failures.push(message), checkIntegrity: true });
+  if (failures.length > 0) throw new Error(`the Python packages could not be loaded: ${failures.join('; ')}`);
 }
 
 /**

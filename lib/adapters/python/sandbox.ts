@@ -20,6 +20,12 @@ interface SandboxOptions {
   maxOutputChars?: number;
   /** The worker's own JavaScript heap, apart from Python's memory (default 128 MB). */
   javascriptHeapMb?: number;
+  /**
+   * Python packages every run can import, loaded in each worker before the code may run: paths of
+   * wheel files (.whl, pure Python or built for this Pyodide), or names of packages whose wheels
+   * are in Pyodide's folder with its pyodide-lock.json. Each adds to every worker's start.
+   */
+  packages?: readonly string[];
 }
 
 /** The sandbox, and a way to have its warm worker ready before the first run (a cold start's init, a benchmark). */
@@ -36,7 +42,7 @@ export function createPythonSandbox(options: SandboxOptions = {}): PythonSandbox
   let closed = false;
 
   const start = (maxMemoryBytes: number) =>
-    loadWorker(files, { maxMemoryBytes, maxOutputChars: options.maxOutputChars ?? 100_000, javascriptHeapMb: options.javascriptHeapMb ?? 128, startTimeoutMs });
+    loadWorker(files, { maxMemoryBytes, maxOutputChars: options.maxOutputChars ?? 100_000, javascriptHeapMb: options.javascriptHeapMb ?? 128, startTimeoutMs, packages: [...(options.packages ?? [])] });
 
   function take(maxMemoryBytes: number): LoadingWorker {
     const warm = spare?.maxMemoryBytes === maxMemoryBytes ? spare : undefined;
@@ -85,6 +91,7 @@ interface WorkerLimits {
   maxOutputChars: number;
   javascriptHeapMb: number;
   startTimeoutMs: number;
+  packages: string[];
 }
 
 interface LoadingWorker {
@@ -100,7 +107,7 @@ type WorkerMessage = { type: 'ready' } | ({ type: 'done' } & PythonResult);
 /** A worker that starts loading Pyodide at once; run() waits until it is ready, then runs the code. */
 function loadWorker(files: PyodideFiles, limits: WorkerLimits): LoadingWorker {
   const worker = new Worker(files.worker, {
-    workerData: { indexURL: files.indexURL, maxMemoryBytes: limits.maxMemoryBytes, maxOutputChars: limits.maxOutputChars },
+    workerData: { indexURL: files.indexURL, maxMemoryBytes: limits.maxMemoryBytes, maxOutputChars: limits.maxOutputChars, packages: limits.packages },
     // Not the parent's environment: it holds the function's AWS credentials and the model's key.
     env: {},
     resourceLimits: { maxOldGenerationSizeMb: limits.javascriptHeapMb, maxYoungGenerationSizeMb: 16 },
