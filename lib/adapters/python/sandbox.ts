@@ -54,6 +54,9 @@ export function createPythonSandbox(options: SandboxOptions = {}): PythonSandbox
   return {
     async runPython(run) {
       if (closed) throw new Error('the Python sandbox is closed');
+      // Files go in the working folder by name: a path would put one elsewhere in the sandbox.
+      const badName = run.files?.find((file) => !/^[^/\\\0]+$/.test(file.name) || file.name === '.' || file.name === '..');
+      if (badName) throw new Error(`a file given to the sandbox must have a plain name, without folders: ${JSON.stringify(badName.name)}`);
       const worker = take(run.maxMemoryBytes);
       try {
         return await worker.run(run);
