@@ -21,6 +21,16 @@ export const BUNDLED_DEMO_SERVER = 'demo-server.mjs';
 export const LAMBDA_TASK_ROOT = '/var/task';
 
 /**
+ * The code interpreter's sandbox beside a function (lib/adapters/python/pyodide-files.ts finds them
+ * there): its worker compiled to one ESM file, and Pyodide's files in a folder (about 13.5 MB, most
+ * of it the 9.6 MB WebAssembly interpreter and the 2.5 MB standard library; docs/code-interpreter.md).
+ */
+export const PYTHON_WORKER_ENTRY = 'lib/adapters/python/python-worker.ts';
+export const BUNDLED_PYTHON_WORKER = 'python-worker.mjs';
+export const BUNDLED_PYODIDE = 'pyodide';
+export const PYODIDE_FILES = ['pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'] as const;
+
+/**
  * Bundled ESM has no `require`, yet CommonJS packages inside the bundle still call it for Node
  * built-ins (the MCP SDK's stdio transport requires child_process): give the module one.
  */
@@ -67,6 +77,8 @@ export interface FunctionBundleOptions {
   telemetry?: boolean;
   /** agent.yml turns files on (infra/files-bucket.ts): the files feature, its stores and the S3 client are bundled. */
   files?: boolean;
+  /** agent.yml turns codeInterpreter on (infra/code-interpreter.ts): the Python worker and Pyodide go beside each function. */
+  codeInterpreter?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -192,10 +204,22 @@ export function functionBundling(agentConfigFile: string, options: FunctionBundl
         const esbuild = path.join(inputDir, 'node_modules', '.bin', 'esbuild');
         const demoServer = esbuildArguments(path.join(inputDir, DEMO_SERVER_ENTRY), path.join(outputDir, BUNDLED_DEMO_SERVER), DEMO_SERVER_DEFINE);
         const writeConfig = [process.execPath, path.join(inputDir, 'infra', 'bundled-config.ts'), path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG)];
-        return [writeConfig.map(shellQuote).join(' '), ...(options.demoServer ? [[esbuild, ...demoServer].map(shellQuote).join(' ')] : [])];
+        return [
+          writeConfig.map(shellQuote).join(' '),
+          ...(options.demoServer ? [[esbuild, ...demoServer].map(shellQuote).join(' ')] : []),
+          ...(options.codeInterpreter ? pythonSandboxCommands(esbuild, inputDir, outputDir) : []),
+        ];
       },
     },
   };
+}
+
+/** Compiles the Python worker and copies Pyodide's files beside a function. */
+function pythonSandboxCommands(esbuild: string, inputDir: string, outputDir: string): string[] {
+  const worker = esbuildArguments(path.join(inputDir, PYTHON_WORKER_ENTRY), path.join(outputDir, BUNDLED_PYTHON_WORKER));
+  const pyodide = path.join(outputDir, BUNDLED_PYODIDE);
+  const files = PYODIDE_FILES.map((file) => path.join(inputDir, 'node_modules', 'pyodide', file));
+  return [[esbuild, ...worker].map(shellQuote).join(' '), ['mkdir', '-p', pyodide].map(shellQuote).join(' '), ['cp', ...files, pyodide].map(shellQuote).join(' ')];
 }
 
 /** Command hooks run through a shell: quote every argument (the banner has spaces and quotes). */

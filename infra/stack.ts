@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { ENV } from '../lib/config/environment.ts';
 import { AgentApi } from './api.ts';
 import { ApiAuthorization } from './auth.ts';
+import { usesCodeInterpreter } from './code-interpreter.ts';
 import { agentConfigPath, functionBundling, type FunctionBundleOptions } from './bundling.ts';
 import { usesDemoServer } from './demo-server.ts';
 import { warnOfSharedMemory } from './memory.ts';
@@ -52,7 +53,7 @@ export class McpAgentStack extends Stack {
     const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig) };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,

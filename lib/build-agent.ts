@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoOwnerCounters } from './adapters/dynamodb/owner-counters.ts';
 import { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
+import { createPythonSandbox } from './adapters/python/sandbox.ts';
 import { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
@@ -12,6 +13,7 @@ import type { TurnStrategy } from './agent/loop/turn-strategy.ts';
 import { createServerRequestRouter } from './extensions/mcp/request-router.ts';
 import type { AgentInstrumentation } from './extensions/telemetry/instrumentation.ts';
 import type { AgentConfig } from './config/load.ts';
+import type { CodeFilesFor, CodeSandbox } from './core/ports/code-sandbox.ts';
 import { contextualLogger } from './core/log-context.ts';
 import { createJsonLogger, type Logger } from './core/logger.ts';
 import type { ConversationStore } from './core/ports/conversation-store.ts';
@@ -62,6 +64,12 @@ interface CommonOptions {
    * or in a local run the folder `files/` under the local data folder.
    */
   files?: FileStore;
+  /**
+   * The code interpreter (codeInterpreter: true): where it runs Python (default: Pyodide in worker
+   * threads, createPythonSandbox) and the conversations' files it reads and writes (default: none).
+   */
+  codeSandbox?: CodeSandbox;
+  codeFiles?: CodeFilesFor;
 }
 
 /**
@@ -102,6 +110,8 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : createMemoryOwnerCounters());
   const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
   const files = options.files ?? (config.files.enabled ? configuredFileStore(process.env) : undefined);
+  // No worker starts before the first code_interpreter call.
+  const codeSandbox = options.codeSandbox ?? (config.codeInterpreter.enabled ? createPythonSandbox({ packages: config.codeInterpreter.packages }) : undefined);
   const agent = createAgent(config, {
     model,
     ...(modelNotConfigured ? { modelNotConfigured } : {}),
@@ -109,6 +119,8 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     store,
     ...(notes ? { notes } : {}),
     ...(files ? { files } : {}),
+    ...(codeSandbox ? { codeSandbox } : {}),
+    ...(options.codeFiles ? { codeFiles: options.codeFiles } : {}),
     logger,
     ownerCounters,
     // Telemetry's extension last of these, so its spans time the calls alone (lib/extensions/telemetry/extension.ts).

@@ -4,6 +4,7 @@ import type { Agent } from './agent/agent-api.ts';
 import type { AgentExtension } from './agent/extension-api/extension.ts';
 import type { TurnStrategy } from './agent/loop/turn-strategy.ts';
 import type { AgentConfig } from './config/load.ts';
+import type { CodeFilesFor, CodeSandbox } from './core/ports/code-sandbox.ts';
 import { filesApi } from '#files';
 import { configuredExtensions } from './extensions/configured.ts';
 import { readTurnTrace } from './extensions/trace/read.ts';
@@ -17,6 +18,10 @@ export interface AgentDependencies extends Omit<AgentParts, 'extensions' | 'stra
    * the one agent.yml's `strategy` chooses (lib/strategies: `react`, `plan-execute`).
    */
   strategy?: TurnStrategy;
+  /** Where the code interpreter runs Python; needed when agent.yml turns codeInterpreter on. */
+  codeSandbox?: CodeSandbox;
+  /** The conversations' files the code interpreter reads and writes; without them it has none. */
+  codeFiles?: CodeFilesFor;
 }
 
 /**
@@ -24,7 +29,7 @@ export interface AgentDependencies extends Omit<AgentParts, 'extensions' | 'stra
  * (lib/strategies) and the extensions it turns on (lib/extensions); the trace runs innermost.
  */
 export function createAgent(config: AgentConfig, dependencies: AgentDependencies): Agent {
-  const services = { logger: dependencies.logger, ...(dependencies.now ? { now: dependencies.now } : {}), ...(dependencies.notes ? { notes: dependencies.notes } : {}), ...(dependencies.files ? { files: dependencies.files } : {}) };
+  const services = { logger: dependencies.logger, ...(dependencies.now ? { now: dependencies.now } : {}), ...(dependencies.notes ? { notes: dependencies.notes } : {}), ...(dependencies.files ? { files: dependencies.files } : {}), ...(dependencies.codeSandbox ? { codeSandbox: dependencies.codeSandbox } : {}), ...(dependencies.codeFiles ? { codeFiles: dependencies.codeFiles } : {}) };
   const strategy = dependencies.strategy ?? configuredStrategy(config, services);
   // agent.yml's extensions first, then the strategy's, then the embedding code's own, then the trace.
   const extensions = configuredExtensions(config, services, [...(strategy.extensions ?? []), ...(dependencies.extensions ?? [])]);

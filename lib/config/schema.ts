@@ -441,6 +441,30 @@ export const fileSchema = z.strictObject({
     /** Characters of files and tool results given to the report's model call (the newest first). */
     maxInputChars: numeric(z.number().int().positive().max(400_000)).default(60_000),
   }, 'maxInputChars'),
+  /**
+   * A built-in code_interpreter tool (docs/code-interpreter.md): the model writes Python for a task,
+   * which runs in a sandbox (Pyodide in a worker thread) with the conversation's files. `true` turns
+   * it on with the defaults below; an object with settings turns it on with those.
+   */
+  codeInterpreter: z.preprocess(
+    (value) => {
+      const plain = fromText(value);
+      return plain === undefined || plain === false ? { enabled: false } : plain === true ? {} : plain;
+    },
+    z.strictObject({
+      enabled: boolean().default(true),
+      /** The longest the code may run (the interpreter's start apart); tools.callTimeoutSeconds must leave room for it. */
+      timeoutSeconds: numeric(z.number().positive().max(900)).default(20),
+      /** The Python heap: past it the code gets MemoryError. Count about 150 MB more per run for the worker itself. */
+      maxMemoryMb: numeric(z.number().int().min(32).max(2048)).default(256),
+      /**
+       * Python packages beyond the standard library, loaded in every sandbox before the code runs:
+       * wheel files (absolute, or relative to the working directory) or names of wheels placed in
+       * Pyodide's folder with its pyodide-lock.json. Each adds to every run's start.
+       */
+      packages: z.array(z.string().min(1)).default([]),
+    }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (timeoutSeconds, maxMemoryMb, packages)' : undefined) }),
+  ),
   conversation: z
     .strictObject({
       /** Each stored turn expires this long after it was last written (the table's TTL). */
