@@ -77,8 +77,12 @@ export interface FunctionBundleOptions {
   telemetry?: boolean;
   /** agent.yml turns files on (infra/files-bucket.ts): the files feature, its stores and the S3 client are bundled. */
   files?: boolean;
-  /** agent.yml turns codeInterpreter on (infra/code-interpreter.ts): the Python worker and Pyodide go beside each function. */
+  /** agent.yml turns codeInterpreter on (infra/code-interpreter.ts): the extension and the sandbox are bundled, the Python worker and Pyodide go beside each function. */
   codeInterpreter?: boolean;
+  /** agent.yml runs plan-execute (infra/bundled-strategies.ts): only then is the strategy bundled. */
+  planExecute?: boolean;
+  /** agent.yml runs a reflection strategy (reflexion, Self-Refine, self-consistency): only then are they bundled. */
+  reflection?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -102,7 +106,9 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #telemetry (the OpenTelemetry SDK and exporters, and the spans' code): only in a stack that
  *   exports telemetry (docs/observability.md).
  * - #files and #file-stores (file_tool, report_tool, the file stores and the S3 client, about
- *   190 KB): only where agent.yml turns files on.
+ *   190 KB): only where agent.yml turns files on;
+ * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
+ *   (about 10 KB): only where agent.yml runs that strategy or turns the code interpreter on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -117,6 +123,9 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
     ...(options.telemetry ? {} : { '#telemetry': substitute('without-telemetry.ts') }),
     ...(options.files ? {} : { '#files': substitute('without-files.ts'), '#file-stores': substitute('without-files.ts') }),
+    ...(options.planExecute ? {} : { '#plan-execute': substitute('without-plan-execute.ts') }),
+    ...(options.reflection ? {} : { '#reflection': substitute('without-reflection.ts') }),
+    ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
   };
 }
 

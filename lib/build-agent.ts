@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoOwnerCounters } from './adapters/dynamodb/owner-counters.ts';
 import { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
-import { createPythonSandbox } from './adapters/python/sandbox.ts';
+import { createPythonSandbox } from '#python-sandbox';
 import { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
 import { createDynamoConversationStore } from './adapters/dynamodb/store.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';

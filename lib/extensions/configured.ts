@@ -7,8 +7,7 @@ import type { AgentExtension } from '../agent/extension-api/extension.ts';
 import type { FileStore } from '../core/ports/file-store.ts';
 import { configuredFilesExtension } from '#files';
 import type { CodeFilesFor, CodeSandbox } from '../core/ports/code-sandbox.ts';
-import { codeInterpreterExtension } from './code-interpreter/extension.ts';
-import { codeFilesOfStore } from './code-interpreter/stored-files.ts';
+import { configuredCodeInterpreter } from '#code-interpreter';
 import { historySummaryExtension } from './history-summary.ts';
 import { memoryExtension } from './memory.ts';
 import { todoListExtension } from './todo-list.ts';
@@ -47,19 +46,6 @@ export function configuredExtensions(config: AgentConfig, services: ExtensionSer
   }
   const files = configuredFilesExtension(config, services);
   if (files) extensions.push(files);
-  if (config.codeInterpreter.enabled) extensions.push(codeInterpreterExtension(codeInterpreterSettings(config, services)));
+  if (config.codeInterpreter.enabled) extensions.push(configuredCodeInterpreter(config, services));
   return [...extensions, ...own, traceExtension(config.trace)];
-}
-
-function codeInterpreterSettings(config: AgentConfig, services: ExtensionServices) {
-  if (!services.codeSandbox) throw new ConfigError('codeInterpreter is on in agent.yml, but the agent has no Python sandbox: buildAgent makes one; code that calls createAgent passes `codeSandbox` (createPythonSandbox())');
-  const { timeoutSeconds, maxMemoryMb } = config.codeInterpreter;
-  return {
-    timeoutMs: ms(timeoutSeconds),
-    maxMemoryBytes: maxMemoryMb * 1024 * 1024,
-    modelTimeoutMs: ms(config.model.timeoutSeconds),
-    sandbox: services.codeSandbox,
-    // The conversation's files, when it keeps any (files: true), unless the embedding code gives its own.
-    ...(services.codeFiles ? { files: services.codeFiles } : services.files && config.files.enabled ? { files: codeFilesOfStore(services.files, config.files) } : {}),
-  };
 }

@@ -1,14 +1,16 @@
 import type { AgentConfig } from '../config/load.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { TurnStrategy } from '../agent/loop/turn-strategy.ts';
-import { planExecuteStrategy } from './plan-execute/driver.ts';
+import { planExecuteStrategy } from '#plan-execute';
 import { reactStrategy } from './react.ts';
-import { configuredReflection, reflecting, type ReflectionServices } from './reflection/configured.ts';
+import { configuredReflection, type ReflectionServices } from '#reflection';
 
 /**
  * How a turn's rounds run, as agent.yml's `strategy` says: the plain loop, plan-execute's phases
  * on it, or a reflection strategy's trials, critiques and samples. A new strategy is a folder here
- * and a case below (and its name in lib/config/schema.ts).
+ * and a case below (and its name in lib/config/schema.ts). Each strategy but react is imported through
+ * package.json `imports` (`#plan-execute`, `#reflection`), so a Lambda bundle carries only the
+ * strategy its agent.yml runs (infra/bundling.ts).
  */
 export function configuredStrategy(config: AgentConfig, services: ReflectionServices = {}): TurnStrategy {
   switch (config.strategy) {
@@ -21,3 +23,7 @@ export function configuredStrategy(config: AgentConfig, services: ReflectionServ
       return reflecting(config) ? configuredReflection(config, services) : reactStrategy;
   }
 }
+
+/** A reflection strategy runs the turn: reflexion, or react with Self-Refine or self-consistency on. */
+export const reflecting = (config: Pick<AgentConfig, 'strategy' | 'reflection'>): boolean =>
+  config.strategy === 'reflexion' || (config.strategy === 'react' && (config.reflection.selfRefine || config.reflection.samples > 1));

@@ -53,9 +53,15 @@ describe('functionBundling', () => {
     ];
     const withoutTelemetry = `#telemetry=${substitute('without-telemetry.ts')}`;
     const withoutFiles = [`#files=${substitute('without-files.ts')}`, `#file-stores=${substitute('without-files.ts')}`];
-    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles] });
+    const withoutFeatures = [
+      `#plan-execute=${substitute('without-plan-execute.ts')}`,
+      `#reflection=${substitute('without-reflection.ts')}`,
+      `#code-interpreter=${substitute('without-code-interpreter.ts')}`,
+      `#python-sandbox=${substitute('without-code-interpreter.ts')}`,
+    ];
+    expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
-    expect(withSsm.esbuildArgs!['--alias']).toEqual([...always, withoutTelemetry, ...withoutFiles]);
+    expect(withSsm.esbuildArgs!['--alias']).toEqual([...always, withoutTelemetry, ...withoutFiles, ...withoutFeatures]);
   });
 
   it('bundles OpenTelemetry (lib/telemetry.ts and the SDK it loads) only into a stack that exports it', () => {
@@ -68,6 +74,16 @@ describe('functionBundling', () => {
     expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#files': substitute('without-files.ts'), '#file-stores': substitute('without-files.ts') });
     expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, files: true })).not.toHaveProperty('#files');
     expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, files: true })).not.toHaveProperty('#file-stores');
+  });
+
+  it('bundles plan-execute, the reflection strategies and the code interpreter only when agent.yml runs them', () => {
+    const none = functionSubstitutes({ modelProvider: 'openai', ssmClient: false });
+    expect(none).toMatchObject({ '#plan-execute': substitute('without-plan-execute.ts'), '#reflection': substitute('without-reflection.ts'), '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, planExecute: true })).not.toHaveProperty('#plan-execute');
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, reflection: true })).not.toHaveProperty('#reflection');
+    const withCode = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, codeInterpreter: true });
+    expect(withCode).not.toHaveProperty('#code-interpreter');
+    expect(withCode).not.toHaveProperty('#python-sandbox');
   });
 
   it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {

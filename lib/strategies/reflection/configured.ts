@@ -15,10 +15,6 @@ export interface ReflectionServices {
   now?: () => number;
 }
 
-/** A reflection strategy runs the turn: reflexion, or react with Self-Refine or self-consistency on. */
-export const reflecting = (config: AgentConfig): boolean =>
-  config.strategy === 'reflexion' || (config.strategy === 'react' && (config.reflection.selfRefine || config.reflection.samples > 1));
-
 /** The reflection strategy agent.yml describes, with its view and (Reflexion with memory) its lessons. */
 export function configuredReflection(config: AgentConfig, services: ReflectionServices): TurnStrategy {
   const reflexion = config.strategy === 'reflexion';
