@@ -8,7 +8,8 @@
  *               wall and CPU ms per round (a round is one model reply) and peak RSS, the median
  *               of the batches, and the project's ratio to the baseline (overhead/warm.ts)
  *   cold        the stream function bundled as the stack bundles it, started as Lambda starts it,
- *               spawn → first turn answered, against the baseline bundled the same way (overhead/cold.ts)
+ *               spawn → first turn answered, against the baseline and the Vercel AI SDK's agent
+ *               (overhead/ai-sdk-loop.ts) bundled the same way (overhead/cold.ts)
  *   bundles     each Lambda bundle's minified and gzipped size (infra/bundle-size.ts)
  *   dynamodb    DynamoDB requests per turn on dynalite (overhead/dynamodb-requests.ts)
  *   throughput  turns per second and latency percentiles in one process (overhead/throughput.ts)
@@ -19,7 +20,8 @@
  * --cold-runs N (default 6); --source (the children run the TypeScript sources rather than
  * bundles: readable profiles); --cpu-prof DIR (the children write V8 CPU profiles there);
  * --markdown (tables for docs/benchmarks.md); --untraced (warm: also the project with trace.enabled false,
- * to see what the turn trace costs); --bedrock (warm: also the project on Bedrock's Converse against
+ * to see what the turn trace costs); --ai-sdk (warm: also the Vercel AI SDK's agent, which cold always
+ * runs); --bedrock (warm: also the project on Bedrock's Converse against
  * the local stand-in, overhead/bedrock-server.ts, on the same conversation; cold: also the stream
  * function bundled for Bedrock). Timings vary with the machine and its load: compare runs
  * on the same machine, and the ratios rather than the milliseconds.
@@ -51,6 +53,7 @@ const { values } = parseArgs({
     markdown: { type: 'boolean', default: false },
     untraced: { type: 'boolean', default: false },
     bedrock: { type: 'boolean', default: false },
+    'ai-sdk': { type: 'boolean', default: false },
   },
 });
 const sections = new Set(values.only.split(',').map((section) => section.trim()));
@@ -80,6 +83,7 @@ try {
       ...(values.source ? {} : { bundles }),
       ...(values['cpu-prof'] ? { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] } : {}),
       untraced: values.untraced,
+      aiSdk: values['ai-sdk'],
       ...(bedrock ? { bedrock } : {}),
     });
     printTable(
@@ -117,6 +121,8 @@ try {
         'peak RSS': megabytes(row.peakRssMb),
         'CPU vs baseline': ratio(row.cpuRatio),
         'wall vs baseline': ratio(row.wallRatio),
+        'CPU vs AI SDK': ratio(row.cpuVsAiSdk),
+        'wall vs AI SDK': ratio(row.wallVsAiSdk),
       })),
       markdown,
     );

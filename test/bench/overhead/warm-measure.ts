@@ -8,9 +8,10 @@ export interface WarmSettings {
   /**
    * `project untraced`: the project with agent.yml `trace.enabled: false`, to see what the turn
    * trace costs; `project bedrock`: the project on Bedrock's Converse (the stand-in, bedrock-server.ts)
-   * instead of the OpenAI-compatible server, on the same scripted conversation.
+   * instead of the OpenAI-compatible server, on the same scripted conversation; `ai sdk`: the
+   * Vercel AI SDK's agent (ai-sdk-loop.ts).
    */
-  side: 'project' | 'project untraced' | 'project bedrock' | 'baseline';
+  side: 'project' | 'project untraced' | 'project bedrock' | 'ai sdk' | 'baseline';
   baseURL: string;
   model: string;
   /** Model replies per turn: the tool rounds and the answer. */
