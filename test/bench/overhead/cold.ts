@@ -1,7 +1,8 @@
 /**
  * The cold start: the stream function bundled with the stack's esbuild settings and started the way
  * Lambda starts it (a new process loads the bundle with the stack's environment, then handles one
- * `POST /conversations`), against the hand-written baseline bundled the same way. Each run is a new
+ * `POST /conversations`), against the hand-written baseline and the Vercel AI SDK's agent
+ * (ai-sdk-loop.ts), each bundled the same way. Each run is a new
  * process that starts its MCP server (the bundled `add` server) and answers one conversation of
  * one round of one call; the project's function also stores it in DynamoDB (dynalite, in the
  * parent). With a Bedrock stand-in (`--bedrock`), the stream function bundled for Bedrock is started
@@ -10,7 +11,8 @@
  *   wall            spawn → the first turn answered (the parent's clock)
  *   loaded          process start → the code loaded (the function module, its top-level awaits included)
  *   CPU             the process's own CPU when the turn was answered
- *   CPU with server the process and its MCP server, until both exited (10 ms ticks)
+ *   CPU with server the process and its MCP server, until both exited (10 ms ticks); the AI SDK's
+ *                   MCP client ends its server without waiting for it, so its server is mostly missed
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
