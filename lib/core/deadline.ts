@@ -24,9 +24,45 @@ export function deadlineSignal(timeoutMs: number, message = `no answer within ${
  */
 export function callSignal(request: { signal?: AbortSignal; timeoutMs?: number }, message: string): { signal?: AbortSignal; timedOut(): boolean; clear(): void } {
   const deadline = request.timeoutMs === undefined ? undefined : deadlineSignal(request.timeoutMs, message);
-  const signals = [request.signal, deadline?.signal].filter((signal) => signal !== undefined);
-  const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
-  return { ...(signal ? { signal } : {}), timedOut: () => deadline?.signal.aborted ?? false, clear: () => deadline?.clear() };
+  const both = request.signal && deadline ? eitherSignal(request.signal, deadline.signal) : undefined;
+  const signal = both?.signal ?? request.signal ?? deadline?.signal;
+  return {
+    ...(signal ? { signal } : {}),
+    timedOut: () => deadline?.signal.aborted ?? false,
+    clear: () => {
+      deadline?.clear();
+      both?.release();
+    },
+  };
+}
+
+/**
+ * A signal that aborts when either of two does, with the reason of the first to abort, as
+ * `AbortSignal.any([first, second])` would; `release()` stops following them, when the work it
+ * bounds has ended. Not `AbortSignal.any`: Node's keeps every signal it makes linked to its sources
+ * through weak references and a finalization registry, which costs about four times a pair of
+ * plain listeners (10 against 2.6 µs per signal, garbage collection included), and one is made for
+ * every model call and every tool call of a turn.
+ */
+export function eitherSignal(first: AbortSignal, second: AbortSignal): { signal: AbortSignal; release(): void } {
+  if (first.aborted) return { signal: AbortSignal.abort(first.reason), release() {} };
+  if (second.aborted) return { signal: AbortSignal.abort(second.reason), release() {} };
+  const controller = new AbortController();
+  const release = () => {
+    first.removeEventListener('abort', onFirst);
+    second.removeEventListener('abort', onSecond);
+  };
+  const onFirst = () => {
+    release();
+    controller.abort(first.reason);
+  };
+  const onSecond = () => {
+    release();
+    controller.abort(second.reason);
+  };
+  first.addEventListener('abort', onFirst);
+  second.addEventListener('abort', onSecond);
+  return { signal: controller.signal, release };
 }
 
 /** Runs `work` with a signal that aborts after `timeoutMs`, and clears the timer when it ends. */

@@ -8,7 +8,8 @@
  *               wall and CPU ms per round (a round is one model reply) and peak RSS, the median
  *               of the batches, and the project's ratio to the baseline (overhead/warm.ts)
  *   cold        the stream function bundled as the stack bundles it, started as Lambda starts it,
- *               spawn → first turn answered, against the baseline bundled the same way (overhead/cold.ts)
+ *               spawn → first turn answered, against the baseline and the Vercel AI SDK's agent
+ *               (overhead/ai-sdk-loop.ts) bundled the same way (overhead/cold.ts)
  *   bundles     each Lambda bundle's minified and gzipped size (infra/bundle-size.ts)
  *   dynamodb    DynamoDB requests per turn on dynalite (overhead/dynamodb-requests.ts)
  *   throughput  turns per second and latency percentiles in one process (overhead/throughput.ts)
@@ -19,7 +20,8 @@
  * --cold-runs N (default 6); --source (the children run the TypeScript sources rather than
  * bundles: readable profiles); --cpu-prof DIR (the children write V8 CPU profiles there);
  * --markdown (tables for docs/benchmarks.md); --untraced (warm: also the project with trace.enabled false,
- * to see what the turn trace costs); --bedrock (warm: also the project on Bedrock's Converse against
+ * to see what the turn trace costs); --ai-sdk (warm: also the Vercel AI SDK's agent, which cold always
+ * runs); --bedrock (warm: also the project on Bedrock's Converse against
  * the local stand-in, overhead/bedrock-server.ts, on the same conversation; cold: also the stream
  * function bundled for Bedrock); --telemetry (warm: also the project exporting OpenTelemetry to a
  * local OTLP/HTTP sink, overhead/otlp-sink.ts, with the bytes exported per turn). Timings vary with the machine and its load: compare runs
@@ -54,6 +56,7 @@ const { values } = parseArgs({
     untraced: { type: 'boolean', default: false },
     bedrock: { type: 'boolean', default: false },
     telemetry: { type: 'boolean', default: false },
+    'ai-sdk': { type: 'boolean', default: false },
   },
 });
 const sections = new Set(values.only.split(',').map((section) => section.trim()));
@@ -84,6 +87,7 @@ try {
       ...(values.source ? {} : { bundles }),
       ...(values['cpu-prof'] ? { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] } : {}),
       untraced: values.untraced,
+      aiSdk: values['ai-sdk'],
       ...(bedrock ? { bedrock } : {}),
       ...(sink ? { otlpEndpoint: sink.url } : {}),
     });
@@ -126,6 +130,8 @@ try {
         'peak RSS': megabytes(row.peakRssMb),
         'CPU vs baseline': ratio(row.cpuRatio),
         'wall vs baseline': ratio(row.wallRatio),
+        'CPU vs AI SDK': ratio(row.cpuVsAiSdk),
+        'wall vs AI SDK': ratio(row.wallVsAiSdk),
       })),
       markdown,
     );

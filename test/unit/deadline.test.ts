@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { deadlineSignal, idleDeadlineSignal, withDeadline } from '../../lib/core/deadline.ts';
+import { deadlineSignal, eitherSignal, idleDeadlineSignal, withDeadline } from '../../lib/core/deadline.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 
@@ -93,5 +93,45 @@ describe('idleDeadlineSignal', () => {
     expect(deadline.signal.aborted).toBe(false);
     vi.advanceTimersByTime(1);
     expect(deadline.signal.reason).toMatchObject({ name: 'TimeoutError', message: expect.stringContaining('10000 ms') });
+  });
+});
+
+describe('eitherSignal', () => {
+  it('aborts with the reason of whichever signal aborts first, as AbortSignal.any does', () => {
+    for (const which of ['first', 'second'] as const) {
+      const first = new AbortController();
+      const second = new AbortController();
+      const either = eitherSignal(first.signal, second.signal);
+      const expected = AbortSignal.any([first.signal, second.signal]);
+      (which === 'first' ? first : second).abort(new Error(`${which} ended`));
+      (which === 'first' ? second : first).abort(new Error('too late'));
+      expect(either.signal.aborted).toBe(true);
+      expect(either.signal.reason).toBe(expected.reason);
+      expect((either.signal.reason as Error).message).toBe(`${which} ended`);
+    }
+  });
+
+  it('is aborted from the start when a signal already is', () => {
+    const reason = new DOMException('no answer within 5 ms', 'TimeoutError');
+    const either = eitherSignal(new AbortController().signal, AbortSignal.abort(reason));
+    expect(either.signal.aborted).toBe(true);
+    expect(either.signal.reason).toBe(reason);
+  });
+
+  it('follows neither signal once released, so a long-lived signal keeps no listener per call', () => {
+    const turn = new AbortController();
+    const call = new AbortController();
+    const listeners: unknown[] = [];
+    const add = vi.spyOn(turn.signal, 'addEventListener').mockImplementation(function (this: AbortSignal, ...args: Parameters<AbortSignal['addEventListener']>) {
+      listeners.push(args[1]);
+      return EventTarget.prototype.addEventListener.apply(this, args);
+    });
+    const remove = vi.spyOn(turn.signal, 'removeEventListener');
+    const either = eitherSignal(turn.signal, call.signal);
+    either.release();
+    turn.abort(new Error('the turn ended'));
+    expect(either.signal.aborted).toBe(false);
+    expect(add).toHaveBeenCalledTimes(1);
+    expect(remove).toHaveBeenCalledWith('abort', listeners[0]);
   });
 });

@@ -1,4 +1,4 @@
-import { idleDeadlineSignal } from '../../core/deadline.ts';
+import { eitherSignal, idleDeadlineSignal } from '../../core/deadline.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ToolCall, ToolMessage } from '../../core/messages.ts';
 import type { JsonObject } from '../../core/json.ts';
@@ -78,7 +78,8 @@ async function runToolCall({ call, tool, arguments: args, input }: CallToRun, co
   if (context.signal.aborted) return finish(false, toolText.outOfTime());
   const maxTimeoutMs = Math.max(context.timeoutMs, context.maxTimeoutMs ?? context.timeoutMs);
   const timeout = idleDeadlineSignal(context.timeoutMs, maxTimeoutMs);
-  const signal = AbortSignal.any([context.signal, timeout.signal]);
+  const bounded = eitherSignal(context.signal, timeout.signal);
+  const signal = bounded.signal;
   // Progress keeps a long call alive (up to maxTimeoutMs) and reaches streaming clients.
   const onProgress = (progress: ToolProgress) => {
     timeout.extend();
@@ -96,6 +97,7 @@ async function runToolCall({ call, tool, arguments: args, input }: CallToRun, co
     return finish(false, toolText.failed(tool.name, errorMessage(error)));
   } finally {
     timeout.clear();
+    bounded.release();
   }
 }
 

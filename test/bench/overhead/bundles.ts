@@ -1,6 +1,6 @@
 /**
  * Builds the benchmark's programs with exactly the stack's esbuild settings (infra/bundling.ts),
- * so what runs is what Lambda would run: the stream function, the two loops' warm children, the
+ * so what runs is what Lambda would run: the stream function, the loops' warm children, the
  * MCP server and the cold-start programs, into one temporary folder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,7 +1,8 @@
 /**
  * The cold start: the stream function bundled with the stack's esbuild settings and started the way
  * Lambda starts it (a new process loads the bundle with the stack's environment, then handles one
- * `POST /conversations`), against the hand-written baseline bundled the same way. Each run is a new
+ * `POST /conversations`), against the hand-written baseline and the Vercel AI SDK's agent
+ * (ai-sdk-loop.ts), each bundled the same way. Each run is a new
  * process that starts its MCP server (the bundled `add` server) and answers one conversation of
  * one round of one call; the project's function also stores it in DynamoDB (dynalite, in the
  * parent). With a Bedrock stand-in (`--bedrock`), the stream function bundled for Bedrock is started
@@ -10,7 +11,8 @@
  *   wall            spawn → the first turn answered (the parent's clock)
  *   loaded          process start → the code loaded (the function module, its top-level awaits included)
  *   CPU             the process's own CPU when the turn was answered
- *   CPU with server the process and its MCP server, until both exited (10 ms ticks)
+ *   CPU with server the process and its MCP server, until both exited (10 ms ticks); the AI SDK's
+ *                   MCP client ends its server without waiting for it, so its server is mostly missed
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,6 +37,9 @@ export interface ColdRow {
   peakRssMb: number;
   cpuRatio?: number;
   wallRatio?: number;
+  /** The project's ratios to the AI SDK's agent (the issue's bar). */
+  cpuVsAiSdk?: number;
+  wallVsAiSdk?: number;
 }
 
 export interface ColdOptions {
@@ -60,10 +65,11 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
     : await bundles.bundle('functions/stream.ts', 'stream-bedrock/index.mjs', { lambdaFunction: BEDROCK_FUNCTION_BUNDLE });
   const addServer = await bundles.bundle('test/bench/overhead/add-server.ts', 'add-server.mjs');
   const programs = options.source
-    ? { project: here('cold-project.ts'), baseline: here('cold-baseline.ts') }
+    ? { project: here('cold-project.ts'), baseline: here('cold-baseline.ts'), aiSdk: here('cold-ai-sdk.ts') }
     : {
         project: await bundles.bundle('test/bench/overhead/cold-project.ts', 'cold-project.mjs'),
         baseline: await bundles.bundle('test/bench/overhead/cold-baseline.ts', 'cold-baseline.mjs'),
+        aiSdk: await bundles.bundle('test/bench/overhead/cold-ai-sdk.ts', 'cold-ai-sdk.mjs'),
       };
   const agentConfig = path.join(bundles.folder, BUNDLED_AGENT_CONFIG);
   writeFileSync(agentConfig, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [addServer] } } }, null, 2));
@@ -74,6 +80,13 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
     [ENV.modelBaseUrl]: options.model.baseURL,
     [ENV.modelApiKey]: 'bench',
     [ENV.modelName]: shapeModelName({ toolRounds: 1, callsPerRound: 1 }),
+  };
+  const loop = {
+    ...shared,
+    BENCH_ADD_SERVER: addServer,
+    BENCH_SYSTEM_PROMPT: defaults.systemPrompt,
+    BENCH_TEMPERATURE: String(defaults.model.temperature),
+    BENCH_MAX_ROUNDS: String(defaults.maxRounds),
   };
   const environments = {
     project: {
@@ -96,21 +109,17 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
       [ENV.modelProvider]: 'bedrock',
       ...options.bedrock?.environment,
     },
-    baseline: {
-      ...shared,
-      BENCH_ADD_SERVER: addServer,
-      BENCH_SYSTEM_PROMPT: defaults.systemPrompt,
-      BENCH_TEMPERATURE: String(defaults.model.temperature),
-      BENCH_MAX_ROUNDS: String(defaults.maxRounds),
-    },
+    // The two loops written without the project read the same settings (cold-loop.ts).
+    aiSdk: loop,
+    baseline: loop,
   };
-  const runs = { project: [] as ColdRow[], bedrock: [] as ColdRow[], baseline: [] as ColdRow[] };
-  const sides = options.bedrock ? (['project', 'bedrock', 'baseline'] as const) : (['project', 'baseline'] as const);
+  const runs = { project: [] as ColdRow[], bedrock: [] as ColdRow[], aiSdk: [] as ColdRow[], baseline: [] as ColdRow[] };
+  const sides = options.bedrock ? (['project', 'bedrock', 'aiSdk', 'baseline'] as const) : (['project', 'aiSdk', 'baseline'] as const);
   try {
     for (let run = 0; run < options.runs; run += 1) {
       const order = run % 2 === 0 ? sides : [...sides].reverse();
       for (const program of order) {
-        const file = program === 'baseline' ? programs.baseline : programs.project;
+        const file = program === 'baseline' ? programs.baseline : program === 'aiSdk' ? programs.aiSdk : programs.project;
         const { report, wallMs, treeCpuMs } = await runChild<ColdReport>(file, {}, { environment: environments[program], nodeArguments: options.nodeArguments ?? [] });
         runs[program].push({ program, wallMs, loadedMs: report.loadedMs, cpuMs: report.cpuMs, treeCpuMs, peakRssMb: report.peakRssMb });
       }
@@ -130,13 +139,23 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
       peakRssMb: middle((row) => row.peakRssMb),
     };
   };
-  const projects = sides.filter((side) => side !== 'baseline').map(summary);
+  const projects = sides.filter((side) => side !== 'baseline' && side !== 'aiSdk').map(summary);
+  const aiSdk = summary('aiSdk');
   const baseline = summary('baseline');
-  for (const project of projects) {
-    project.cpuRatio = project.cpuMs / baseline.cpuMs;
-    project.wallRatio = project.wallMs / baseline.wallMs;
+  for (const row of [...projects, aiSdk]) {
+    row.cpuRatio = row.cpuMs / baseline.cpuMs;
+    row.wallRatio = row.wallMs / baseline.wallMs;
   }
-  return [...projects, baseline];
+  for (const project of projects) {
+    project.cpuVsAiSdk = project.cpuMs / aiSdk.cpuMs;
+    project.wallVsAiSdk = project.wallMs / aiSdk.wallMs;
+  }
+  return [...projects, aiSdk, baseline];
 }
 
-const PROGRAM_NAMES = { project: 'project: stream function', bedrock: 'project: stream function on Bedrock', baseline: 'baseline: openai + MCP SDK' } as const;
+const PROGRAM_NAMES = {
+  project: 'project: stream function',
+  bedrock: 'project: stream function on Bedrock',
+  aiSdk: 'AI SDK agent: ai + @ai-sdk/openai-compatible + @ai-sdk/mcp',
+  baseline: 'baseline: openai + MCP SDK',
+} as const;

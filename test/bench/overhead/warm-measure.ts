@@ -9,9 +9,10 @@ export interface WarmSettings {
    * `project untraced`: the project with agent.yml `trace.enabled: false`, to see what the turn
    * trace costs; `project bedrock`: the project on Bedrock's Converse (the stand-in, bedrock-server.ts)
    * instead of the OpenAI-compatible server, on the same scripted conversation; `project telemetry`:
-   * the project exporting OpenTelemetry to `otlpEndpoint` (a sink in the parent).
+   * the project exporting OpenTelemetry to `otlpEndpoint` (a sink in the parent); `ai sdk`: the
+   * Vercel AI SDK's agent (ai-sdk-loop.ts).
    */
-  side: 'project' | 'project untraced' | 'project bedrock' | 'project telemetry' | 'baseline';
+  side: 'project' | 'project untraced' | 'project bedrock' | 'project telemetry' | 'ai sdk' | 'baseline';
   otlpEndpoint?: string;
   baseURL: string;
   model: string;

@@ -24,6 +24,8 @@ export interface WarmOptions {
   nodeArguments?: string[];
   /** Also run the project with its turn trace off (a third side, compared to the baseline too). */
   untraced?: boolean;
+  /** Also run the Vercel AI SDK's agent (ai-sdk-loop.ts), compared to the baseline like the project. */
+  aiSdk?: boolean;
   /** Also run the project on Bedrock's Converse against this stand-in, on the same conversation (another side). */
   bedrock?: BedrockServer;
   /** Also run the project exporting OpenTelemetry to this OTLP/HTTP endpoint (another side). */
@@ -48,9 +50,10 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
     ? {
         project: await options.bundles.bundle('test/bench/overhead/warm-project.ts', 'warm-project.mjs'),
         baseline: await options.bundles.bundle('test/bench/overhead/warm-baseline.ts', 'warm-baseline.mjs'),
+        aiSdk: await options.bundles.bundle('test/bench/overhead/warm-ai-sdk.ts', 'warm-ai-sdk.mjs'),
         server: await options.bundles.bundle('test/bench/overhead/add-server.ts', 'add-server.mjs'),
       }
-    : { project: here('warm-project.ts'), baseline: here('warm-baseline.ts'), server: here('add-server.ts') };
+    : { project: here('warm-project.ts'), baseline: here('warm-baseline.ts'), aiSdk: here('warm-ai-sdk.ts'), server: here('add-server.ts') };
   // Both loops get the project's defaults for what they share (system prompt, temperature, rounds).
   const defaults = parseConfig('{}', { source: 'defaults', environment: {} });
   const reports = new Map<string, WarmReport[]>();
@@ -59,6 +62,7 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
     ...(options.untraced ? (['project untraced'] as const) : []),
     ...(options.bedrock ? (['project bedrock'] as const) : []),
     ...(options.otlpEndpoint ? (['project telemetry'] as const) : []),
+    ...(options.aiSdk ? (['ai sdk'] as const) : []),
     'baseline',
   ];
   for (let batch = 0; batch < options.batches; batch += 1) {
@@ -80,7 +84,7 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
         };
         const server = side === 'project bedrock' ? options.bedrock! : options.model;
         const requestsBefore = server.requests();
-        const program = side === 'baseline' ? programs.baseline : programs.project;
+        const program = side === 'baseline' ? programs.baseline : side === 'ai sdk' ? programs.aiSdk : programs.project;
         const environment = side === 'project bedrock' ? { ...process.env, ...options.bedrock!.environment } : process.env;
         const { report } = await runChild<WarmReport>(program, settings, { nodeArguments: options.nodeArguments ?? [], environment });
         const expected = (options.conversations + options.warmup) * settings.roundsPerTurn;
