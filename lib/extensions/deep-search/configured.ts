@@ -17,7 +17,7 @@ import { deepSearchExtension } from './extension.ts';
 export function configuredDeepSearch(config: AgentConfig, services: { gateway?: ToolGateway }): AgentExtension {
   const { enabled: _enabled, server: serverName, tool, readTool, ...limits } = config.deepSearch;
   const problem = (text: string) => new ConfigError(`${config.source}: deepSearch: ${text}`);
-  if (serverName === undefined || tool === undefined) throw problem('give "server" and "tool"');
+  if (serverName === undefined || tool === undefined) throw problem('give "server" (the MCP server, a name under mcpServers) and "tool" (its search tool, as the server lists it)');
   const server = config.mcpServers.find((entry) => entry.name === serverName);
   if (!server) throw problem(`server "${serverName}" is not one of mcpServers (${config.mcpServers.map((entry) => entry.name).join(', ') || 'none configured'})`);
   if (!services.gateway) throw problem('the agent has no tool gateway: code that calls configuredExtensions passes `gateway`');
