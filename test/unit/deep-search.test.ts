@@ -28,7 +28,21 @@ describe('searchResultsOf', () => {
     expect(searchResultsOf(JSON.stringify([{ url: 'http://c.example', content: 'c' }]))).toEqual([{ url: 'http://c.example', title: 'http://c.example', snippet: 'c' }]);
   });
 
-  it('reads plain text: each URL with its line as title and the next line as snippet', () => {
+  it('reads plain text in labelled blocks, as Brave Search\'s MCP server writes it', () => {
+    expect(searchResultsOf('Title: Heat pumps\nDescription: They move heat.\nURL: https://a.example/heat\n\nTitle: Costs\nDescription: About as gas.\nURL: https://b.example/costs')).toEqual([
+      { url: 'https://a.example/heat', title: 'Heat pumps', snippet: 'They move heat.' },
+      { url: 'https://b.example/costs', title: 'Costs', snippet: 'About as gas.' },
+    ]);
+  });
+
+  it('reads a block with several URLs as one result per URL, its line the title and the next line the snippet', () => {
+    expect(searchResultsOf('- Heat pumps https://a.example/heat\nThey move heat.\n- Costs: https://b.example/costs\nAbout as gas.')).toEqual([
+      { url: 'https://a.example/heat', title: 'Heat pumps', snippet: 'They move heat.' },
+      { url: 'https://b.example/costs', title: 'Costs', snippet: 'About as gas.' },
+    ]);
+  });
+
+  it('reads plain text list items: each URL with its line as title and the next line as snippet', () => {
     expect(searchResultsOf('1. Heat pumps - https://a.example/heat\nThey move heat.\n\n2. Costs (https://b.example/costs)\nAbout as gas.')).toEqual([
       { url: 'https://a.example/heat', title: 'Heat pumps', snippet: 'They move heat.' },
       { url: 'https://b.example/costs', title: 'Costs', snippet: 'About as gas.' },

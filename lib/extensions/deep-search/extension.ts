@@ -64,14 +64,15 @@ async function deepSearch(question: string, settings: DeepSearchSettings, call: 
   if (typeof search === 'string') return { ok: false, text: `Deep search is unavailable: ${search}. Answer without it.` };
   const reader = settings.readTool === undefined || settings.maxReads === 0 ? undefined : usableTool(turn, settings, settings.readTool);
   const emit = (data: Record<string, unknown>) => turn.emit(EVENT, { toolCallId: call.id, ...data });
-  const progress = (message: string) => call.onProgress?.({ progress: 0, message });
+  // Each step reported keeps the call from its idle timeout (up to tools.maxCallSeconds), and streams as tool-progress.
+  const progress = (step: number, message: string) => call.onProgress?.({ progress: step, total: 4, message });
 
   // 1. Sub-queries: a model call, a round of the turn.
   if (!turn.takeRound()) return { ok: false, text: 'No model round is left in this turn (maxRounds) to plan the searches: answer with what you have.' };
   const plan = await ask(turn, call, settings, subQueryPrompt(settings.maxSubQueries), `Question: ${question}`);
   const queries = subQueriesOf(plan, question, settings.maxSubQueries);
   emit({ step: 'sub-queries', queries });
-  progress(`searching ${queries.length} queries`);
+  progress(1, `searching ${queries.length} queries`);
 
   // 2. Each sub-query searched, at once; each URL kept once, under its first finder.
   const failures: string[] = [];
@@ -91,7 +92,7 @@ async function deepSearch(question: string, settings: DeepSearchSettings, call: 
 
   // 3. The best results read: each sub-query's first, then each one's second, and so on.
   if (reader !== undefined && typeof reader !== 'string') {
-    progress(`reading ${Math.min(settings.maxReads, sources.length)} pages`);
+    progress(2, `reading ${Math.min(settings.maxReads, sources.length)} pages`);
     const chosen = bestFirst(sources, queries).slice(0, settings.maxReads);
     const pages = await Promise.all(chosen.map((source) => callTool(settings, reader, { [settings.readArgument]: source.url }, call, turn)));
     pages.forEach((page, index) => {
@@ -107,7 +108,7 @@ async function deepSearch(question: string, settings: DeepSearchSettings, call: 
     emit({ step: 'summary', sources: [] });
     return { ok: true, text: `No model round was left to summarize (maxRounds); the search results as found:\n\n${material}` };
   }
-  progress('writing the summary');
+  progress(3, 'writing the summary');
   const summary = (await ask(turn, call, settings, SUMMARY_PROMPT, material)).trim();
   const used = citedSources(summary, sources);
   emit({ step: 'summary', sources: used.map((source) => source.url) });

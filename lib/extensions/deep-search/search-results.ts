@@ -53,13 +53,28 @@ function firstText(fields: Record<string, unknown>, keys: readonly string[]): st
   return undefined;
 }
 
-/** Plain text: each URL with the line it stands on as its title, and the next line as its snippet. */
+/**
+ * Plain text, as most search servers write it: results apart by blank lines, each with one URL
+ * (`Title: …`, `URL: …`, `Description: …`, or a list item with the URL after its title). A block
+ * with several URLs: each URL with its own line as the title and the next line as the snippet.
+ */
 function textResults(text: string): SearchResult[] {
-  const lines = text.split('\n');
-  return lines.flatMap((line, index) =>
-    [...line.matchAll(URL_PATTERN)].map((match) => {
-      const title = line.replace(match[0], '').replace(/^[\s\-*\d.)#]+|[\s:<>()-]+$/g, '').trim();
-      return { url: match[0], title: title || match[0], snippet: (lines[index + 1] ?? '').trim() };
-    }),
-  );
+  return text.split(/\n\s*\n/).flatMap((block) => {
+    const lines = block.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    const urls = [...block.matchAll(URL_PATTERN)].map((match) => match[0]);
+    if (urls.length === 1) return [blockResult(lines, urls[0]!)];
+    return lines.flatMap((line, index) => [...line.matchAll(URL_PATTERN)].map((match) => ({ url: match[0], title: withoutUrl(line, match[0]) || match[0], snippet: unlabelled(lines[index + 1] ?? '') })));
+  });
 }
+
+function blockResult(lines: string[], url: string): SearchResult {
+  const urlLine = lines.find((line) => line.includes(url))!;
+  const labelled = lines.find((line) => /^title\s*:/i.test(line));
+  const title = labelled ? unlabelled(labelled) : withoutUrl(urlLine, url) || lines.find((line) => line !== urlLine) || url;
+  const snippet = lines.filter((line) => line !== urlLine && line !== labelled && line !== title).map(unlabelled).join(' ');
+  return { url, title, snippet };
+}
+
+/** A line without its URL, list mark, label and the punctuation left around them. */
+const withoutUrl = (line: string, url: string): string => unlabelled(line.replace(url, '')).replace(/[\s:<>()\-–]+$/g, '').trim();
+const unlabelled = (line: string): string => line.replace(/^[\s\-*\d.)#]*(?:(?:title|url|link|description|snippet|content)\s*:\s*)?/i, '').trim();
