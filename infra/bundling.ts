@@ -110,7 +110,7 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #files and #file-stores (file_tool, report_tool, the file stores and the S3 client, about
  *   190 KB): only where agent.yml turns files on;
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
- *   (about 10 KB), #deep-search (about 7 KB): only where agent.yml runs that strategy or turns the
+ *   (about 10 KB), #deep-search (about 8 KB): only where agent.yml runs that strategy or turns the
  *   code interpreter or deep search on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
@@ -128,8 +128,8 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.files ? {} : { '#files': substitute('without-files.ts'), '#file-stores': substitute('without-files.ts') }),
     ...(options.planExecute ? {} : { '#plan-execute': substitute('without-plan-execute.ts') }),
     ...(options.reflection ? {} : { '#reflection': substitute('without-reflection.ts') }),
-    ...(options.deepSearch ? {} : { '#deep-search': substitute('without-deep-search.ts') }),
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
+    ...(options.deepSearch ? {} : { '#deep-search': substitute('without-deep-search.ts') }),
   };
 }
 
