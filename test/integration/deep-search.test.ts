@@ -37,9 +37,9 @@ const yaml = ({ maxRounds = 6, server = '', deepSearch = 'readTool: fetch, maxSu
     `deepSearch: { server: web, tool: search, ${deepSearch} }`,
   ].join('\n');
 
-function agentWith(script: ScriptedStep[], text = yaml()) {
+function agentWith(script: ScriptedStep[], text = yaml(), server: Parameters<typeof createSearchServer>[1] = {}) {
   const calls: Array<{ tool: string; arguments: Record<string, unknown> }> = [];
-  const gateway = createMcpGateway(gatewayOptions([{ name: 'web', type: 'in-memory', connect: (transport) => createSearchServer(calls).connect(transport) }]));
+  const gateway = createMcpGateway(gatewayOptions([{ name: 'web', type: 'in-memory', connect: (transport) => createSearchServer(calls, server).connect(transport) }]));
   gateways.push(gateway);
   const model = createScriptedModel(script);
   const agent = createAgent(parseConfig(text, { source: 'test.yml', environment: {} }), {
@@ -216,6 +216,32 @@ describe('deep_search in a turn', () => {
       `Question: ${QUESTION}\n\n## Sources\n\n[1] ${COSTS.title}\nURL: ${COSTS.url}\nSnippet: Running costs of a heat pump compared with a gas boiler.\n\n## Searches that failed\n\n"heat pump outage": search backend unavailable`,
     );
     expect(model.requests[5]!.messages.at(-1)!.content).toBe(`It costs about as much as gas [1].\n\nSources:\n[1] ${COSTS.title} <${COSTS.url}>`);
+  });
+});
+
+describe('deep_search under tool control', () => {
+  it('calls no tool that requireApproval destructive would hold, as the server lists it, and tells the model why', async () => {
+    // Prepare: the server lists its tools without annotations, so `destructive` holds them for approval.
+    const { model, calls, ask } = agentWith([callDeepSearch, textReply('I cannot search now.')], yaml({ server: 'requireApproval: destructive' }), { annotated: false });
+
+    // Act
+    const result = await ask();
+
+    // Assess: no model call and no tool call of its own; the model read why.
+    expect(result).toMatchObject({ stopReason: 'completed', rounds: 2, toolCalls: [{ name: 'deep_search', ok: false }] });
+    expect(calls).toEqual([]);
+    expect(model.requests[1]!.messages.at(-1)!.content).toBe(
+      'Error: Deep search is unavailable: the tool "search" of MCP server "web" needs approval under agent.yml\'s requireApproval, and deep search calls only tools that do not. Answer without it.',
+    );
+  });
+
+  it('searches with tools the server marks read-only under requireApproval destructive', async () => {
+    const { calls, ask } = agentWith([callDeepSearch, queries('insulation'), textReply('Insulate first [1].'), textReply('Insulate first.')], yaml({ server: 'requireApproval: destructive', deepSearch: 'maxResults: 1' }));
+
+    const result = await ask();
+
+    expect(result).toMatchObject({ stopReason: 'completed', rounds: 4, toolCalls: [{ name: 'deep_search', ok: true }] });
+    expect(calls).toEqual([{ tool: 'search', arguments: { query: 'insulation' } }]);
   });
 });
 
