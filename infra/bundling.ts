@@ -79,6 +79,8 @@ export interface FunctionBundleOptions {
   files?: boolean;
   /** agent.yml turns codeInterpreter on (infra/code-interpreter.ts): the extension and the sandbox are bundled, the Python worker and Pyodide go beside each function. */
   codeInterpreter?: boolean;
+  /** agent.yml sets deepSearch (infra/deep-search.ts): only then is deep search bundled. */
+  deepSearch?: boolean;
   /** agent.yml runs plan-execute (infra/bundled-strategies.ts): only then is the strategy bundled. */
   planExecute?: boolean;
   /** agent.yml runs a reflection strategy (reflexion, Self-Refine, self-consistency): only then are they bundled. */
@@ -108,7 +110,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #files and #file-stores (file_tool, report_tool, the file stores and the S3 client, about
  *   190 KB): only where agent.yml turns files on;
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
- *   (about 10 KB): only where agent.yml runs that strategy or turns the code interpreter on.
+ *   (about 10 KB), #deep-search (about 8 KB): only where agent.yml runs that strategy or turns the
+ *   code interpreter or deep search on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -126,6 +129,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.planExecute ? {} : { '#plan-execute': substitute('without-plan-execute.ts') }),
     ...(options.reflection ? {} : { '#reflection': substitute('without-reflection.ts') }),
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
+    ...(options.deepSearch ? {} : { '#deep-search': substitute('without-deep-search.ts') }),
   };
 }
 

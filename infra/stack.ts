@@ -4,6 +4,7 @@ import { ENV } from '../lib/config/environment.ts';
 import { AgentApi } from './api.ts';
 import { ApiAuthorization } from './auth.ts';
 import { usesCodeInterpreter } from './code-interpreter.ts';
+import { usesDeepSearch } from './deep-search.ts';
 import { agentConfigPath, functionBundling, type FunctionBundleOptions } from './bundling.ts';
 import { usesDemoServer } from './demo-server.ts';
 import { warnOfSharedMemory } from './memory.ts';
@@ -54,7 +55,7 @@ export class McpAgentStack extends Stack {
     const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), ...bundledStrategies(agentConfig) };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), deepSearch: usesDeepSearch(agentConfig), ...bundledStrategies(agentConfig) };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,

@@ -29,7 +29,7 @@ export interface AgentDependencies extends Omit<AgentParts, 'extensions' | 'stra
  * (lib/strategies) and the extensions it turns on (lib/extensions); the trace runs innermost.
  */
 export function createAgent(config: AgentConfig, dependencies: AgentDependencies): Agent {
-  const services = { logger: dependencies.logger, ...(dependencies.now ? { now: dependencies.now } : {}), ...(dependencies.notes ? { notes: dependencies.notes } : {}), ...(dependencies.files ? { files: dependencies.files } : {}), ...(dependencies.codeSandbox ? { codeSandbox: dependencies.codeSandbox } : {}), ...(dependencies.codeFiles ? { codeFiles: dependencies.codeFiles } : {}) };
+  const services = { logger: dependencies.logger, gateway: dependencies.gateway, ...(dependencies.now ? { now: dependencies.now } : {}), ...(dependencies.notes ? { notes: dependencies.notes } : {}), ...(dependencies.files ? { files: dependencies.files } : {}), ...(dependencies.codeSandbox ? { codeSandbox: dependencies.codeSandbox } : {}), ...(dependencies.codeFiles ? { codeFiles: dependencies.codeFiles } : {}) };
   const strategy = dependencies.strategy ?? configuredStrategy(config, services);
   // agent.yml's extensions first, then the strategy's, then the embedding code's own, then the trace.
   const extensions = configuredExtensions(config, services, [...(strategy.extensions ?? []), ...(dependencies.extensions ?? [])]);

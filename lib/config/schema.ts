@@ -465,6 +465,29 @@ export const fileSchema = z.strictObject({
       packages: z.array(z.string().min(1)).default([]),
     }, { error: (issue) => (issue.code === 'invalid_type' ? 'expected true, false, or settings (timeoutSeconds, maxMemoryMb, packages)' : undefined) }),
   ),
+  /**
+   * A built-in deep_search tool (JoyAgent's; docs/deep-search.md): a model call breaks the query
+   * into sub-queries, each is searched with `tool` of MCP server `server`, the best results are read
+   * (with `readTool`, when given), and a model call writes a summary citing the URLs it used.
+   */
+  deepSearch: switchable({
+    /** The MCP server (a name under mcpServers) whose tools search and read; it and `tool` are required (checked with mcpServers when the agent is made). */
+    server: z.string().min(1).optional(),
+    /** Its search tool, as the server lists it: called with { [queryArgument]: a sub-query }. */
+    tool: z.string().min(1).optional(),
+    queryArgument: z.string().min(1).default('query'),
+    /** Its tool that fetches a page, called with { [readArgument]: a result's URL }; without it only the results' snippets are used. */
+    readTool: z.string().min(1).optional(),
+    readArgument: z.string().min(1).default('url'),
+    /** Sub-queries searched per deep_search call (more asked for are dropped). */
+    maxSubQueries: numeric(z.number().int().positive().max(10)).default(3),
+    /** Results kept per sub-query (the search tool's first ones, each URL once). */
+    maxResults: numeric(z.number().int().positive().max(20)).default(5),
+    /** Results read with readTool per call, the best of each sub-query first; 0: snippets only. */
+    maxReads: numeric(z.number().int().min(0).max(10)).default(3),
+    /** Characters of each page read given to the summary. */
+    maxReadChars: numeric(z.number().int().positive().max(50_000)).default(4_000),
+  }, 'server, tool, readTool, maxSubQueries, maxResults, maxReads, ...'),
   conversation: z
     .strictObject({
       /** Each stored turn expires this long after it was last written (the table's TTL). */

@@ -8,6 +8,8 @@ import type { FileStore } from '../core/ports/file-store.ts';
 import { configuredFilesExtension } from '#files';
 import type { CodeFilesFor, CodeSandbox } from '../core/ports/code-sandbox.ts';
 import { configuredCodeInterpreter } from '#code-interpreter';
+import { configuredDeepSearch } from '#deep-search';
+import type { ToolGateway } from '../core/ports/tools.ts';
 import { historySummaryExtension } from './history-summary.ts';
 import { memoryExtension } from './memory.ts';
 import { todoListExtension } from './todo-list.ts';
@@ -24,6 +26,8 @@ interface ExtensionServices {
   /** Where the code interpreter runs Python (codeInterpreter: true), and the conversations' files it reads and writes. */
   codeSandbox?: CodeSandbox;
   codeFiles?: CodeFilesFor;
+  /** The MCP tools deep search calls (deepSearch). */
+  gateway?: ToolGateway;
   now?: () => number;
 }
 
@@ -47,5 +51,6 @@ export function configuredExtensions(config: AgentConfig, services: ExtensionSer
   const files = configuredFilesExtension(config, services);
   if (files) extensions.push(files);
   if (config.codeInterpreter.enabled) extensions.push(configuredCodeInterpreter(config, services));
+  if (config.deepSearch.enabled) extensions.push(configuredDeepSearch(config, services));
   return [...extensions, ...own, traceExtension(config.trace)];
 }
