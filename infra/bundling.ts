@@ -83,6 +83,8 @@ export interface FunctionBundleOptions {
   planExecute?: boolean;
   /** agent.yml runs a reflection strategy (reflexion, Self-Refine, self-consistency): only then are they bundled. */
   reflection?: boolean;
+  /** agent.yml turns uiStreams on (infra/ui-streams.ts): only then are the AI SDK UI and AG-UI doors bundled. */
+  uiStreams?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -108,7 +110,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #files and #file-stores (file_tool, report_tool, the file stores and the S3 client, about
  *   190 KB): only where agent.yml turns files on;
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
- *   (about 10 KB): only where agent.yml runs that strategy or turns the code interpreter on.
+ *   (about 10 KB): only where agent.yml runs that strategy or turns the code interpreter on;
+ * - #ui-streams (the AI SDK UI and AG-UI doors): only where agent.yml turns uiStreams on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -126,6 +129,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.planExecute ? {} : { '#plan-execute': substitute('without-plan-execute.ts') }),
     ...(options.reflection ? {} : { '#reflection': substitute('without-reflection.ts') }),
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
+    ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
   };
 }
 
