@@ -113,6 +113,34 @@ describe('the AI SDK UI message stream (useChat) through npm start', () => {
   });
 });
 
+describe('the UI doors refuse bad input before a turn starts', () => {
+  const servers = serversPerTest();
+
+  it('answers a useChat body without the chat id, and a RunAgentInput without a thread, with the native 400, and runs no model call', async () => {
+    // Prepare
+    const model = await servers.model([]);
+    const local = await servers.local(YML, model);
+
+    // Act
+    const noChatId = await fetch(`${local.server.url}/ui/ai-sdk/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [userMessage('u1', 'hi')] }) });
+    const noThread = await fetch(`${local.server.url}/ui/ag-ui`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ runId: 'r1', messages: [] }) });
+    const wrongMethod = await fetch(`${local.server.url}/ui/ag-ui`);
+
+    // Assess
+    expect([noChatId.status, await noChatId.json()]).toEqual([400, { error: { code: 'missing_conversation_id', message: expect.stringContaining('"id"') } }]);
+    expect([noThread.status, await noThread.json()]).toEqual([400, { error: { code: 'missing_conversation_id', message: expect.stringContaining('"threadId"') } }]);
+    expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'POST']);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('leaves the doors out when agent.yml does not turn uiStreams on: the native 404', async () => {
+    const model = await servers.model([]);
+    const local = await servers.local(`model: { maxRetries: 0 }\n${demoServerYml()}`, model);
+    const response = await fetch(`${local.server.url}/ui/ai-sdk/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'c1', messages: [userMessage('u1', 'hi')] }) });
+    expect(response.status).toBe(404);
+  });
+});
+
 /** Runs the agent the way CopilotKit's runtime does, keeping every event, each parsed by the protocol's schema. */
 async function runAgUi(agent: HttpAgent, parameters: Parameters<HttpAgent['runAgent']>[0]): Promise<BaseEvent[]> {
   const events: BaseEvent[] = [];
