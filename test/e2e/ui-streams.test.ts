@@ -79,6 +79,14 @@ describe('the AI SDK UI message stream (useChat) through npm start', () => {
     expect(view.body.todos).toEqual(DONE);
     expect(view.body.turns).toHaveLength(1);
     expect(view.body.turns[0].messages.at(-1)).toMatchObject({ role: 'assistant', content: ANSWER });
+
+    // Act: the same request again (a retry after a dropped connection).
+    const retried = await chat(local.server.url, 'chat-weather', [userMessage('u1', '上海天气怎么样？')]);
+
+    // Assess: the stored turn, without a second one or another model call.
+    expect(retried.message.parts.filter((part) => part.type === 'text').map((part) => part.text)).toEqual([ANSWER]);
+    expect(retried.message.metadata).toMatchObject({ conversationId: 'chat-weather', turn: 1, stopReason: 'completed' });
+    expect(model.requests).toHaveLength(3);
   });
 
   it('pauses at a call that needs approval with a tool-approval-request, and goes on when useChat sends the approval response', async () => {

@@ -3,7 +3,7 @@ import { isJsonObject } from '../../core/json.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import type { Agent } from '../../agent/agent-api.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
-import { checkConversationId, type ApprovalDecision } from '../../agent/turn/validate-input.ts';
+import { checkConversationId, REQUEST_ID_PATTERN, type ApprovalDecision } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../../http/body.ts';
 import { traceOf } from '../../http/trace-of.ts';
 import type { HttpRequest } from '../../http/types.ts';
@@ -32,6 +32,8 @@ export function readAgUiRun(request: HttpRequest, maxBodyBytes: number): AgUiRun
   const runId = body.runId;
   const context = {
     conversationId: threadId,
+    // The run id makes a retried run idempotent: it gets the stored turn, not a second one.
+    ...(REQUEST_ID_PATTERN.test(runId) ? { requestId: runId } : {}),
     ...(request.owner ? { owner: request.owner } : {}),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     ...traceOf(request),

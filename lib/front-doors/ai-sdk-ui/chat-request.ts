@@ -3,7 +3,7 @@ import { isJsonObject } from '../../core/json.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import type { Agent } from '../../agent/agent-api.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
-import { checkConversationId, type ApprovalDecision } from '../../agent/turn/validate-input.ts';
+import { checkConversationId, REQUEST_ID_PATTERN, type ApprovalDecision } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../../http/body.ts';
 import { traceOf } from '../../http/trace-of.ts';
 import type { HttpRequest } from '../../http/types.ts';
@@ -22,6 +22,9 @@ export interface ChatCall {
  *   a user message                 → its text parts are the question (a new turn)
  *   an assistant message whose tool
  *   parts carry approval responses → the decisions on the paused turn (addToolApprovalResponse)
+ *
+ * The user message's id is the turn's requestId, so a client that sends it again (a retry after a
+ * dropped connection) gets the stored turn rather than a second one.
  */
 export function readChatCall(request: HttpRequest, maxBodyBytes: number): ChatCall {
   const body = readJsonObject(request, maxBodyBytes);
@@ -48,7 +51,10 @@ export function readChatCall(request: HttpRequest, maxBodyBytes: number): ChatCa
     .map((part) => part.text)
     .join('\n\n');
   if (message.trim() === '') throw new InputError('empty_message', 'The user\'s message has no text parts with text.');
-  return { conversationId, run: (agent, onEvent) => agent.ask({ ...context, message, onEvent }) };
+  // The user message's id makes a retry of the same message idempotent (it gets the stored turn);
+  // regenerating sends the same message on purpose, for a new turn.
+  const requestId = body.trigger !== 'regenerate-message' && typeof last.id === 'string' && REQUEST_ID_PATTERN.test(last.id) ? last.id : undefined;
+  return { conversationId, run: (agent, onEvent) => agent.ask({ ...context, message, ...(requestId === undefined ? {} : { requestId }), onEvent }) };
 }
 
 /** The tool parts in `approval-responded` state: `{toolCallId, approval: {id, approved, reason?}}`. */
