@@ -119,6 +119,25 @@ describe('the AI SDK UI message stream (useChat) through npm start', () => {
     const view = await getJson(`${local.server.url}/conversations/chat-cancel`);
     expect(view.body.turns[0].messages.find((stored: any) => stored.role === 'tool')).toMatchObject({ toolCallId: CANCEL.id });
   });
+
+  it('shows a call declined with addToolApprovalResponse as denied, and the model is told', async () => {
+    // Prepare
+    const model = await servers.model([toolCallsReply([CANCEL]), textReply('好的，不取消。')]);
+    const local = await servers.local(YML, model);
+    const question = userMessage('u1', '取消订单 ORD20250514118567');
+    const paused = await chat(local.server.url, 'chat-decline', [question]);
+    const waiting = paused.message.parts.find((part) => part.type === 'dynamic-tool')!;
+
+    // Act
+    const answered: UIMessage = { ...paused.message, parts: paused.message.parts.map((part) => (part === waiting ? { ...waiting, state: 'approval-responded', approval: { id: CANCEL.id, approved: false, reason: '先不取消' } } as typeof part : part)) };
+    const resumed = await chat(local.server.url, 'chat-decline', [question, answered]);
+
+    // Assess
+    expect(resumed.message.parts.find((part) => part.type === 'dynamic-tool')).toMatchObject({ toolCallId: CANCEL.id, state: 'output-denied' });
+    expect(resumed.message.metadata).toMatchObject({ stopReason: 'completed', reply: '好的，不取消。' });
+    const toolAnswer = (model.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find((message) => message.role === 'tool');
+    expect(toolAnswer?.content).toContain('先不取消');
+  });
 });
 
 describe('the UI doors refuse bad input before a turn starts', () => {

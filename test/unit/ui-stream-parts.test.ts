@@ -61,6 +61,19 @@ describe('the AI SDK UI message stream mapping', () => {
     expect(message?.parts.filter((part) => part.type === 'text').map((part) => part.text)).toEqual(['Done.']);
   });
 
+  it('shows a call the request declined as denied, on the part that waited', async () => {
+    const waiting = { type: 'dynamic-tool', toolName: 'cancel', toolCallId: 'call_1', state: 'approval-responded', input: {}, approval: { id: 'call_1', approved: false } } as const;
+    const mapper = new UIMessageChunks(new Set(['call_1']));
+    const chunks = [
+      ...mapper.event({ type: 'tool-result', round: 1, result: { id: 'call_1', name: 'cancel', arguments: {}, ok: false, durationMs: 0 }, content: 'Declined by the user.' }),
+      ...mapper.result(result({ reply: 'Not cancelled.' })),
+    ];
+    const stream = new ReadableStream<UIMessageChunk>({ start: (controller) => { for (const chunk of chunks) controller.enqueue(chunk); controller.close(); } });
+    let message: UIMessage | undefined;
+    for await (const snapshot of readUIMessageStream({ stream, message: { id: 'a1', role: 'assistant', parts: [waiting] } })) message = snapshot;
+    expect(message?.parts.find((part) => part.type === 'dynamic-tool')).toMatchObject({ toolCallId: 'call_1', state: 'output-denied' });
+  });
+
   it('gives a stored turn replayed whole (no loop events) its reply and its result', async () => {
     const { message } = await uiMessage(uiChunksOf([], { result: result({ reply: 'Stored answer.' }) }));
     expect(message?.parts.filter((part) => part.type === 'text').map((part) => part.text)).toEqual(['Stored answer.']);

@@ -11,6 +11,8 @@ import type { HttpRequest } from '../../http/types.ts';
 /** A useChat request, read and checked before a turn starts: a question, or approval decisions. */
 export interface ChatCall {
   conversationId: string;
+  /** The calls this request declines (their answer is shown as denied). */
+  declined: ReadonlySet<string>;
   run(agent: Pick<Agent, 'ask' | 'decide'>, onEvent: (event: LoopEvent) => void): Promise<TurnResult>;
 }
 
@@ -43,7 +45,8 @@ export function readChatCall(request: HttpRequest, maxBodyBytes: number): ChatCa
   if (last.role === 'assistant') {
     const decisions = approvalResponses(last.parts);
     if (decisions.length === 0) throw new InputError('invalid_messages', 'The last message is the assistant\'s without approval responses: send the user\'s message, or answer a tool-approval-request with addToolApprovalResponse.');
-    return { conversationId, run: (agent, onEvent) => agent.decide({ ...context, decisions, onEvent }) };
+    const declined = new Set(decisions.filter((decision) => decision.approved === false).map((decision) => decision.toolCallId));
+    return { conversationId, declined, run: (agent, onEvent) => agent.decide({ ...context, decisions, onEvent }) };
   }
   if (last.role !== 'user') throw new InputError('invalid_messages', `The last message must be the user's, not "${String(last.role)}".`);
   const message = last.parts
@@ -54,7 +57,7 @@ export function readChatCall(request: HttpRequest, maxBodyBytes: number): ChatCa
   // The user message's id makes a retry of the same message idempotent (it gets the stored turn);
   // regenerating sends the same message on purpose, for a new turn.
   const requestId = body.trigger !== 'regenerate-message' && typeof last.id === 'string' && REQUEST_ID_PATTERN.test(last.id) ? last.id : undefined;
-  return { conversationId, run: (agent, onEvent) => agent.ask({ ...context, message, ...(requestId === undefined ? {} : { requestId }), onEvent }) };
+  return { conversationId, declined: new Set(), run: (agent, onEvent) => agent.ask({ ...context, message, ...(requestId === undefined ? {} : { requestId }), onEvent }) };
 }
 
 /** The tool parts in `approval-responded` state: `{toolCallId, approval: {id, approved, reason?}}`. */

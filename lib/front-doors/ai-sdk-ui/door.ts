@@ -23,7 +23,7 @@ export const aiSdkUiFrontDoor: FrontDoor = {
     if (path !== CHAT_PATH) throw new NotFoundError('route_not_found', `There is no ${request.method} ${path}. The AI SDK UI door has POST ${CHAT_PATH}.`);
     routeFor({ POST: 'chat' }, request.method, path);
     const call = readChatCall(request, services.maxBodyBytes);
-    const chunks = new UIMessageChunks();
+    const chunks = new UIMessageChunks(call.declined);
     return streamJsonEvents((onEvent) => call.run(services.agent, onEvent), {
       headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
       event: (event) => chunks.event(event),

@@ -18,7 +18,8 @@ const ELICITATION_HOW = 'POST /conversations/{conversationId}/approvals {"decisi
  *   text-delta        text-start / text-delta (one text part per round; text-end when the round ends)
  *   reasoning-delta   reasoning-start / reasoning-delta / reasoning-end, likewise
  *   tool-call         tool-input-available (a dynamic tool: the client declares none)
- *   tool-result       tool-output-available, or tool-output-error when the call failed
+ *   tool-result       tool-output-available, or tool-output-error when the call failed, or
+ *                     tool-output-denied for a call this request declined
  *   approval-required tool-approval-request per call (approvalId = the call's id), and data-approval
  *   elicitation-req.  data-elicitation: the server's questions, and how to answer them
  *   tool-progress     data-tool-progress (one part per call, replaced as it goes)
@@ -36,6 +37,12 @@ export class UIMessageChunks {
   private lastTextRound: number | undefined;
   /** Calls whose input this stream sent: a resumed turn's results may name calls of an earlier stream. */
   private readonly calls = new Set<string>();
+  /** Calls the request declined (addToolApprovalResponse with approved: false): their answer is a denial. */
+  private readonly declined: ReadonlySet<string>;
+
+  constructor(declined: ReadonlySet<string> = new Set()) {
+    this.declined = declined;
+  }
 
   event(event: LoopEvent): Chunk[] {
     switch (event.type) {
@@ -76,6 +83,8 @@ export class UIMessageChunks {
         const { id, name, ok } = event.result;
         const input: Chunk[] = this.calls.has(id) ? [] : [{ type: 'tool-input-available', toolCallId: id, toolName: name, input: event.result.arguments, dynamic: true }];
         this.calls.add(id);
+        // The part the client declined continues in the AI SDK's own state for it, output-denied.
+        if (this.declined.has(id)) return [...this.start(), ...this.closeParts(), { type: 'tool-output-denied', toolCallId: id }];
         const output: Chunk = ok ? { type: 'tool-output-available', toolCallId: id, output: event.content, dynamic: true } : { type: 'tool-output-error', toolCallId: id, errorText: event.content, dynamic: true };
         return [...this.start(), ...this.closeParts(), ...input, output];
       }
