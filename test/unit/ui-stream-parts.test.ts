@@ -74,9 +74,11 @@ describe('the AI SDK UI message stream mapping', () => {
     expect(message?.parts.find((part) => part.type === 'dynamic-tool')).toMatchObject({ toolCallId: 'call_1', state: 'output-denied' });
   });
 
-  it('gives a stored turn replayed whole (no loop events) its reply and its result', async () => {
-    const { message } = await uiMessage(uiChunksOf([], { result: result({ reply: 'Stored answer.' }) }));
+  it('gives a stored turn replayed whole (no loop events) its reply, its todo list and its result', async () => {
+    const todos = [{ content: 'Look it up', status: 'completed' as const }];
+    const { message } = await uiMessage(uiChunksOf([], { result: result({ reply: 'Stored answer.', todos }) }));
     expect(message?.parts.filter((part) => part.type === 'text').map((part) => part.text)).toEqual(['Stored answer.']);
+    expect(message?.parts.filter((part) => part.type === 'data-todos')).toEqual([{ type: 'data-todos', id: 'todos', data: { todos } }]);
     expect(message?.metadata).toMatchObject({ conversationId: 'c1', stopReason: 'completed' });
   });
 
@@ -99,9 +101,11 @@ describe('the AG-UI mapping', () => {
     expect(events.find((event) => event.type === 'CUSTOM')).toMatchObject({ name: 'task-start', value: { taskId: 1 } });
   });
 
-  it('gives a stored turn replayed whole a run with its reply', () => {
-    const events = agUiEventsOf([], { result: result({ reply: 'Stored answer.' }) });
-    expect(events.map((event) => event.type)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']);
+  it('gives a stored turn replayed whole a run with its reply and its state', () => {
+    const todos = [{ content: 'Look it up', status: 'completed' as const }];
+    const events = agUiEventsOf([], { result: result({ reply: 'Stored answer.', todos }) });
+    expect(events.map((event) => event.type)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'STATE_SNAPSHOT', 'RUN_FINISHED']);
+    expect(events[4].snapshot).toEqual({ todos });
   });
 
   it('ends a run that failed after it began with RUN_ERROR, its open step and message closed', () => {

@@ -31,7 +31,8 @@ interface Run {
  *   events, reflection,
  *   tool-progress        CUSTOM {name, value}
  *   reasoning-delta      nothing: the model's reasoning is not the answer
- *   the result           what the reply adds as text, RUN_FINISHED (result: the turn result)
+ *   the result           what the reply adds as text, a STATE_SNAPSHOT when the result's todos or
+ *                        plan are not the state sent, RUN_FINISHED (result: the turn result)
  *   a failure            RUN_ERROR {message, code}
  */
 export class AgUiEvents {
@@ -132,8 +133,15 @@ export class AgUiEvents {
       }
       events.push(this.make('TEXT_MESSAGE_CONTENT', { messageId: this.messageId, delta: rest }));
     }
+    events.push(...this.endStep());
+    // The state as the turn left it, for a client that saw none of it change (a replayed turn, a list kept from an earlier turn).
+    const state = { ...this.state, ...(result.todos === undefined ? {} : { todos: result.todos }), ...(result.plan == null ? {} : { plan: result.plan }) };
+    if (JSON.stringify(state) !== JSON.stringify(this.state)) {
+      this.state = state;
+      events.push(this.make('STATE_SNAPSHOT', { snapshot: state }));
+    }
     const waits = (result.stopReason === 'approval_required' || result.stopReason === 'input_required') && this.interrupts.length > 0;
-    events.push(...this.endStep(), this.make('RUN_FINISHED', { ...this.run, result, outcome: waits ? { type: 'interrupt', interrupts: this.interrupts } : { type: 'success' } }));
+    events.push(this.make('RUN_FINISHED', { ...this.run, result, outcome: waits ? { type: 'interrupt', interrupts: this.interrupts } : { type: 'success' } }));
     return events;
   }
 

@@ -25,7 +25,8 @@ const ELICITATION_HOW = 'POST /conversations/{conversationId}/approvals {"decisi
  *   tool-progress     data-tool-progress (one part per call, replaced as it goes)
  *   extension events  data-<name>, one part per name replaced in place: data-todos, data-plan, …
  *   reflection        data-reflection
- *   the result        what the reply adds as text, finish-step, finish (finishReason, and the turn
+ *   the result        what the reply adds as text, data-todos / data-plan when the turn did not
+ *                     send them, finish-step, finish (finishReason, and the turn
  *                     result as messageMetadata)
  */
 export class UIMessageChunks {
@@ -37,6 +38,8 @@ export class UIMessageChunks {
   private lastTextRound: number | undefined;
   /** Calls whose input this stream sent: a resumed turn's results may name calls of an earlier stream. */
   private readonly calls = new Set<string>();
+  /** The data parts sent, by name: the result's todo list and plan are sent when this turn did not. */
+  private readonly dataSent = new Set<string>();
   /** Calls the request declined (addToolApprovalResponse with approved: false): their answer is a denial. */
   private readonly declined: ReadonlySet<string>;
 
@@ -104,6 +107,7 @@ export class UIMessageChunks {
       case 'reflection':
         return [...this.start(), { type: 'data-reflection', data: { round: event.round, ...event.step } }];
       case 'extension':
+        this.dataSent.add(event.name);
         return [...this.start(), { type: `data-${event.name}`, id: event.name, data: event.data }];
     }
   }
@@ -119,6 +123,9 @@ export class UIMessageChunks {
       }
       chunks.push({ type: 'text-delta', id: this.textId, delta: rest });
     }
+    // The todo list and plan as the turn left them, for a message that has not shown them (a replayed turn, a list kept from an earlier turn).
+    if (result.todos !== undefined && !this.dataSent.has('todos')) chunks.push({ type: 'data-todos', id: 'todos', data: { todos: result.todos } });
+    if (result.plan != null && !this.dataSent.has('plan')) chunks.push({ type: 'data-plan', id: 'plan', data: { plan: result.plan } });
     chunks.push(...this.closeParts(), ...this.endStep(), { type: 'finish', finishReason: finishReason(result.stopReason), messageMetadata: result });
     return chunks;
   }
