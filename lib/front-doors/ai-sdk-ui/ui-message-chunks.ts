@@ -51,8 +51,7 @@ export class UIMessageChunks {
     switch (event.type) {
       case 'turn-start':
         return this.start({ conversationId: event.conversationId, turn: event.turn });
-      case 'round-start':
-      {
+      case 'round-start': {
         const chunks: Chunk[] = [...this.start(), ...this.endStep(), { type: 'start-step' }];
         this.stepOpen = true;
         return chunks;
