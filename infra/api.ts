@@ -103,6 +103,13 @@ export class AgentApi extends Construct {
     const completions = v1.addResource('chat').addResource('completions');
     completions.addMethod('POST', streaming);
 
+    // The UI toolkit doors (agent.yml uiStreams, docs/ui-streams.md): each POST is a turn, streamed.
+    const ui = this.api.root.addResource('ui');
+    const aiSdkChat = ui.addResource('ai-sdk').addResource('chat');
+    aiSdkChat.addMethod('POST', streaming);
+    const agUi = ui.addResource('ag-ui');
+    agUi.addMethod('POST', streaming);
+
     // The owner's memory notes: served by the stream function, which reads and writes the table.
     const memory = this.api.root.addResource('memory');
     memory.addMethod('GET', streaming);
@@ -114,7 +121,7 @@ export class AgentApi extends Construct {
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, memory, note]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

@@ -85,6 +85,8 @@ export interface FunctionBundleOptions {
   planExecute?: boolean;
   /** agent.yml runs a reflection strategy (reflexion, Self-Refine, self-consistency): only then are they bundled. */
   reflection?: boolean;
+  /** agent.yml turns uiStreams on (infra/ui-streams.ts): only then are the AI SDK UI and AG-UI doors bundled. */
+  uiStreams?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -111,7 +113,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  *   190 KB): only where agent.yml turns files on;
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
  *   (about 10 KB), #deep-search (about 8 KB): only where agent.yml runs that strategy or turns the
- *   code interpreter or deep search on.
+ *   code interpreter or deep search on;
+ * - #ui-streams (the AI SDK UI and AG-UI doors): only where agent.yml turns uiStreams on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -130,6 +133,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.reflection ? {} : { '#reflection': substitute('without-reflection.ts') }),
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
     ...(options.deepSearch ? {} : { '#deep-search': substitute('without-deep-search.ts') }),
+    ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
   };
 }
 

@@ -551,6 +551,8 @@ export const fileSchema = z.strictObject({
       modelId: z.string().regex(/^[^\s]{1,128}$/, 'a model id is 1 to 128 characters without spaces').default('mcp-agent'),
       })
     .prefault({}),
+  /** The doors for UI toolkits: the AI SDK UI message stream (POST /ui/ai-sdk/chat) and AG-UI (POST /ui/ag-ui); docs/ui-streams.md. */
+  uiStreams: boolean().default(false),
   trace: z
     .strictObject({
       /**

@@ -1,11 +1,14 @@
 import type { FrontDoor } from '../http/front-door.ts';
 import { nativeFrontDoor } from './native/door.ts';
 import { openAICompatibleFrontDoor } from './openai-compatible/door.ts';
+import { uiStreamFrontDoors } from '#ui-streams';
 
 /** What agent.yml says about the front doors. */
 export interface FrontDoorSettings {
   /** agent.yml's `openaiApi`: the OpenAI-compatible front door under /v1; without it /v1 is not served. */
   openaiApi?: { modelId: string };
+  /** agent.yml's `uiStreams`: the AI SDK UI and AG-UI doors (docs/ui-streams.md). */
+  uiStreams?: boolean;
 }
 
 /**
@@ -16,6 +19,7 @@ export interface FrontDoorSettings {
 export function configuredFrontDoors(settings: FrontDoorSettings): FrontDoor[] {
   return [
     ...(settings.openaiApi ? [openAICompatibleFrontDoor(settings.openaiApi)] : []),
+    ...(settings.uiStreams ? uiStreamFrontDoors() : []),
     nativeFrontDoor,
   ];
 }

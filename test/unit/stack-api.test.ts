@@ -27,11 +27,13 @@ function methods(template: Template): Map<string, Properties> {
 
 /** The OpenAI-compatible front door's routes, streamed from the stream function like the conversation routes. */
 const OPENAI_ROUTES = ['GET /v1/models', 'GET /v1/models/{model}', 'POST /v1/chat/completions'];
-const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'POST /conversations/{conversationId}/approvals', 'GET /conversations/{conversationId}/turns/{turn}/trace', 'GET /conversations/{conversationId}/files', 'GET /conversations/{conversationId}/files/{name}', 'GET /health', 'GET /memory', 'DELETE /memory', 'DELETE /memory/{noteId}', ...OPENAI_ROUTES];
+/** The UI toolkit doors' routes (agent.yml uiStreams), streamed too. */
+const UI_ROUTES = ['POST /ui/ai-sdk/chat', 'POST /ui/ag-ui'];
+const ROUTES = ['POST /conversations', 'GET /conversations/{conversationId}', 'DELETE /conversations/{conversationId}', 'POST /conversations/{conversationId}/messages', 'POST /conversations/{conversationId}/approvals', 'GET /conversations/{conversationId}/turns/{turn}/trace', 'GET /conversations/{conversationId}/files', 'GET /conversations/{conversationId}/files/{name}', 'GET /health', 'GET /memory', 'DELETE /memory', 'DELETE /memory/{noteId}', ...OPENAI_ROUTES, ...UI_ROUTES];
 /** Every other method and path goes to the health-and-fallbacks function, so the contract answers 404/405 itself. */
 const FALLBACKS = [
   'ANY /', 'ANY /conversations', 'ANY /conversations/{conversationId}', 'ANY /conversations/{conversationId}/messages', 'ANY /conversations/{conversationId}/approvals', 'ANY /conversations/{conversationId}/turns', 'ANY /conversations/{conversationId}/turns/{turn}', 'ANY /conversations/{conversationId}/turns/{turn}/trace', 'ANY /conversations/{conversationId}/files', 'ANY /conversations/{conversationId}/files/{name}', 'ANY /health', 'ANY /{proxy+}',
-  'ANY /v1', 'ANY /v1/models', 'ANY /v1/models/{model}', 'ANY /v1/chat/completions', 'ANY /memory', 'ANY /memory/{noteId}',
+  'ANY /v1', 'ANY /v1/models', 'ANY /v1/models/{model}', 'ANY /v1/chat/completions', 'ANY /ui/ai-sdk/chat', 'ANY /ui/ag-ui', 'ANY /memory', 'ANY /memory/{noteId}',
 ];
 const routesOf = (template: Template): Map<string, Properties> => new Map([...methods(template)].filter(([route]) => !route.startsWith('OPTIONS')));
 
@@ -106,7 +108,7 @@ describe('McpAgentStack REST API', () => {
     const routesFor = (id: string) => permissions.filter((permission) => permission.FunctionName['Fn::GetAtt'][0] === id).map((permission) => JSON.stringify(permission.SourceArn));
     // The stream function only for its own methods on the conversation, /v1 and memory routes; never for ANY.
     expect(routesFor(streamId).length).toBeGreaterThan(0);
-    expect(routesFor(streamId).every((arn) => /\/(POST|GET|DELETE)\/(conversations|v1|memory)/.test(arn))).toBe(true);
+    expect(routesFor(streamId).every((arn) => /\/(POST|GET|DELETE)\/(conversations|v1|ui|memory)/.test(arn))).toBe(true);
     expect(routesFor(streamId).some((arn) => arn.includes('/POST/v1/chat/completions'))).toBe(true);
     expect(routesFor(healthAndFallbacksId).some((arn) => arn.includes('/GET/health'))).toBe(true);
     expect(routesFor(healthAndFallbacksId).every((arn) => arn.includes('/GET/health') || arn.includes('/*/'))).toBe(true);

@@ -59,6 +59,7 @@ describe('functionBundling', () => {
       `#code-interpreter=${substitute('without-code-interpreter.ts')}`,
       `#python-sandbox=${substitute('without-code-interpreter.ts')}`,
       `#deep-search=${substitute('without-deep-search.ts')}`,
+      `#ui-streams=${substitute('without-ui-streams.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
@@ -85,6 +86,11 @@ describe('functionBundling', () => {
     const withCode = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, codeInterpreter: true });
     expect(withCode).not.toHaveProperty('#code-interpreter');
     expect(withCode).not.toHaveProperty('#python-sandbox');
+  });
+
+  it('bundles the UI toolkit doors only when agent.yml turns uiStreams on', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#ui-streams': substitute('without-ui-streams.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, uiStreams: true })).not.toHaveProperty('#ui-streams');
   });
 
   it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {
