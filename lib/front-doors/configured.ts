@@ -1,3 +1,4 @@
+import { mcpServerFrontDoor, type McpServerDoorSettings } from '#mcp-server-door';
 import type { FrontDoor } from '../http/front-door.ts';
 import { nativeFrontDoor } from './native/door.ts';
 import { openAICompatibleFrontDoor } from './openai-compatible/door.ts';
@@ -6,6 +7,8 @@ import { openAICompatibleFrontDoor } from './openai-compatible/door.ts';
 export interface FrontDoorSettings {
   /** agent.yml's `openaiApi`: the OpenAI-compatible front door under /v1; without it /v1 is not served. */
   openaiApi?: { modelId: string };
+  /** agent.yml's `mcpServerDoor`: the agent as an MCP server at /mcp, when enabled (its code is left out of the Lambda bundles otherwise). */
+  mcpServerDoor?: McpServerDoorSettings;
 }
 
 /**
@@ -16,6 +19,7 @@ export interface FrontDoorSettings {
 export function configuredFrontDoors(settings: FrontDoorSettings): FrontDoor[] {
   return [
     ...(settings.openaiApi ? [openAICompatibleFrontDoor(settings.openaiApi)] : []),
+    ...(settings.mcpServerDoor?.enabled ? [mcpServerFrontDoor(settings.mcpServerDoor)] : []),
     nativeFrontDoor,
   ];
 }
