@@ -83,6 +83,8 @@ export interface FunctionBundleOptions {
   planExecute?: boolean;
   /** agent.yml runs a reflection strategy (reflexion, Self-Refine, self-consistency): only then are they bundled. */
   reflection?: boolean;
+  /** agent.yml turns mcpServerDoor on (infra/mcp-server-door.ts): only then is the MCP SDK's server bundled. */
+  mcpServerDoor?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -109,6 +111,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  *   190 KB): only where agent.yml turns files on;
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
  *   (about 10 KB): only where agent.yml runs that strategy or turns the code interpreter on.
+ * - #mcp-server-door (the MCP SDK's v2 server package and the door): only where agent.yml turns
+ *   mcpServerDoor on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -126,6 +130,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.planExecute ? {} : { '#plan-execute': substitute('without-plan-execute.ts') }),
     ...(options.reflection ? {} : { '#reflection': substitute('without-reflection.ts') }),
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
+    ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
   };
 }
 
