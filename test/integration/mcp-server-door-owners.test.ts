@@ -45,6 +45,27 @@ describe('the MCP server door, between owners', () => {
     expect(doorOf('mcpServerDoor: true')?.matches({ method: 'POST', path: '/mcp' })).toBe(true);
   });
 
+  it('answers what is not a POST to /mcp with the native status, as a JSON-RPC error', async () => {
+    const { agent, config } = agentFixture(null, { yaml: 'mcpServerDoor: true' });
+    const door = configuredFrontDoors(config).find((candidate) => candidate.name === 'mcp-server')!;
+    const services: FrontDoorServices = { agent, logger: silentLogger, maxBodyBytes: config.http.maxBodyBytes };
+    const answer = async (method: string, path: string) => {
+      try {
+        return await door.handle({ method, path, headers: {}, body: undefined }, services);
+      } catch (error) {
+        return door.errorResponse(error, silentLogger);
+      }
+    };
+
+    const get = await answer('GET', '/mcp');
+    const elsewhere = await answer('POST', '/mcp/tools');
+
+    expect(get).toMatchObject({ statusCode: 405, headers: { allow: 'POST' } });
+    expect(JSON.parse(get.body as string)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'method_not_allowed' } } });
+    expect(elsewhere.statusCode).toBe(404);
+    expect(JSON.parse(elsewhere.body as string)).toMatchObject({ error: { data: { code: 'route_not_found' } } });
+  });
+
   it('lets an owner continue its own conversation, and never shows it to another owner who names it', async () => {
     // Prepare
     const { agent, config, model } = agentFixture([textReply('你好，Ada。'), textReply('我不认识她。'), textReply('还是你，Ada。')], { yaml: 'mcpServerDoor: true' });
