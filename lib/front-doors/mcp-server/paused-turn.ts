@@ -15,6 +15,8 @@ export interface PausedTurnState {
   questions: string[];
 }
 
+type FormSchema = Parameters<typeof inputRequired.elicit>[0]['requestedSchema'];
+
 export const isPaused = (result: TurnResult) => result.stopReason === 'approval_required' || result.stopReason === 'input_required';
 
 /** The paused turn as an input_required result: one elicitation per call that waits. */
@@ -31,7 +33,8 @@ export function askTheClient(result: TurnResult) {
   for (const question of questions) {
     inputRequests[answerKey(question.toolCallId)] = inputRequired.elicit({
       message: question.message,
-      requestedSchema: question.requestedSchema as { type: 'object'; properties: Record<string, never> },
+      // The flat form schema the tool's server sent, checked when it asked (lib/adapters/mcp): passed on as it is.
+      requestedSchema: question.requestedSchema as FormSchema,
     });
   }
   const state: PausedTurnState = { conversationId: result.conversationId, approvals: approvals.map((call) => call.toolCallId), questions: questions.map((question) => question.toolCallId) };
