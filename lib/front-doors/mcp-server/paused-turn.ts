@@ -33,7 +33,7 @@ export function askTheClient(result: TurnResult) {
   for (const question of questions) {
     inputRequests[answerKey(question.toolCallId)] = inputRequired.elicit({
       message: question.message,
-      // The flat form schema the tool's server sent, checked when it asked (lib/adapters/mcp): passed on as it is.
+      // The form schema the tool's server sent (the MCP SDK's client checked its shape on receipt): passed on as it is.
       requestedSchema: question.requestedSchema as FormSchema,
     });
   }
