@@ -17,7 +17,7 @@ import { agentFixture } from '../support/agent-fixture.ts';
 const CLIENT_INFO = { name: 'owner-test', version: '1.0.0' };
 
 /** A fetch that hands each request to the door as the auth layer would: with the caller's identity as its owner. */
-function fetchAs(owner: string, door: FrontDoor, services: FrontDoorServices): typeof fetch {
+function fetchAs(owner: string, door: FrontDoor, services: FrontDoorServices, onStreamText: (text: string) => void = () => undefined): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const headers: Record<string, string> = {};
@@ -25,7 +25,14 @@ function fetchAs(owner: string, door: FrontDoor, services: FrontDoorServices): t
     const body = typeof init?.body === 'string' ? init.body : undefined;
     const response = await door.handle({ method: init?.method ?? 'GET', path: url.pathname, headers, body, owner }, services);
     if (!isEventStreamResponse(response)) return new Response(response.statusCode === 202 || response.body === '' ? null : response.body, { status: response.statusCode, headers: response.headers });
-    return new Response(Readable.toWeb(response.body) as ReadableStream, { status: 200, headers: response.headers });
+    const decoder = new TextDecoder();
+    const tap = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        onStreamText(decoder.decode(chunk, { stream: true }));
+        controller.enqueue(chunk);
+      },
+    });
+    return new Response((Readable.toWeb(response.body) as ReadableStream<Uint8Array>).pipeThrough(tap), { status: 200, headers: response.headers });
   };
 }
 
@@ -94,5 +101,26 @@ describe('the MCP server door, between owners', () => {
     expect(model!.requests[2]!.messages.map((message) => message.content)).not.toContain('她是谁？');
     expect((await agent.getConversation({ conversationId, owner: 'user-bob' })).turns).toHaveLength(1);
     expect((await agent.getConversation({ conversationId, owner: 'user-ada' })).turns).toHaveLength(2);
+  });
+
+  it('keeps a quiet turn’s answer alive with heartbeats where the entry can stream', async () => {
+    // Prepare: a model that answers only once the client has seen a heartbeat on the open answer
+    let heartbeatSeen: () => void = () => undefined;
+    const heartbeat = new Promise<void>((resolve) => (heartbeatSeen = resolve));
+    const { agent, config } = agentFixture([async () => (await heartbeat, textReply('终于好了。'))], { yaml: 'mcpServerDoor: true' });
+    const door = configuredFrontDoors(config).find((candidate) => candidate.name === 'mcp-server')!;
+    const services: FrontDoorServices = { agent, logger: silentLogger, maxBodyBytes: config.http.maxBodyBytes, heartbeatMs: 20 };
+    const onStreamText = (text: string) => {
+      if (/^: ?/m.test(text)) heartbeatSeen();
+    };
+    const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL('http://agent.test/mcp'), { fetch: fetchAs('user-ada', door, services, onStreamText) }));
+    clients.push(client);
+
+    // Act
+    const result = await client.callTool({ name: 'ask', arguments: { message: '慢慢来' } });
+
+    // Assess: the answer came after a heartbeat, on the same stream
+    expect(result.structuredContent).toMatchObject({ reply: '终于好了。', stopReason: 'completed' });
   });
 });

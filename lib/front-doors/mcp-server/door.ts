@@ -35,7 +35,10 @@ export function mcpServerFrontDoor(settings: McpServerDoorSettings): FrontDoor {
       {
         legacy: 'stateless',
         maxRequestBodySize: services.maxBodyBytes,
-        // Where the entry can stream, a long call's SSE answer keeps the connection busy between events.
+        // Where the entry can stream, every answer is a stream with a comment each heartbeat: API
+        // Gateway cuts a response that stays quiet for 5 minutes, and a turn may take longer with no
+        // progress to send. Where it cannot (the buffered fallback), JSON unless progress comes first.
+        responseMode: services.heartbeatMs === undefined ? 'auto' : 'sse',
         keepAliveMs: services.heartbeatMs ?? 0,
         onerror: (error) => services.logger.warn('mcp server door: request refused', { error: error.message }),
       },
