@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalServer, type LocalServer } from '../support/local-server.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 
@@ -77,6 +77,8 @@ describe('the MCP server front door, called by MCP clients over Streamable HTTP'
   it('lists one tool, named and described by agent.yml, with its input and output schemas', async () => {
     const client = await modernClient();
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    // npm start names the endpoint once it has checked its MCP servers, after it started listening.
+    await vi.waitFor(() => expect(server.output()).toContain(`MCP clients: ${server.url}/mcp (Streamable HTTP), tool "ask_orders"`), { timeout: 30_000, interval: 50 });
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(1);
     const [tool] = tools;
