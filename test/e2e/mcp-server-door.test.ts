@@ -57,6 +57,9 @@ describe('the MCP server front door, called by MCP clients over Streamable HTTP'
       // an order to cancel: paused for approval, approved through elicitation
       toolCallsReply([{ id: 'call_cancel', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118567'] } }]),
       textReply('订单 ORD20250514118567 已取消。'),
+      // another, declined through elicitation
+      toolCallsReply([{ id: 'call_cancel_3', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118569'] } }]),
+      textReply('好的，订单 ORD20250514118569 不取消。'),
       // the same from a client that cannot be asked: the result says what waits
       toolCallsReply([{ id: 'call_cancel_2', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118568'] } }]),
       // … declined on the native route, and the turn ends
@@ -153,6 +156,18 @@ describe('the MCP server front door, called by MCP clients over Streamable HTTP'
     expect(String(toolMessage?.content)).not.toMatch(/declined/i);
   });
 
+  it('does not run a call the client declines when asked, and tells the model so', async () => {
+    const client = await modernClient({ elicitation: true });
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
+
+    const result = await client.callTool({ name: 'ask_orders', arguments: { message: '取消订单 ORD20250514118569' } });
+
+    expect(result.structuredContent).toMatchObject({ stopReason: 'completed', reply: '好的，订单 ORD20250514118569 不取消。' });
+    const toolMessage = modelMessages(6).find((message) => message.tool_call_id === 'call_cancel_3');
+    expect(String(toolMessage?.content)).toMatch(/declined/i);
+    expect(String(toolMessage?.content)).toContain('The user chose "decline"');
+  });
+
   it('answers a client that cannot be asked with what waits and how to decide it', async () => {
     const client = await modernClient();
 
@@ -191,7 +206,7 @@ describe('the MCP server front door, called by MCP clients over Streamable HTTP'
       expect(response.status).toBe(201);
       expect(body).toMatchObject({ stopReason: 'completed', reply: '订单台说：北京今天有雨。', toolCalls: [{ name: 'ask_orders', ok: true }] });
       // The first instance ran its own turn for the question, and its answer is what the second one's model read.
-      expect(modelMessages(7).at(-1)).toMatchObject({ role: 'user', content: '北京天气？' });
+      expect(modelMessages(9).at(-1)).toMatchObject({ role: 'user', content: '北京天气？' });
       const toolMessage = (secondModel.requests[1]!.body as { messages: WireMessage[] }).messages.find((message) => message.role === 'tool');
       expect(String(toolMessage?.content)).toContain('北京今天有雨。');
     } finally {
