@@ -141,6 +141,7 @@ server.listen(local.port, local.host, () => {
     say(`Or watch the turn as Server-Sent Events: the same with -N -H 'accept: text/event-stream'`);
     say(`OpenAI-compatible clients: base URL http://localhost:${actualPort}/v1, model "${config.openaiApi.modelId}", any API key`);
     if (config.uiStreams) say(`UI toolkits: useChat with api http://localhost:${actualPort}/ui/ai-sdk/chat, AG-UI (CopilotKit) at http://localhost:${actualPort}/ui/ag-ui`);
+    if (config.mcpServerDoor.enabled) say(`MCP clients: http://localhost:${actualPort}/mcp (Streamable HTTP), tool "${config.mcpServerDoor.toolName}"`);
   });
 });
 

@@ -30,6 +30,8 @@ export interface AgentApiProps {
   corsAllowOrigins: string[];
   throttleRateLimit: number;
   throttleBurstLimit: number;
+  /** agent.yml turns mcpServerDoor on: POST /mcp (the agent as an MCP server) goes to the streaming function. */
+  mcpServerDoor?: boolean;
   removalPolicy: RemovalPolicy;
 }
 
@@ -109,6 +111,10 @@ export class AgentApi extends Construct {
     aiSdkChat.addMethod('POST', streaming);
     const agUi = ui.addResource('ag-ui');
     agUi.addMethod('POST', streaming);
+    // The agent as an MCP server (docs/mcp-server-door.md): every JSON-RPC message is a POST, and a
+    // call runs a turn whose progress may stream. Stateless: GET and DELETE get the door's 405.
+    const mcp = props.mcpServerDoor ? this.api.root.addResource('mcp') : undefined;
+    mcp?.addMethod('POST', streaming);
 
     // The owner's memory notes: served by the stream function, which reads and writes the table.
     const memory = this.api.root.addResource('memory');
@@ -121,7 +127,7 @@ export class AgentApi extends Construct {
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : [])]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

@@ -87,6 +87,8 @@ export interface FunctionBundleOptions {
   reflection?: boolean;
   /** agent.yml turns uiStreams on (infra/ui-streams.ts): only then are the AI SDK UI and AG-UI doors bundled. */
   uiStreams?: boolean;
+  /** agent.yml turns mcpServerDoor on (infra/mcp-server-door.ts): only then is the MCP SDK's server bundled. */
+  mcpServerDoor?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -114,7 +116,9 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
  *   (about 10 KB), #deep-search (about 8 KB): only where agent.yml runs that strategy or turns the
  *   code interpreter or deep search on;
- * - #ui-streams (the AI SDK UI and AG-UI doors): only where agent.yml turns uiStreams on.
+ * - #ui-streams (the AI SDK UI and AG-UI doors): only where agent.yml turns uiStreams on;
+ * - #mcp-server-door (the MCP SDK's v2 server package and the door): only where agent.yml turns
+ *   mcpServerDoor on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -134,6 +138,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
     ...(options.deepSearch ? {} : { '#deep-search': substitute('without-deep-search.ts') }),
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
+    ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
   };
 }
 

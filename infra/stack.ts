@@ -12,6 +12,7 @@ import { AsyncTurns } from './async-turns.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
 import { bundledStrategies } from './bundled-strategies.ts';
 import { usesUiStreams } from './ui-streams.ts';
+import { usesMcpServerDoor } from './mcp-server-door.ts';
 import { FilesBucket, filesSettingsOf } from './files-bucket.ts';
 import { HmacKey } from './hmac-key.ts';
 import { McpOAuthTokens, oauthServerNames } from './mcp-oauth-tokens.ts';
@@ -56,7 +57,7 @@ export class McpAgentStack extends Stack {
     const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), deepSearch: usesDeepSearch(agentConfig), uiStreams: usesUiStreams(agentConfig), ...bundledStrategies(agentConfig) };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), deepSearch: usesDeepSearch(agentConfig), uiStreams: usesUiStreams(agentConfig), mcpServerDoor: usesMcpServerDoor(agentConfig), ...bundledStrategies(agentConfig) };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
@@ -129,6 +130,7 @@ export class McpAgentStack extends Stack {
       corsAllowOrigins: settings.corsAllowOrigins,
       throttleRateLimit: settings.throttleRateLimit,
       throttleBurstLimit: settings.throttleBurstLimit,
+      mcpServerDoor: this.functionBundle.mcpServerDoor === true,
       removalPolicy,
     });
 

@@ -553,6 +553,20 @@ export const fileSchema = z.strictObject({
     .prefault({}),
   /** The doors for UI toolkits: the AI SDK UI message stream (POST /ui/ai-sdk/chat) and AG-UI (POST /ui/ag-ui); docs/ui-streams.md. */
   uiStreams: boolean().default(false),
+  /**
+   * The agent as an MCP server at /mcp (docs/mcp-server-door.md): one tool that asks it a question.
+   * `true` turns it on with the defaults below; an object with settings turns it on with those.
+   */
+  mcpServerDoor: switchable({
+    /** The tool's name as MCP clients list it. */
+    toolName: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a tool name is 1 to 64 letters, digits, _ . -').default('ask'),
+    /** What the calling model reads about the tool: say what this agent knows and can do. */
+    toolDescription: z.string().min(1).max(4_000).default('Ask the agent a question. It answers with its tools; pass the conversationId of an earlier answer to continue that conversation.'),
+    /** What the calling model reads about the `message` argument. */
+    messageDescription: z.string().min(1).max(1_000).default('The question or task, in plain words.'),
+    /** What the calling model reads about the `conversationId` argument. */
+    conversationIdDescription: z.string().min(1).max(1_000).default('The conversationId of an earlier answer, to continue that conversation; omit it to start a new one.'),
+  }, 'toolName, toolDescription, messageDescription, conversationIdDescription'),
   trace: z
     .strictObject({
       /**

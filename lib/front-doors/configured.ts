@@ -1,3 +1,4 @@
+import { mcpServerFrontDoor, type McpServerDoorSettings } from '#mcp-server-door';
 import type { FrontDoor } from '../http/front-door.ts';
 import { nativeFrontDoor } from './native/door.ts';
 import { openAICompatibleFrontDoor } from './openai-compatible/door.ts';
@@ -9,6 +10,8 @@ export interface FrontDoorSettings {
   openaiApi?: { modelId: string };
   /** agent.yml's `uiStreams`: the AI SDK UI and AG-UI doors (docs/ui-streams.md). */
   uiStreams?: boolean;
+  /** agent.yml's `mcpServerDoor`: the agent as an MCP server at /mcp, when enabled (its code is left out of the Lambda bundles otherwise). */
+  mcpServerDoor?: McpServerDoorSettings;
 }
 
 /**
@@ -20,6 +23,7 @@ export function configuredFrontDoors(settings: FrontDoorSettings): FrontDoor[] {
   return [
     ...(settings.openaiApi ? [openAICompatibleFrontDoor(settings.openaiApi)] : []),
     ...(settings.uiStreams ? uiStreamFrontDoors() : []),
+    ...(settings.mcpServerDoor?.enabled ? [mcpServerFrontDoor(settings.mcpServerDoor)] : []),
     nativeFrontDoor,
   ];
 }

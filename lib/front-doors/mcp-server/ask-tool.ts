@@ -1,0 +1,93 @@
+import { CLIENT_CAPABILITIES_META_KEY, fromJsonSchema, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import type { Agent } from '../../agent/agent-api.ts';
+import type { LoopEvent } from '../../agent/loop/loop-events.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { TurnResult } from '../../core/turn.ts';
+import { errorResponse } from '../../http/errors.ts';
+import type { TraceContext } from '../../core/trace-context.ts';
+import { askTheClient, decisionsFrom, isPaused, readPausedTurnState, waitingText } from './paused-turn.ts';
+import { progressReporter } from './progress.ts';
+import type { McpServerDoorSettings } from './settings.ts';
+import { askInputSchema, TURN_RESULT_SCHEMA } from './tool-schemas.ts';
+
+/** Who asks, taken from the HTTP request the auth layer identified: the same owner and deadline as the native API's. */
+export interface Caller {
+  owner?: string;
+  deadlineAt?: number;
+  trace?: TraceContext;
+}
+
+interface AskArguments {
+  message: string;
+  conversationId?: string;
+}
+
+/**
+ * The agent as one MCP tool: ask({message, conversationId?}) runs a turn (agent.ask, so the same
+ * owners, budgets and approvals as every door) and answers with the reply as text and the turn
+ * result as structuredContent. A retried call that carries the answers to a paused turn's questions
+ * decides them (agent.decide) and lets the turn go on.
+ */
+export function registerAskTool(server: McpServer, services: { agent: Agent; logger: Logger }, caller: Caller, settings: McpServerDoorSettings): void {
+  const { agent, logger } = services;
+  server.registerTool(
+    settings.toolName,
+    {
+      description: settings.toolDescription,
+      inputSchema: fromJsonSchema<AskArguments>(askInputSchema(settings) as never),
+      outputSchema: fromJsonSchema<Record<string, unknown>>(TURN_RESULT_SCHEMA as never),
+      annotations: { readOnlyHint: false, openWorldHint: true },
+    },
+    async (input, context) => {
+      const onEvent = progressOf(context);
+      const owned = { ...(caller.owner ? { owner: caller.owner } : {}), ...(caller.deadlineAt === undefined ? {} : { deadlineAt: caller.deadlineAt }), ...(caller.trace ? { trace: caller.trace } : {}), ...(onEvent ? { onEvent } : {}) };
+      const paused = readPausedTurnState(context.mcpReq.requestState());
+      let result: TurnResult;
+      try {
+        result = paused
+          ? await agent.decide({ ...owned, conversationId: paused.conversationId, decisions: decisionsFrom(paused, context.mcpReq.inputResponses) })
+          : await agent.ask({ ...owned, message: input.message, ...(input.conversationId === undefined ? {} : { conversationId: input.conversationId }) });
+      } catch (error) {
+        return refusal(error, logger);
+      }
+      if (isPaused(result) && canElicit(context)) return askTheClient(result);
+      return toolResult(result);
+    },
+  );
+}
+
+/**
+ * A turn that could not run (an unknown conversation, another owner's, a spent budget, a model or
+ * store that is down) as a tool error the calling model can read: the message and code the native
+ * API would answer with (lib/http/errors.ts, which also logs what needs logging).
+ */
+function refusal(error: unknown, logger: Logger) {
+  const { error: body } = JSON.parse(errorResponse(error, logger).body) as { error: { code: string; message: string } };
+  return { content: [{ type: 'text' as const, text: `${body.message} (${body.code})` }], isError: true };
+}
+
+function toolResult(result: TurnResult) {
+  const text = isPaused(result) ? [result.reply, waitingText(result)].filter((part) => part !== '').join('\n\n') : result.reply;
+  return {
+    content: [{ type: 'text' as const, text }],
+    structuredContent: JSON.parse(JSON.stringify(result)) as Record<string, unknown>,
+    ...(result.stopReason === 'error' ? { isError: true } : {}),
+  };
+}
+
+/** Progress notifications, only for a request that asked for them with a progressToken. */
+function progressOf(context: ServerContext): ((event: LoopEvent) => void) | undefined {
+  const token = context.mcpReq._meta?.progressToken;
+  if (token === undefined) return undefined;
+  return progressReporter(token, (notification) => context.mcpReq.notify(notification));
+}
+
+/**
+ * Only a client on the 2026-07-28 revision that declared elicitation on the request can be asked:
+ * a 2025 client served statelessly can receive no request from the server (its answer would reach
+ * another instance), so it gets the result that says what waits.
+ */
+function canElicit(context: ServerContext): boolean {
+  const envelope = context.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined> | undefined;
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY]?.elicitation !== undefined;
+}
