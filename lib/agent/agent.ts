@@ -11,6 +11,7 @@ import { createBudgets, type Admission } from './budgets/admission.ts';
 import { readConversationPage, type ConversationPageRequest } from './conversations/conversation-page.ts';
 import { memoryApi } from './conversations/memory-api.ts';
 import { healthReport } from './health.ts';
+import { answerCheck } from './loop/answer-check.ts';
 import { applyToolPolicies, asksUser, builtInApproval, type OfferedTool } from './loop/tool-policy.ts';
 import { agentSettings } from './settings.ts';
 import type { DriveInput } from './turn/drive-turn.ts';
@@ -19,6 +20,7 @@ import { openApprovals, planDecisions } from './turn/open-approvals.ts';
 import { openTurn } from './turn/open-turn.ts';
 import { askDigest, decideDigest } from './turn/request-digest.ts';
 import { requestScopes, type RequestScope } from './turn/request-scope.ts';
+import { readResponseFormat } from './turn/read-response-format.ts';
 import { readStoredTurn } from './turn/stored-turn.ts';
 import { turnRunner, type OpenedTurn } from './turn/turn-runner.ts';
 import { newDraft } from './turn/turn-draft.ts';
@@ -55,6 +57,8 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
     checkRequestId(input.requestId);
     const model = modelOrRefuse();
     if (input.earlierMessages !== undefined) checkEarlierMessages(input.earlierMessages, input.conversationId);
+    // A schema that is not valid JSON Schema is refused before anything is claimed.
+    const check = input.responseFormat && answerCheck(readResponseFormat(input.responseFormat));
     const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner, hmacKey);
     return admitted({ ...input, conversationId }, true, async (scope, admission) => {
       // A long chat sent whole would reach the model's context limit: it gets what a stored one would.
@@ -74,7 +78,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
         throw listed.reason;
       }
       const turn: OpenedTurn = { ...opened.value, draft };
-      return runTurn(scope, admission, model, listed.value, turn, input, () => ({ ...(input.instructions ? { instructions: input.instructions } : {}) }));
+      return runTurn(scope, admission, model, listed.value, turn, input, () => ({ ...(input.instructions ? { instructions: input.instructions } : {}), ...(check ? { answerCheck: check } : {}) }));
     });
   }
 
