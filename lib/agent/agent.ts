@@ -15,6 +15,7 @@ import { answerCheck } from './loop/answer-check.ts';
 import { applyToolPolicies, asksUser, builtInApproval, type OfferedTool } from './loop/tool-policy.ts';
 import { agentSettings } from './settings.ts';
 import type { DriveInput } from './turn/drive-turn.ts';
+import { carriedAnswerCheck } from './turn/carried-format.ts';
 import { newConversationId } from './turn/new-conversation.ts';
 import { openApprovals, planDecisions } from './turn/open-approvals.ts';
 import { openTurn } from './turn/open-turn.ts';
@@ -94,6 +95,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
       const { waiting, asked } = opened;
       return runTurn(scope, admission, model, mcpTools, opened, input, (runner): Partial<DriveInput> => ({
         decided: planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) }),
+        ...carriedFormat(runner),
       }));
     });
   }
@@ -130,6 +132,12 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
     health: () => healthReport({ gateway, model: parts.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),
   };
+}
+
+/** A paused turn that asked for a structured answer checks its answer when resumed too. */
+function carriedFormat(runner: Parameters<typeof carriedAnswerCheck>[0]): Partial<DriveInput> {
+  const check = carriedAnswerCheck(runner);
+  return check ? { answerCheck: check } : {};
 }
 
 const notFound = (key: ConversationKey) =>

@@ -76,6 +76,29 @@ describe('structured answers through npm start', () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it('keeps the format through a pause for approval: the resumed turn checks its answer, and the next turn has none', async () => {
+    const cancelled = { type: 'object', properties: { cancelled: { type: 'array', items: { type: 'string' } } }, required: ['cancelled'] };
+    const model = await servers.model([
+      toolCallsReply([{ id: 'call_cancel', name: 'batchCancelOrdersByOrderNo', arguments: { orderNos: ['ORD20250514118567'] } }]),
+      textReply('Done, it is cancelled.'),
+      textReply('{"cancelled":["ORD20250514118567"]}'),
+      textReply('You are welcome.'),
+    ]);
+    const { server } = await servers.local(demoServerYml(', requireApproval: destructive'), model);
+
+    const paused = await postJson(`${server.url}/conversations/structured-approval/messages`, { message: 'Cancel ORD20250514118567', responseFormat: { type: 'json_schema', name: 'cancellation', schema: cancelled } });
+    const resumed = await postJson(`${server.url}/conversations/structured-approval/approvals`, { decisions: [{ toolCallId: 'call_cancel', approved: true }] });
+    const later = await postJson(`${server.url}/conversations/structured-approval/messages`, { message: 'Thanks!' });
+
+    expect(paused.body).toMatchObject({ stopReason: 'approval_required' });
+    expect(resumed.body).toMatchObject({ stopReason: 'completed', output: { cancelled: ['ORD20250514118567'] } });
+    expect(sentMessages(model.requests[2]!).at(-1)?.content).toMatch(/"cancellation": it is not JSON/);
+    expect((model.requests[2]!.body as Record<string, unknown>).response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'cancellation' } });
+    expect(later.body).toMatchObject({ stopReason: 'completed', reply: 'You are welcome.' });
+    expect(later.body.output).toBeUndefined();
+    expect((model.requests[3]!.body as Record<string, unknown>).response_format).toBeUndefined();
+  });
+
   it.each([
     ['a schema that is not JSON Schema', { ...FORMAT, schema: { type: 'strin' } }, /not a valid JSON Schema/],
     ['a format of another type', { type: 'xml', name: 'weather', schema: WEATHER }, /"type": "json_schema"/],

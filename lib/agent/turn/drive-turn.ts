@@ -10,6 +10,7 @@ import type { KeptClaim } from './lease.ts';
 import type { EarlierTurns } from '../extension-api/extension.ts';
 import type { AnsweredStopReason, PendingApproval, PendingElicitation, StopReason, TurnError, TurnResult } from '../../core/turn.ts';
 import type { LoopEvent } from '../loop/loop-events.ts';
+import { keepFormatWhilePaused } from './carried-format.ts';
 import { fallbackReply } from './fallback-reply.ts';
 import { deadlineOf, heldTurnWrites, soonerDeadline, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
 import type { AnswerCheck } from '../loop/answer-check.ts';
@@ -153,6 +154,7 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
   const core = resultOf(held, draft, outcome, services.limits.maxRounds, services.conversationUsage?.());
   // The extensions' fields (a todo list, a plan) come with the result, never over its own.
   const result: TurnResult = { ...(await runner.turnEnd(core)), ...core };
+  keepFormatWhilePaused(runner, input.answerCheck, outcome.kind === 'paused');
   const messages = outcome.kind === 'failed' ? closeOpenRound(draft.messages, () => toolText.turnFailed()) : draft.messages;
   assertValidHistory(history, messages, outcome.kind === 'paused');
 
