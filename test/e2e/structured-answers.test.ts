@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { demoServerYml, getJson, postJson, serversPerTest } from '../support/configured-local-server.ts';
 import { textReply, toolCallsReply } from '../support/scripted-openai-server.ts';
 import { postForEvents } from '../support/sse-client.ts';
+import { answered, systemPromptOf } from '../support/wire-requests.ts';
 
 const WEATHER = {
   type: 'object',
@@ -97,6 +98,23 @@ describe('structured answers through npm start', () => {
     expect(later.body).toMatchObject({ stopReason: 'completed', reply: 'You are welcome.' });
     expect(later.body.output).toBeUndefined();
     expect((model.requests[3]!.body as Record<string, unknown>).response_format).toBeUndefined();
+  });
+
+  it('with plan-execute, asks only the summary for the format: the planner and the executor answer in their own words', async () => {
+    const model = await servers.model((body) => {
+      const system = systemPromptOf(body);
+      if (system.includes('## Planning')) return answered(body, 'planning') ? textReply('planned') : toolCallsReply([{ id: 'plan_1', name: 'planning', arguments: { action: 'create', tasks: [{ title: '查上海天气' }] } }]);
+      if (system.includes('## Your task')) return textReply('上海：晴');
+      return textReply(ANSWER);
+    });
+    const { server } = await servers.local(`strategy: plan-execute\nmaxRounds: 10\nmodel: { maxRetries: 0 }\n${demoServerYml()}`, model);
+
+    const turn = await postJson(`${server.url}/conversations`, { message: '上海天气怎么样？', responseFormat: FORMAT });
+
+    expect(turn.body).toMatchObject({ stopReason: 'completed', reply: ANSWER, output: { city: '上海', summary: '晴' } });
+    const withFormat = model.requests.map((request) => [systemPromptOf(request.body as never).includes('## Final answer'), (request.body as Record<string, unknown>).response_format !== undefined]);
+    expect(withFormat.filter(([summary]) => summary)).toEqual([[true, true]]);
+    expect(withFormat.filter(([summary]) => !summary).every(([, format]) => !format)).toBe(true);
   });
 
   it.each([

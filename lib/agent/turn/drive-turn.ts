@@ -14,6 +14,7 @@ import { keepFormatWhilePaused } from './carried-format.ts';
 import { fallbackReply } from './fallback-reply.ts';
 import { deadlineOf, heldTurnWrites, soonerDeadline, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
 import type { AnswerCheck } from '../loop/answer-check.ts';
+import { checkedOutcome } from '../loop/checked-outcome.ts';
 import { pausedFor, type LoopLimits, type LoopOutcome } from '../loop/run-loop.ts';
 import type { ToolRunContext } from '../loop/run-tools.ts';
 import type { TurnStrategy } from '../loop/turn-strategy.ts';
@@ -142,6 +143,7 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
     outcome = { kind: 'failed', cause: error };
   }
 
+  outcome = checkedOutcome(outcome, input.answerCheck);
   const resumed = input.decided !== undefined;
   // A budget stop keeps the model's replies it paid for, unless there were none.
   const keptBudgetStop = outcome.kind === 'failed' && outcome.cause instanceof BudgetExhaustedError && draft.rounds > 0;
