@@ -47,7 +47,7 @@ describe('structured answers through npm start', () => {
     expect(stored.body.turns[0].messages.map((message: WireMessage) => [message.role, message.content])).toEqual([['user', '上海天气怎么样？'], ['assistant', ANSWER]]);
   });
 
-  it('runs the tool rounds first, then checks the final answer, naming the missing field', async () => {
+  it('runs the tool rounds first, then checks the final answer, naming the missing property', async () => {
     const model = await servers.model([
       toolCallsReply([{ id: 'call_weather', name: 'getWeather', arguments: { city: '上海' } }]),
       textReply('{"city":"上海"}'),
@@ -59,7 +59,7 @@ describe('structured answers through npm start', () => {
 
     expect(turn.body).toMatchObject({ stopReason: 'completed', rounds: 3, output: { city: '上海', summary: '晴' }, toolCalls: [{ name: 'getWeather', ok: true }] });
     expect((model.requests[0]!.body as { tools?: unknown[] }).tools?.length).toBeGreaterThan(0);
-    expect(sentMessages(model.requests[2]!).at(-1)?.content).toMatch(/missing required field "summary"/);
+    expect(sentMessages(model.requests[2]!).at(-1)?.content).toMatch(/must have required property 'summary'/);
     const stored = await getJson(`${server.url}/conversations/${turn.body.conversationId}`);
     expect(stored.body.turns[0].messages.map((message: WireMessage) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(stored.body.turns[0].messages.at(-1).content).toBe(ANSWER);
@@ -72,7 +72,7 @@ describe('structured answers through npm start', () => {
     const turn = await postJson(`${server.url}/conversations`, { message: '上海天气怎么样？', responseFormat: FORMAT });
 
     expect(turn.status).toBe(201);
-    expect(turn.body).toMatchObject({ stopReason: 'invalid_output', rounds: 2, error: { code: 'output_invalid', message: expect.stringContaining('missing required field "summary"') } });
+    expect(turn.body).toMatchObject({ stopReason: 'invalid_output', rounds: 2, error: { code: 'output_invalid', message: expect.stringContaining("must have required property 'summary'") } });
     expect(turn.body.output).toBeUndefined();
     expect(model.requests).toHaveLength(2);
   });

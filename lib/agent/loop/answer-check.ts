@@ -40,13 +40,6 @@ export function answerCheck(format: ResponseFormat): AnswerCheck {
   };
 }
 
-function problemsOf(errors: readonly ErrorObject[]): string {
-  const problems = new Set<string>();
-  for (const error of errors) {
-    const at = error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(the answer)';
-    if (error.keyword === 'required') problems.add(`missing required field "${[error.instancePath.slice(1).replaceAll('/', '.'), String(error.params.missingProperty)].filter(Boolean).join('.')}"`);
-    else if (error.keyword === 'additionalProperties') problems.add(`unexpected field "${[error.instancePath.slice(1).replaceAll('/', '.'), String(error.params.additionalProperty)].filter(Boolean).join('.')}"`);
-    else problems.add(`${at} ${error.message ?? 'is invalid'}`);
-  }
-  return [...problems].join('; ');
-}
+/** Ajv's own words, each at its place in the answer: "/city must be string", "(the answer) must have required property 'summary'". */
+const problemsOf = (errors: readonly ErrorObject[]): string =>
+  [...new Set(errors.map((error) => `${error.instancePath || '(the answer)'} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` ("${String(error.params.additionalProperty)}")` : ''}`))].join('; ');
