@@ -60,6 +60,8 @@ type RoundOutcome = { kind: 'run-again' } | LoopOutcome;
  *     reply = model(system, history, draft, tools)   stop 'deadline' if no time is left
  *     append assistant(reply)
  *     the stop rules (stop-rules.ts), in order; the first that applies ends the loop:
+ *       an answer that does not fit the turn's responseFormat
+ *                           -> sent back with its problems, another round (invalid_output at maxRounds)
  *       no tool calls       -> completed   (decided on tool calls, never on finish_reason)
  *       round == maxRounds  -> answer each call "not executed", stop 'max_rounds'
  *       no time left        -> answer each call "out of time", stop 'deadline'
