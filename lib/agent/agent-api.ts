@@ -1,4 +1,5 @@
 import type { HistoryMessage } from '../core/messages.ts';
+import type { ResponseFormat } from '../core/response-format.ts';
 import type { ConversationKey } from '../core/ports/conversation-store.ts';
 import type { FileInfo, StoredFile } from '../core/ports/file-store.ts';
 import type { TraceContext } from '../core/trace-context.ts';
@@ -44,6 +45,11 @@ export interface AskInput extends TurnRequest {
   earlierMessages?: HistoryMessage[];
   /** The caller's instructions for this turn, after the configured system prompt. */
   instructions?: string;
+  /**
+   * A structured answer (docs/structured-answers.md): the final answer must be JSON valid against
+   * the schema; the result carries it parsed as `output`.
+   */
+  responseFormat?: ResponseFormat;
 }
 
 export interface DecideInput extends TurnRequest {

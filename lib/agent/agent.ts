@@ -11,14 +11,17 @@ import { createBudgets, type Admission } from './budgets/admission.ts';
 import { readConversationPage, type ConversationPageRequest } from './conversations/conversation-page.ts';
 import { memoryApi } from './conversations/memory-api.ts';
 import { healthReport } from './health.ts';
+import { answerCheck } from './loop/answer-check.ts';
 import { applyToolPolicies, asksUser, builtInApproval, type OfferedTool } from './loop/tool-policy.ts';
 import { agentSettings } from './settings.ts';
 import type { DriveInput } from './turn/drive-turn.ts';
+import { carriedAnswerCheck } from './turn/carried-format.ts';
 import { newConversationId } from './turn/new-conversation.ts';
 import { openApprovals, planDecisions } from './turn/open-approvals.ts';
 import { openTurn } from './turn/open-turn.ts';
 import { askDigest, decideDigest } from './turn/request-digest.ts';
 import { requestScopes, type RequestScope } from './turn/request-scope.ts';
+import { readResponseFormat } from './turn/read-response-format.ts';
 import { readStoredTurn } from './turn/stored-turn.ts';
 import { turnRunner, type OpenedTurn } from './turn/turn-runner.ts';
 import { newDraft } from './turn/turn-draft.ts';
@@ -55,6 +58,8 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
     checkRequestId(input.requestId);
     const model = modelOrRefuse();
     if (input.earlierMessages !== undefined) checkEarlierMessages(input.earlierMessages, input.conversationId);
+    // A schema that is not valid JSON Schema is refused before anything is claimed.
+    const check = input.responseFormat && answerCheck(readResponseFormat(input.responseFormat));
     const conversationId = input.conversationId ?? newConversationId(input.requestId, input.owner, hmacKey);
     return admitted({ ...input, conversationId }, true, async (scope, admission) => {
       // A long chat sent whole would reach the model's context limit: it gets what a stored one would.
@@ -74,7 +79,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
         throw listed.reason;
       }
       const turn: OpenedTurn = { ...opened.value, draft };
-      return runTurn(scope, admission, model, listed.value, turn, input, () => ({ ...(input.instructions ? { instructions: input.instructions } : {}) }));
+      return runTurn(scope, admission, model, listed.value, turn, input, () => ({ ...(input.instructions ? { instructions: input.instructions } : {}), ...(check ? { answerCheck: check } : {}) }));
     });
   }
 
@@ -90,6 +95,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
       const { waiting, asked } = opened;
       return runTurn(scope, admission, model, mcpTools, opened, input, (runner): Partial<DriveInput> => ({
         decided: planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) }),
+        ...carriedFormat(runner),
       }));
     });
   }
@@ -126,6 +132,12 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
     health: () => healthReport({ gateway, model: parts.model, modelConfig: config.model, offeredTools, logger }),
     close: () => gateway.close(),
   };
+}
+
+/** A paused turn that asked for a structured answer checks its answer when resumed too. */
+function carriedFormat(runner: Parameters<typeof carriedAnswerCheck>[0]): Partial<DriveInput> {
+  const check = carriedAnswerCheck(runner);
+  return check ? { answerCheck: check } : {};
 }
 
 const notFound = (key: ConversationKey) =>

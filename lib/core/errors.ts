@@ -45,6 +45,8 @@ export type InputErrorCode =
   | 'invalid_owner'
   /** Earlier messages a stateless client sent that no model would accept (a call without its answer). */
   | 'invalid_messages'
+  /** A responseFormat (or /v1 response_format) that is not a JSON Schema format the agent can check. */
+  | 'invalid_response_format'
   // the OpenAI-compatible front door (/v1)
   /** A Chat Completions request naming a model this service does not serve (OpenAI's own code). */
   | 'model_not_found'

@@ -14,12 +14,14 @@ import type { TokenUsage } from './messages.ts';
  * - `budget_exhausted`: a token budget (agent.yml `limits`) ran out before the next model call;
  * - `max_tokens`: the model's answer reached its output token limit: the reply is cut short;
  * - `content_filtered`: a guardrail or content filter withheld the model's answer: the reply is
- *   the filter's own words (or a sentence saying it intervened), and no call of that reply ran.
+ *   the filter's own words (or a sentence saying it intervened), and no call of that reply ran;
+ * - `invalid_output`: the turn asked for a structured answer (responseFormat) and the model's
+ *   answer in its last round still did not validate against the schema; `error` says why.
  */
 /** The stop reasons of a turn whose model answered: its reply is the model's own text. */
 export type AnsweredStopReason = 'completed' | 'max_tokens' | 'content_filtered';
 
-export type StopReason = 'completed' | 'max_rounds' | 'deadline' | 'error' | 'approval_required' | 'input_required' | 'interrupted' | 'budget_exhausted' | 'max_tokens' | 'content_filtered';
+export type StopReason = 'completed' | 'max_rounds' | 'deadline' | 'error' | 'approval_required' | 'input_required' | 'interrupted' | 'budget_exhausted' | 'max_tokens' | 'content_filtered' | 'invalid_output';
 
 export interface ToolCallRecord {
   id: string;
@@ -88,6 +90,8 @@ export interface TurnResult extends TurnProgress {
   reply: string;
   stopReason: StopReason;
   error?: TurnError;
+  /** With a responseFormat, when the answer validated: the answer parsed (`reply` is its JSON text). */
+  output?: unknown;
   /** With `approval_required` (or `input_required`): the calls to decide (POST /conversations/{id}/approvals). */
   pendingApprovals?: PendingApproval[];
   /** With `budget_exhausted`: the limit that ran out. */

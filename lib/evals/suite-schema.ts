@@ -9,7 +9,7 @@ import * as z from 'zod';
 import type { StopReason } from '../core/turn.ts';
 import { matcherProblems } from './matcher.ts';
 
-export const STOP_REASONS = ['completed', 'max_rounds', 'deadline', 'error', 'approval_required', 'input_required', 'interrupted', 'budget_exhausted', 'max_tokens', 'content_filtered'] as const satisfies readonly StopReason[];
+export const STOP_REASONS = ['completed', 'max_rounds', 'deadline', 'error', 'approval_required', 'input_required', 'interrupted', 'budget_exhausted', 'max_tokens', 'content_filtered', 'invalid_output'] as const satisfies readonly StopReason[];
 // Fails to compile when lib/core/turn.ts gains a stop reason this list does not have.
 const everyStopReason: Exclude<StopReason, (typeof STOP_REASONS)[number]> extends never ? true : never = true;
 void everyStopReason;

@@ -20,6 +20,7 @@ export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 
   request_id_reused: 422,
   invalid_owner: 400,
   invalid_messages: 400,
+  invalid_response_format: 400,
   model_not_found: 404,
   unsupported_parameter: 400,
   unsupported_content: 400,

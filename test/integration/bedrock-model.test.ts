@@ -57,6 +57,19 @@ describe('createBedrockModel request', () => {
     });
   });
 
+  it('asks for a structured answer in a system block after the system prompt (Converse has no JSON mode)', async () => {
+    const { standIn, model } = await modelAgainst([converseText('{"city":"上海"}')]);
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+
+    await model.complete(request({ responseFormat: { type: 'json_schema', name: 'weather', schema } }));
+
+    const system = standIn.requests[0]!.body['system'] as Array<{ text?: string }>;
+    expect(system[0]).toEqual({ text: DEFAULT_SYSTEM_PROMPT });
+    expect(system[1]?.text).toContain('"weather"');
+    expect(system[1]?.text).toContain(JSON.stringify(schema));
+    expect(standIn.requests[0]!.body['toolConfig']).toBeDefined();
+  });
+
   it('answers text only with the text and the usage', async () => {
     const { model } = await modelAgainst([converseText('Shanghai is sunny.', 'end_turn', usage(40, 6))]);
 

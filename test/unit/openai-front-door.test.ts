@@ -301,7 +301,6 @@ describe('front door errors', () => {
     ['client tools', { tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] }, 'tools'],
     ['client functions', { functions: [{ name: 'f', parameters: {} }] }, 'functions'],
     ['several choices', { n: 2 }, 'n'],
-    ['a JSON answer', { response_format: { type: 'json_object' } }, 'response_format'],
     ['an audio answer', { audio: { voice: 'alloy', format: 'wav' } }, 'audio'],
     ['audio output', { modalities: ['text', 'audio'] }, 'modalities'],
   ])('refuses %s with 400 unsupported_parameter, naming the parameter', async (_, extra, param) => {
@@ -318,6 +317,8 @@ describe('front door errors', () => {
     ['an image', ask('x', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/a.png' } }] }] }), {}, 400, 'unsupported_content', 'messages[0].content[0].type'],
     ['a broken tool history', ask('x', { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'getWeather', arguments: '{}' } }] }, { role: 'user', content: 'hi' }] }), {}, 400, 'invalid_messages', null],
     ['stream that is not a boolean', ask('hi', { stream: 'yes' }), {}, 400, 'invalid_body', 'stream'],
+    ['a response format of another type', ask('hi', { response_format: { type: 'xml' } }), {}, 400, 'invalid_response_format', 'response_format'],
+    ['a response format whose schema is not JSON Schema', ask('hi', { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'strin' } } } }), {}, 400, 'invalid_response_format', 'response_format'],
     ['two conversations named', ask('hi', { metadata: { conversation_id: 'a' } }), { 'x-conversation-id': 'b' }, 400, 'invalid_conversation_id', 'metadata.conversation_id'],
     ['a conversation id with a slash', ask('hi'), { 'x-conversation-id': 'a/b' }, 400, 'invalid_conversation_id', 'X-Conversation-Id'],
     ['an Idempotency-Key with spaces', ask('hi'), { 'idempotency-key': 'a b' }, 400, 'invalid_request_id', 'Idempotency-Key'],

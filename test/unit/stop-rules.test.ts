@@ -17,10 +17,19 @@ describe('STOP_RULES', () => {
     ['calls with no time left', reply({ timeLeftMs: 0 }), { kind: 'stopped', reason: 'deadline' }, /ran out of time/],
   ])('stop %s', (_case, after, outcome, answer) => {
     const decided = firstStop(after);
+    if (decided && 'sendBack' in decided) throw new Error('expected a stop, not a reply sent back');
 
     expect(decided?.outcome).toEqual(outcome);
     if (answer) expect(decided?.callsAnsweredWith).toMatch(answer);
     else expect(decided?.callsAnsweredWith).toBeUndefined();
+  });
+
+  it.each([
+    ['a structured answer that validated completes with its output', reply({ calls: [], content: '{"a":1}', verdict: { ok: true, output: { a: 1 } } }), { outcome: { kind: 'completed', reply: '{"a":1}', output: { a: 1 } } }],
+    ['a structured answer that did not validate is sent back while rounds are left', reply({ calls: [], content: 'nope', verdict: { ok: false, problems: 'it is not JSON' } }), { sendBack: 'it is not JSON' }],
+    ['a structured answer that did not validate in the last round stops invalid_output', reply({ calls: [], content: 'nope', round: 8, verdict: { ok: false, problems: 'it is not JSON' } }), { outcome: { kind: 'stopped', reason: 'invalid_output', reply: 'nope', problems: 'it is not JSON' } }],
+  ])('%s', (_case, after, decided) => {
+    expect(firstStop(after)).toEqual(decided);
   });
 
   it('let a reply with calls, rounds and time left go on', () => {

@@ -9,6 +9,7 @@ import { ConverseCommand, ConverseStreamCommand, type BedrockRuntimeClient, type
 import { callSignal } from '../../core/deadline.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
+import { responseFormatInstruction } from '../../core/response-format.ts';
 import type { ModelClient, ModelDelta, ModelReply, ModelRequest } from '../../core/ports/model.ts';
 import { AttemptsFailed, StalledError, withAttempts, type Attempt } from './attempts.ts';
 import { toModelError } from './errors.ts';
@@ -106,7 +107,9 @@ function converseInput(options: BedrockModelOptions, request: ModelRequest, wire
   return {
     modelId: options.model,
     messages: wire.messages,
-    ...(wire.system.length > 0 ? { system: wire.system } : {}),
+    // Converse has no JSON mode: a structured answer is asked for after the system prompt (after its
+    // cache point, so the cached prefix stays the same), and the loop validates it.
+    ...(wire.system.length > 0 || request.responseFormat ? { system: [...wire.system, ...(request.responseFormat ? [{ text: responseFormatInstruction(request.responseFormat) }] : [])] } : {}),
     ...(wire.toolConfig ? { toolConfig: wire.toolConfig } : {}),
     inferenceConfig: {
       ...(caps.length > 0 ? { maxTokens: Math.min(...caps) } : {}),

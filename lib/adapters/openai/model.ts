@@ -102,7 +102,15 @@ function requestBody(options: OpenAIModelOptions, request: ModelRequest) {
     ...(hasTools ? { tools: toWireTools(request.tools), tool_choice: 'auto' as const } : {}),
     temperature: options.temperature,
     ...maxTokensOf(options.maxTokens, request.maxTokens),
+    ...responseFormatOf(request.responseFormat),
   };
+}
+
+/** A structured answer as Chat Completions' native structured output; the loop still validates it. */
+function responseFormatOf(format: ModelRequest['responseFormat']) {
+  if (!format) return {};
+  const jsonSchema = { name: format.name, schema: format.schema, ...(format.strict === undefined ? {} : { strict: format.strict }) };
+  return { response_format: { type: 'json_schema' as const, json_schema: jsonSchema } };
 }
 
 /** The request's own cap (a sampling request's) within the configured one; sent only when either is set. */

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { addUsage } from '../../core/budget.ts';
 import { withDeadline } from '../../core/deadline.ts';
 import { BudgetExhaustedError, errorMessage, ModelError } from '../../core/errors.ts';
-import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage } from '../../core/messages.ts';
+import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage, UserMessage } from '../../core/messages.ts';
 import type { ModelClient, ModelDelta, ModelReply } from '../../core/ports/model.ts';
 import type { LoopHooks } from '../extension-api/extension-runner.ts';
+import type { AnswerCheck } from './answer-check.ts';
 import { STOP_RULES, type LoopOutcome } from './stop-rules.ts';
 import type { LoopEvent } from './loop-events.ts';
 import { planCalls, plannedName, type CallLimits } from './tool-plan.ts';
@@ -43,6 +44,8 @@ export interface LoopInput {
   journal?: Journal;
   onEvent?: (event: LoopEvent) => void;
   now?: () => number;
+  /** The turn asked for a structured answer: sent with each model call, and each final answer checked. */
+  answerCheck?: AnswerCheck;
 }
 
 export type { LoopOutcome } from './stop-rules.ts';
@@ -57,6 +60,8 @@ type RoundOutcome = { kind: 'run-again' } | LoopOutcome;
  *     reply = model(system, history, draft, tools)   stop 'deadline' if no time is left
  *     append assistant(reply)
  *     the stop rules (stop-rules.ts), in order; the first that applies ends the loop:
+ *       an answer that does not fit the turn's responseFormat
+ *                           -> sent back with its problems, another round (invalid_output at maxRounds)
  *       no tool calls       -> completed   (decided on tool calls, never on finish_reason)
  *       round == maxRounds  -> answer each call "not executed", stop 'max_rounds'
  *       no time left        -> answer each call "out of time", stop 'deadline'
@@ -87,6 +92,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
         timeoutMs: Math.min(limits.modelTimeoutMs, budget),
         // Someone watches the turn: the model streams, and each piece is passed on as it comes.
         ...(onEvent ? { onDelta: (delta: ModelDelta) => onEvent({ type: delta.kind === 'text' ? 'text-delta' : 'reasoning-delta', round, text: delta.text }) } : {}),
+        ...(input.answerCheck ? { responseFormat: input.answerCheck.format } : {}),
       });
     } catch (error) {
       // A model cut short by the turn's own deadline is a deadline stop, not a model failure.
@@ -106,10 +112,17 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     draft.messages.push(assistant);
     await input.hooks.replied({ ...reply, toolCalls: assistant.toolCalls }, round);
     const calls = assistant.toolCalls;
-    const afterReply = { round, maxRounds: limits.maxRounds, content: reply.content, calls, ...(reply.stop ? { stop: reply.stop } : {}), timeLeftMs: timeLeft() };
+    const verdict = calls.length === 0 ? input.answerCheck?.check(reply.content) : undefined;
+    const afterReply = { round, maxRounds: limits.maxRounds, content: reply.content, calls, ...(reply.stop ? { stop: reply.stop } : {}), timeLeftMs: timeLeft(), ...(verdict ? { verdict } : {}) };
     for (const rule of STOP_RULES) {
       const decided = rule(afterReply);
       if (!decided) continue;
+      if ('sendBack' in decided) {
+        const feedback: UserMessage = { role: 'user', content: input.answerCheck!.feedback(decided.sendBack) };
+        draft.messages.push(feedback);
+        sentBack.add(feedback);
+        return { kind: 'run-again' };
+      }
       // Calls of a reply the loop stops at never run, and each is answered (the history invariant).
       if (decided.callsAnsweredWith !== undefined) draft.messages.push(...unexecuted(calls, decided.callsAnsweredWith));
       return decided.outcome;
@@ -142,13 +155,30 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     return { kind: 'run-again' };
   };
 
-  // Rounds are read from the draft each time: an MCP server's sampling during a round's calls counts one too.
-  while (draft.rounds < limits.maxRounds) {
-    const outcome = await runRound(draft.rounds + 1);
-    if (outcome.kind !== 'run-again') return outcome;
+  // Answers sent back for not validating, each with the rejected reply before it: sent to the model
+  // for the rest of the loop, never stored (docs/structured-answers.md).
+  const sentBack = new Set<HistoryMessage>();
+  try {
+    // Rounds are read from the draft each time: an MCP server's sampling during a round's calls counts one too.
+    while (draft.rounds < limits.maxRounds) {
+      const outcome = await runRound(draft.rounds + 1);
+      if (outcome.kind !== 'run-again') return outcome;
+    }
+    // A resumed turn whose pause used its last round, or a round whose calls sampled the last ones.
+    return { kind: 'stopped', reason: 'max_rounds' };
+  } finally {
+    if (sentBack.size > 0) dropSentBack(draft.messages, sentBack);
   }
-  // A resumed turn whose pause used its last round, or a round whose calls sampled the last ones.
-  return { kind: 'stopped', reason: 'max_rounds' };
+}
+
+/** Takes each sent-back message, and the rejected reply right before it, out of the turn's messages. */
+function dropSentBack(messages: HistoryMessage[], sentBack: ReadonlySet<HistoryMessage>): void {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    if (sentBack.has(messages[index]!)) {
+      messages.splice(index - 1, 2);
+      index -= 1;
+    }
+  }
 }
 
 /** A round whose calls wait for a person: announced (one event per kind that waits), then the pause. */

@@ -10,8 +10,11 @@ import type { KeptClaim } from './lease.ts';
 import type { EarlierTurns } from '../extension-api/extension.ts';
 import type { AnsweredStopReason, PendingApproval, PendingElicitation, StopReason, TurnError, TurnResult } from '../../core/turn.ts';
 import type { LoopEvent } from '../loop/loop-events.ts';
+import { keepFormatWhilePaused } from './carried-format.ts';
 import { fallbackReply } from './fallback-reply.ts';
 import { deadlineOf, heldTurnWrites, soonerDeadline, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
+import type { AnswerCheck } from '../loop/answer-check.ts';
+import { checkedOutcome } from '../loop/checked-outcome.ts';
 import { pausedFor, type LoopLimits, type LoopOutcome } from '../loop/run-loop.ts';
 import type { ToolRunContext } from '../loop/run-tools.ts';
 import type { TurnStrategy } from '../loop/turn-strategy.ts';
@@ -32,6 +35,8 @@ export interface DriveInput {
   decided?: PlannedCall[];
   /** The caller's instructions for this turn, after the configured system prompt. */
   instructions?: string;
+  /** The caller asked for a structured answer (responseFormat): its check. */
+  answerCheck?: AnswerCheck;
   deadlineAt: number;
   /** The claim's lease, kept alive while the turn runs: its round records carry it on. */
   lease?: Pick<KeptClaim, 'end' | 'written'>;
@@ -131,12 +136,14 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
       journal,
       now: services.now,
       ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+      ...(input.answerCheck ? { answerCheck: input.answerCheck } : {}),
     }, { runner, state: runner.stateOf(STRATEGY_STATE), resumed: input.decided !== undefined });
   } catch (error) {
     // An extension that throws is a bug, but a turn whose tools ran must still be stored.
     outcome = { kind: 'failed', cause: error };
   }
 
+  outcome = checkedOutcome(outcome, input.answerCheck);
   const resumed = input.decided !== undefined;
   // A budget stop keeps the model's replies it paid for, unless there were none.
   const keptBudgetStop = outcome.kind === 'failed' && outcome.cause instanceof BudgetExhaustedError && draft.rounds > 0;
@@ -149,6 +156,7 @@ export async function driveTurn(input: DriveInput, services: DriveServices): Pro
   const core = resultOf(held, draft, outcome, services.limits.maxRounds, services.conversationUsage?.());
   // The extensions' fields (a todo list, a plan) come with the result, never over its own.
   const result: TurnResult = { ...(await runner.turnEnd(core)), ...core };
+  keepFormatWhilePaused(runner, input.answerCheck, outcome.kind === 'paused');
   const messages = outcome.kind === 'failed' ? closeOpenRound(draft.messages, () => toolText.turnFailed()) : draft.messages;
   assertValidHistory(history, messages, outcome.kind === 'paused');
 
@@ -200,8 +208,9 @@ function resultOf(held: HeldTurn, draft: TurnDraft, outcome: LoopOutcome, maxRou
   switch (outcome.kind) {
     case 'completed':
       // A reply cut at the model's output limit, or withheld by a filter, says so in its stop reason.
-      return { ...base, reply: outcome.reply, stopReason: outcome.stop ?? 'completed' };
+      return { ...base, reply: outcome.reply, stopReason: outcome.stop ?? 'completed', ...('output' in outcome ? { output: outcome.output } : {}) };
     case 'stopped':
+      if (outcome.reason === 'invalid_output') return stopped('invalid_output', { error: { code: 'output_invalid', message: `The answer does not validate: ${outcome.problems}.`, timeout: false } });
       return stopped(outcome.reason);
     case 'paused':
       if (outcome.elicitations?.length) {

@@ -28,6 +28,7 @@ export function fallbackReply(reason: Exclude<StopReason, AnsweredStopReason>, m
     approval_required: `I need your approval before I run ${waiting || 'some tool calls'}.${used} Approve or decline each call to continue.`,
     input_required: `A tool needs your answer before it can go on. ${questions || 'It asked a question.'}${alsoWaiting}${used} Answer (or decline) to continue.`,
     interrupted: `The service stopped while I was working on this, so I could not finish.${used} Calls that were still running may or may not have taken effect; check before repeating them.`,
+    invalid_output: `My answer did not validate against the JSON Schema asked for, in the last round the turn allowed: ${withoutFullStop(context.error?.message ?? 'invalid output')}.`,
     budget_exhausted: `I stopped because the token budget ran out (${withoutFullStop(context.error?.message ?? 'budget exhausted')}).${used}`,
   }[reason];
   return lastWords ? `${lastWords}\n\n${why}` : why;

@@ -10,8 +10,9 @@ import type { ApprovalDecision } from './validate-input.ts';
  *
  * A plain hash is enough: the turn it is stored with holds the request itself.
  */
-export function askDigest(request: { message: string; instructions?: string | undefined; earlierMessages?: readonly HistoryMessage[] | undefined }): string {
-  return digestOf(['ask', request.message, request.instructions ?? null, request.earlierMessages ?? null]);
+export function askDigest(request: { message: string; instructions?: string | undefined; earlierMessages?: readonly HistoryMessage[] | undefined; responseFormat?: unknown }): string {
+  // The format only when asked for: digests of requests without one stay as they were stored.
+  return digestOf(['ask', request.message, request.instructions ?? null, request.earlierMessages ?? null, ...(request.responseFormat === undefined ? [] : [request.responseFormat])]);
 }
 
 /** Decisions are a set: the same decisions in another order are the same request. */

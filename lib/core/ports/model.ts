@@ -1,5 +1,6 @@
 /** A model: one request, one normalized reply, deltas streamed as they come. */
 import type { Message, ProviderData, Reasoning, TokenUsage, ToolCall } from '../messages.ts';
+import type { ResponseFormat } from '../response-format.ts';
 import type { ToolDefinition } from './tools.ts';
 
 export interface ModelRequest {
@@ -15,6 +16,12 @@ export interface ModelRequest {
    * text or reasoning is handed over as it arrives. The reply returned is the same as without it.
    */
   onDelta?: (delta: ModelDelta) => void;
+  /**
+   * The final answer must be JSON valid against this schema: an adapter whose provider has native
+   * structured output sends it as such (OpenAI's `response_format`); one without asks for it in the
+   * system prompt (responseFormatInstruction). The loop validates the answer either way.
+   */
+  responseFormat?: ResponseFormat;
 }
 
 /** A piece of a reply as the model writes it. */

@@ -3,6 +3,7 @@ import { unknownFieldsText } from '../../core/json.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import type { Agent } from '../../agent/agent-api.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
+import { readResponseFormat } from '../../agent/turn/read-response-format.ts';
 import { checkDecisions, checkMessage, checkRequestId } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../../http/body.ts';
 import { traceOf } from '../../http/trace-of.ts';
@@ -37,11 +38,12 @@ export function readTurnCall(request: HttpRequest, match: RouteMatch, maxBodyByt
     const input = { ...context, conversationId: match.conversationId!, decisions: body.decisions, ...optionalRequestId(body.requestId) };
     return { ...input, run: (agent, onEvent) => agent.decide({ ...input, ...(onEvent ? { onEvent } : {}) }) };
   }
-  refuseUnknown(body, ['message', 'requestId'], 'the body takes "message" and optionally "requestId"');
+  refuseUnknown(body, ['message', 'requestId', 'responseFormat'], 'the body takes "message" and optionally "requestId" and "responseFormat"');
   checkRequestId(body.requestId);
   // Presence and type here; the length limit is the agent's own check (agent.ask).
   checkMessage(body.message, Number.POSITIVE_INFINITY);
-  const input = { ...context, message: body.message, ...optionalRequestId(body.requestId) };
+  const responseFormat = body.responseFormat === undefined ? undefined : readResponseFormat(body.responseFormat);
+  const input = { ...context, message: body.message, ...optionalRequestId(body.requestId), ...(responseFormat ? { responseFormat } : {}) };
   return { ...input, run: (agent, onEvent) => agent.ask({ ...input, ...(onEvent ? { onEvent } : {}) }) };
 }
 

@@ -1,4 +1,7 @@
+import { InputError } from '../../core/errors.ts';
 import { isJsonObject } from '../../core/json.ts';
+import type { ResponseFormat } from '../../core/response-format.ts';
+import { readResponseFormat } from '../../agent/turn/read-response-format.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import type { Agent } from '../../agent/agent-api.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
@@ -13,6 +16,8 @@ import { traceOf } from '../../http/trace-of.ts';
 /** A POST /v1/chat/completions request, read and checked before any turn starts. */
 export interface ChatCompletionCall {
   stream: boolean;
+  /** `response_format` asked for JSON: the message is the answer alone, never the text of earlier rounds. */
+  structured: boolean;
   /** `stream_options.include_usage`: a last chunk with the usage, and `usage: null` on the others. */
   includeUsage: boolean;
   /** The stored conversation the request continues, when it names one. */
@@ -35,7 +40,6 @@ const REFUSED: Array<{ param: string; refused: (value: unknown) => boolean; why:
   { param: 'tools', refused: nonEmptyList, why: 'the agent\'s tools are its MCP servers\', run by the service; a client cannot add its own' },
   { param: 'functions', refused: nonEmptyList, why: 'the agent\'s tools are its MCP servers\', run by the service; a client cannot add its own' },
   { param: 'n', refused: (value) => value != null && value !== 1, why: 'the agent gives one answer per request' },
-  { param: 'response_format', refused: (value) => value != null && !(isJsonObject(value) && value.type === 'text'), why: 'the agent answers in text and cannot promise JSON' },
   { param: 'audio', refused: (value) => value != null, why: 'the agent answers in text only' },
   { param: 'modalities', refused: (value) => Array.isArray(value) && value.some((modality) => modality !== 'text'), why: 'the agent answers in text only' },
 ];
@@ -62,8 +66,10 @@ export function readChatCompletionCall(request: HttpRequest, options: ChatReques
     throw new ParameterError('invalid_request_id', 'The Idempotency-Key header must be 1 to 128 letters, digits or "_", ".", ":", "-".', 'Idempotency-Key');
   }
   const { question, earlierMessages, instructions } = readChatMessages(body.messages, { earlier: conversationId === undefined });
+  const responseFormat = readChatResponseFormat(body.response_format);
   const input = {
     message: question,
+    ...(responseFormat ? { responseFormat } : {}),
     ...(conversationId === undefined ? { earlierMessages } : { conversationId }),
     ...(instructions === undefined ? {} : { instructions }),
     ...(requestId === undefined ? {} : { requestId }),
@@ -73,6 +79,7 @@ export function readChatCompletionCall(request: HttpRequest, options: ChatReques
   };
   return {
     stream,
+    structured: responseFormat !== undefined,
     includeUsage,
     ...(conversationId === undefined ? {} : { conversationId }),
     run: (agent, onEvent) => agent.ask({ ...input, ...(onEvent ? { onEvent } : {}) }),
@@ -99,6 +106,27 @@ function namedConversation(request: HttpRequest, metadata: unknown): string | un
     throw new ParameterError('invalid_conversation_id', (error as Error).message, fromHeader !== undefined ? 'X-Conversation-Id' : 'metadata.conversation_id');
   }
   return named;
+}
+
+/**
+ * `response_format`: `text` (or none) is the agent's usual answer; `json_schema` a structured answer
+ * (docs/structured-answers.md); `json_object`, any JSON object.
+ */
+function readChatResponseFormat(value: unknown): ResponseFormat | undefined {
+  if (value == null || (isJsonObject(value) && value.type === 'text')) return undefined;
+  if (isJsonObject(value) && value.type === 'json_object') return { type: 'json_schema', name: 'json_object', schema: { type: 'object' } };
+  if (!isJsonObject(value) || value.type !== 'json_schema') {
+    throw new ParameterError('invalid_response_format', '"response_format" must be {"type": "text"}, {"type": "json_object"} or {"type": "json_schema", "json_schema": {"name", "schema", "strict"?}}.', 'response_format');
+  }
+  const jsonSchema = value.json_schema;
+  try {
+    if (!isJsonObject(jsonSchema)) throw new InputError('invalid_response_format', '"response_format.json_schema" must be an object with "name" and "schema".');
+    const { description: _description, ...format } = jsonSchema;
+    return readResponseFormat({ type: 'json_schema', ...format }, 'response_format.json_schema');
+  } catch (error) {
+    if (error instanceof InputError) throw new ParameterError('invalid_response_format', error.message, 'response_format');
+    throw error;
+  }
 }
 
 function readOptionalBoolean(value: unknown, param: string): boolean | undefined {

@@ -69,5 +69,6 @@ async function complete(call: ChatCompletionCall, identity: CompletionIdentity, 
   });
   text.finish(result.reply);
   // A turn stored after a failure is a completion too: its reply says what happened, mcp_agent.error names it.
-  return json(200, completionBody(identity, text.text, result), { [CONVERSATION_HEADER]: result.conversationId, ...turnResultHeaders(result) });
+  // A structured answer is the JSON alone, as a client parsing the content expects.
+  return json(200, completionBody(identity, call.structured ? result.reply : text.text, result), { [CONVERSATION_HEADER]: result.conversationId, ...turnResultHeaders(result) });
 }

@@ -74,6 +74,8 @@ export function streamCompletion(call: ChatCompletionCall, options: StreamComple
         if (event.type === 'reasoning-delta') return;
         commit(call.conversationId);
         if (event.type === 'text-delta') {
+          // A structured answer is sent whole at the end: a rejected one, or a tool round's words, must not come before it.
+          if (call.structured) return;
           const piece = text.add(event.round, event.text);
           if (piece !== '') sendChunk({ delta: { content: piece } });
           return;
@@ -99,7 +101,7 @@ export function streamCompletion(call: ChatCompletionCall, options: StreamComple
       .then(
         (result) => {
           commit(result.conversationId);
-          const rest = text.finish(result.reply);
+          const rest = call.structured ? result.reply : text.finish(result.reply);
           if (rest !== '') sendChunk({ delta: { content: rest } });
           sendChunk({ finishReason: finishReason(result.stopReason), mcpAgent: { event: 'turn-end', data: result } });
           if (call.includeUsage) send(usageChunk(identity, result));

@@ -235,6 +235,7 @@ class PlanExecuteRun {
       hooks: PASS_THROUGH,
       systemPrompt: `${this.loop.systemPrompt}\n\n${this.settings.summary.prompt}`,
       draft,
+      ...(this.loop.answerCheck ? { answerCheck: this.loop.answerCheck } : {}),
       limits: { ...this.loop.limits, maxRounds: start + SUMMARY_ROUNDS },
     });
     this.absorb(draft, start, { messages: false, calls: false });
@@ -290,7 +291,8 @@ class PlanExecuteRun {
 
   /** The turn's loop input for a phase: no round record (phases that need one add it), these events, numbered for the turn. */
   private phase(onEvent: ((event: LoopEvent) => void) | undefined): LoopInput {
-    const { journal: _record, onEvent: _events, ...base } = this.loop;
+    // The answer's format is the summary's alone (summarize); a planner or executor answers in its own words.
+    const { journal: _record, onEvent: _events, answerCheck: _format, ...base } = this.loop;
     return onEvent ? { ...base, onEvent: this.numbers.phase(onEvent) } : base;
   }
 

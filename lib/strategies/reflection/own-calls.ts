@@ -87,7 +87,8 @@ export class OwnCalls {
 
   /** The turn's loop input for a call of the strategy's own: no round record, no text streamed. */
   private phase(): LoopInput {
-    const { journal: _record, onEvent, ...base } = this.loop;
+    // A critique or a vote answers in its own words: the answer's format is not theirs (the turn checks the final answer).
+    const { journal: _record, onEvent, answerCheck: _format, ...base } = this.loop;
     return onEvent ? { ...base, onEvent: quiet(onEvent) } : base;
   }
 }
