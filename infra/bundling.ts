@@ -85,6 +85,10 @@ export interface FunctionBundleOptions {
   planExecute?: boolean;
   /** agent.yml runs a reflection strategy (reflexion, Self-Refine, self-consistency): only then are they bundled. */
   reflection?: boolean;
+  /** agent.yml turns on memory, history.strategy summarize, todoList (infra/bundled-extensions.ts): only those extensions are bundled. */
+  memory?: boolean;
+  historySummary?: boolean;
+  todoList?: boolean;
   /** agent.yml turns uiStreams on (infra/ui-streams.ts): only then are the AI SDK UI and AG-UI doors bundled. */
   uiStreams?: boolean;
   /** agent.yml turns mcpServerDoor on (infra/mcp-server-door.ts): only then is the MCP SDK's server bundled. */
@@ -113,6 +117,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  *   exports telemetry (docs/observability.md).
  * - #files and #file-stores (file_tool, report_tool, the file stores and the S3 client, about
  *   190 KB): only where agent.yml turns files on;
+ * - #memory-extension, #history-summary, #todo-list (about 11 KB together): only the ones agent.yml
+ *   turns on;
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
  *   (about 10 KB), #deep-search (about 8 KB): only where agent.yml runs that strategy or turns the
  *   code interpreter or deep search on;
@@ -135,6 +141,9 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.files ? {} : { '#files': substitute('without-files.ts'), '#file-stores': substitute('without-files.ts') }),
     ...(options.planExecute ? {} : { '#plan-execute': substitute('without-plan-execute.ts') }),
     ...(options.reflection ? {} : { '#reflection': substitute('without-reflection.ts') }),
+    ...(options.memory ? {} : { '#memory-extension': substitute('without-extensions.ts') }),
+    ...(options.historySummary ? {} : { '#history-summary': substitute('without-extensions.ts') }),
+    ...(options.todoList ? {} : { '#todo-list': substitute('without-extensions.ts') }),
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
     ...(options.deepSearch ? {} : { '#deep-search': substitute('without-deep-search.ts') }),
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),

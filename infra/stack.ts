@@ -10,6 +10,7 @@ import { usesDemoServer } from './demo-server.ts';
 import { warnOfSharedMemory } from './memory.ts';
 import { AsyncTurns } from './async-turns.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
+import { bundledExtensions } from './bundled-extensions.ts';
 import { bundledStrategies } from './bundled-strategies.ts';
 import { usesUiStreams } from './ui-streams.ts';
 import { usesMcpServerDoor } from './mcp-server-door.ts';
@@ -57,7 +58,7 @@ export class McpAgentStack extends Stack {
     const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), deepSearch: usesDeepSearch(agentConfig), uiStreams: usesUiStreams(agentConfig), mcpServerDoor: usesMcpServerDoor(agentConfig), ...bundledStrategies(agentConfig) };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), deepSearch: usesDeepSearch(agentConfig), uiStreams: usesUiStreams(agentConfig), mcpServerDoor: usesMcpServerDoor(agentConfig), ...bundledStrategies(agentConfig), ...bundledExtensions(agentConfig) };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,

@@ -10,9 +10,10 @@ import type { CodeFilesFor, CodeSandbox } from '../core/ports/code-sandbox.ts';
 import { configuredCodeInterpreter } from '#code-interpreter';
 import { configuredDeepSearch } from '#deep-search';
 import type { ToolGateway } from '../core/ports/tools.ts';
-import { historySummaryExtension } from './history-summary.ts';
-import { memoryExtension } from './memory.ts';
-import { todoListExtension } from './todo-list.ts';
+// Through package.json `imports`, so a Lambda bundle carries only the extensions its agent.yml turns on (infra/bundling.ts).
+import { historySummaryExtension } from '#history-summary';
+import { memoryExtension } from '#memory-extension';
+import { todoListExtension } from '#todo-list';
 import { toolRoutingExtension } from './tool-routing.ts';
 import { traceExtension } from './trace/extension.ts';
 
