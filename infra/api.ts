@@ -31,6 +31,8 @@ export interface AgentApiProps {
   throttleRateLimit: number;
   throttleBurstLimit: number;
   removalPolicy: RemovalPolicy;
+  /** agent.yml turns the A2A front door on: its card and JSON-RPC endpoint are routed to the stream function. */
+  a2a?: boolean;
 }
 
 /**
@@ -110,11 +112,21 @@ export class AgentApi extends Construct {
     const note = memory.addResource('{noteId}');
     note.addMethod('DELETE', streaming);
 
+    // The A2A front door (docs/a2a.md): the agent card, and JSON-RPC whose message/stream streams a turn.
+    const a2aResources = [];
+    if (props.a2a) {
+      const card = this.api.root.addResource('.well-known').addResource('agent-card.json');
+      card.addMethod('GET', streaming);
+      const jsonRpc = this.api.root.addResource('a2a');
+      jsonRpc.addMethod('POST', streaming);
+      a2aResources.push(card, jsonRpc);
+    }
+
     // Every other method and path reaches the contract too, which answers 405 with an Allow header
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, memory, note]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, memory, note, ...a2aResources]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

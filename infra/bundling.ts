@@ -83,6 +83,8 @@ export interface FunctionBundleOptions {
   planExecute?: boolean;
   /** agent.yml runs a reflection strategy (reflexion, Self-Refine, self-consistency): only then are they bundled. */
   reflection?: boolean;
+  /** agent.yml turns the A2A front door on (infra/a2a-door.ts): only then are the door and @a2a-js/sdk bundled. */
+  a2a?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -108,7 +110,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #files and #file-stores (file_tool, report_tool, the file stores and the S3 client, about
  *   190 KB): only where agent.yml turns files on;
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
- *   (about 10 KB): only where agent.yml runs that strategy or turns the code interpreter on.
+ *   (about 10 KB): only where agent.yml runs that strategy or turns the code interpreter on;
+ * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about ??? KB): only where agent.yml turns a2a on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -125,6 +128,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.files ? {} : { '#files': substitute('without-files.ts'), '#file-stores': substitute('without-files.ts') }),
     ...(options.planExecute ? {} : { '#plan-execute': substitute('without-plan-execute.ts') }),
     ...(options.reflection ? {} : { '#reflection': substitute('without-reflection.ts') }),
+    ...(options.a2a ? {} : { '#a2a-door': substitute('without-a2a-door.ts') }),
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
   };
 }

@@ -1,11 +1,18 @@
 import type { FrontDoor } from '../http/front-door.ts';
 import { nativeFrontDoor } from './native/door.ts';
 import { openAICompatibleFrontDoor } from './openai-compatible/door.ts';
+import type { AuthMode } from '../config/environment.ts';
+// Through package.json "imports": a Lambda bundle whose agent.yml leaves A2A off carries a stand-in (infra/bundling.ts).
+import { a2aFrontDoor, type A2ASettings } from '#a2a-door';
 
 /** What agent.yml says about the front doors. */
 export interface FrontDoorSettings {
   /** agent.yml's `openaiApi`: the OpenAI-compatible front door under /v1; without it /v1 is not served. */
   openaiApi?: { modelId: string };
+  /** agent.yml's `a2a`: the A2A front door (the agent card and JSON-RPC at /a2a), served only when enabled. */
+  a2a?: A2ASettings & { enabled: boolean };
+  /** How the deployment tells callers apart (AUTH_MODE): the A2A card names its security scheme. Absent: none. */
+  authMode?: AuthMode;
 }
 
 /**
@@ -16,6 +23,7 @@ export interface FrontDoorSettings {
 export function configuredFrontDoors(settings: FrontDoorSettings): FrontDoor[] {
   return [
     ...(settings.openaiApi ? [openAICompatibleFrontDoor(settings.openaiApi)] : []),
+    ...(settings.a2a?.enabled ? [a2aFrontDoor(settings.a2a, { authMode: settings.authMode ?? 'none' })] : []),
     nativeFrontDoor,
   ];
 }
