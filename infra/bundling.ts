@@ -111,7 +111,7 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  *   190 KB): only where agent.yml turns files on;
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
  *   (about 10 KB): only where agent.yml runs that strategy or turns the code interpreter on;
- * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about ??? KB): only where agent.yml turns a2a on.
+ * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about 105 KB): only where agent.yml turns a2a on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {

@@ -56,6 +56,7 @@ describe('functionBundling', () => {
     const withoutFeatures = [
       `#plan-execute=${substitute('without-plan-execute.ts')}`,
       `#reflection=${substitute('without-reflection.ts')}`,
+      `#a2a-door=${substitute('without-a2a-door.ts')}`,
       `#code-interpreter=${substitute('without-code-interpreter.ts')}`,
       `#python-sandbox=${substitute('without-code-interpreter.ts')}`,
     ];
@@ -84,6 +85,11 @@ describe('functionBundling', () => {
     const withCode = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, codeInterpreter: true });
     expect(withCode).not.toHaveProperty('#code-interpreter');
     expect(withCode).not.toHaveProperty('#python-sandbox');
+  });
+
+  it('bundles the A2A front door and its SDK only when agent.yml turns a2a on', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#a2a-door': substitute('without-a2a-door.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, a2a: true })).not.toHaveProperty('#a2a-door');
   });
 
   it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {
