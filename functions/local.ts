@@ -140,6 +140,7 @@ server.listen(local.port, local.host, () => {
     say(`Try: curl -s localhost:${actualPort}/conversations -H 'content-type: application/json' -d '{"message":"What is the weather in Shanghai?"}'`);
     say(`Or watch the turn as Server-Sent Events: the same with -N -H 'accept: text/event-stream'`);
     say(`OpenAI-compatible clients: base URL http://localhost:${actualPort}/v1, model "${config.openaiApi.modelId}", any API key`);
+    if (config.a2a.enabled) say(`A2A agents: the agent card at http://localhost:${actualPort}/.well-known/agent-card.json, JSON-RPC at http://localhost:${actualPort}/a2a`);
   });
 });
 
