@@ -10,6 +10,12 @@ function nativeError(error: unknown, logger: Logger): { response: HttpResponse; 
   return { response, code, message };
 }
 
+/** An error of the agent for the A2A wire, and the native response it would have been (its status and headers, Retry-After say). */
+export interface A2AFailure {
+  error: A2AError;
+  native?: HttpResponse;
+}
+
 /**
  * An error of the agent as an A2A error, for the SDK's transport to put on the wire: what the
  * client must fix is a malformed request (-32602), a turn or conversation that is not there is
@@ -17,13 +23,13 @@ function nativeError(error: unknown, logger: Logger): { response: HttpResponse; 
  * the native message and code (`metadata.code`) as an A2A internal error. The message is the one
  * the native API would show: details of a server fault stay in the log.
  */
-export function a2aErrorOf(error: unknown, logger: Logger): A2AError {
-  if (error instanceof A2AError) return error;
+export function a2aFailureOf(error: unknown, logger: Logger): A2AFailure {
+  if (error instanceof A2AError) return { error };
   const { response, code, message } = nativeError(error, logger);
   const options = { message, metadata: { code, status: String(response.statusCode) } };
-  if (response.statusCode === 404) return new TaskNotFoundError(options);
-  if (response.statusCode === 400 || response.statusCode === 413 || response.statusCode === 415 || response.statusCode === 422) return new RequestMalformedError(options);
-  return new A2AError(options);
+  if (response.statusCode === 404) return { error: new TaskNotFoundError(options), native: response };
+  if (response.statusCode === 400 || response.statusCode === 413 || response.statusCode === 415 || response.statusCode === 422) return { error: new RequestMalformedError(options), native: response };
+  return { error: new A2AError(options), native: response };
 }
 
 /** JSON-RPC 2.0's own codes, for a request the transport never read. */

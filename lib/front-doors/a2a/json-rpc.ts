@@ -6,10 +6,10 @@ import { readJsonObject } from '../../http/body.ts';
 import { json } from '../../http/errors.ts';
 import { EventStreamBody, type StreamingHttpResponse } from '../../http/event-stream.ts';
 import { EVENT_STREAM_HEADERS, encodeComment } from '../../http/sse.ts';
-import type { HttpRequest } from '../../http/types.ts';
+import type { HttpRequest, HttpResponse } from '../../http/types.ts';
 
 interface JsonRpcOptions {
-  handler: A2ARequestHandler;
+  handler: A2ARequestHandler & { nativeFailure?: HttpResponse | undefined };
   card: AgentCard;
   logger: Logger;
   maxBodyBytes: number;
@@ -27,7 +27,10 @@ const isLegacy = (version: string) => /^0\.3(\.\d+)?$/.test(version);
  * (`A2A-Version`: 1.0 has SendMessage, SendStreamingMessage, GetTask, CancelTask; 0.3 or none has
  * message/send, message/stream, tasks/get, tasks/cancel), as the SDK's Express handler does it:
  *
- *   an answer or an error       -> 200 with the JSON-RPC envelope (500 for an internal error)
+ *   an answer or an error       -> 200 with the JSON-RPC envelope; an error of the agent keeps the
+ *                                  native status and headers (409 and Retry-After for a busy
+ *                                  conversation, 429 for a limit, 502 for the model), another
+ *                                  internal error is 500
  *   a stream that fails before
  *   its first event             -> the same, as JSON: nothing is promised until the turn starts
  *   a stream                    -> 200 text/event-stream, `data: <envelope>` per event; a failure
@@ -46,16 +49,16 @@ export async function answerJsonRpc(request: HttpRequest, options: JsonRpcOption
     const transport = legacy ? new LegacyJsonRpcTransportHandler(options.handler) : new JsonRpcTransportHandler(options.handler);
     answer = await transport.handle(body, context);
   } catch (error) {
-    return envelopeResponse(errorEnvelope(error));
+    return envelopeResponse(errorEnvelope(error), options.handler.nativeFailure);
   }
-  if (!(Symbol.asyncIterator in answer)) return envelopeResponse(answer);
+  if (!(Symbol.asyncIterator in answer)) return envelopeResponse(answer, options.handler.nativeFailure);
 
   const events = answer;
   let first: IteratorResult<Envelope, void>;
   try {
     first = await events.next();
   } catch (error) {
-    return envelopeResponse(errorEnvelope(error));
+    return envelopeResponse(errorEnvelope(error), options.handler.nativeFailure);
   }
   const stream = new EventStreamBody();
   const write = (frame: string) => {
@@ -78,7 +81,12 @@ export async function answerJsonRpc(request: HttpRequest, options: JsonRpcOption
   return { statusCode: 200, headers: { ...EVENT_STREAM_HEADERS }, body: stream };
 }
 
-function envelopeResponse(envelope: Envelope): StreamingHttpResponse {
-  const internal = (envelope.error as { code?: number } | undefined)?.code === -32603;
+function envelopeResponse(envelope: Envelope, nativeFailure: HttpResponse | undefined): StreamingHttpResponse {
+  if (envelope.error === undefined) return json(200, envelope);
+  if (nativeFailure) {
+    const { 'content-type': _json, ...headers } = nativeFailure.headers;
+    return json(nativeFailure.statusCode, envelope, headers);
+  }
+  const internal = (envelope.error as { code?: number }).code === -32603;
   return json(internal ? 500 : 200, envelope);
 }

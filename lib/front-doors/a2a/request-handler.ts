@@ -11,7 +11,8 @@ import type { TurnResult } from '../../core/turn.ts';
 import { traceOf } from '../../http/trace-of.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { decisionsOf } from './decisions.ts';
-import { a2aErrorOf } from './errors.ts';
+import { a2aFailureOf } from './errors.ts';
+import type { HttpResponse } from '../../http/types.ts';
 import { EventQueue } from './event-queue.ts';
 import { agentMessage, replyArtifact, textOf, textPart } from './parts.ts';
 import { statusOfResult, taskOfResult, taskOfStoredTurn, workingTask } from './task.ts';
@@ -37,6 +38,11 @@ export class AgentRequestHandler implements A2ARequestHandler {
   private readonly request: HttpRequest;
   private readonly card: AgentCard;
   private readonly now: () => number;
+  /**
+   * The native response of the last failure of the agent this request met (its status, and a
+   * Retry-After for a busy conversation or a limit), for the HTTP status of the JSON-RPC error.
+   */
+  nativeFailure: HttpResponse | undefined;
 
   constructor(agent: Agent, logger: Logger, request: HttpRequest, card: AgentCard, now: () => number = Date.now) {
     this.agent = agent;
@@ -57,7 +63,7 @@ export class AgentRequestHandler implements A2ARequestHandler {
   async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
     const call = await this.turnCall(params);
     const result = await call.run().catch((error: unknown) => {
-      throw a2aErrorOf(error, this.logger);
+      throw this.failed(error);
     });
     return taskOfResult(result, call.question, this.date());
   }
@@ -88,8 +94,8 @@ export class AgentRequestHandler implements A2ARequestHandler {
     try {
       result = await running;
     } catch (error) {
-      if (!started) throw a2aErrorOf(error, this.logger);
-      const failure = a2aErrorOf(error, this.logger);
+      if (!started) throw this.failed(error);
+      const failure = this.failed(error);
       const ids = { taskId: taskIdOf(started.conversationId, started.turn), contextId: started.conversationId };
       yield statusUpdate(ids, { state: TaskState.TASK_STATE_FAILED, message: agentMessage([textPart(failure.message)], ids), timestamp: this.date().toISOString() });
       return;
@@ -163,7 +169,7 @@ export class AgentRequestHandler implements A2ARequestHandler {
       const key = this.taskKey(message.taskId);
       if (message.contextId && message.contextId !== key.conversationId) throw new RequestMalformedError(`Task ${message.taskId} belongs to context ${key.conversationId}, not ${message.contextId}.`);
       const stored = await this.agent.readTurn({ conversationId: key.conversationId, ...this.owner() }, key.turn).catch((error: unknown) => {
-        throw a2aErrorOf(error, this.logger);
+        throw this.failed(error);
       });
       if (!stored) throw new TaskNotFoundError(`There is no task ${message.taskId}.`);
       if (stored.status !== 'paused' || !('stopReason' in stored.result)) {
@@ -183,6 +189,12 @@ export class AgentRequestHandler implements A2ARequestHandler {
     }
     const conversation = message.contextId ? { conversationId: message.contextId } : {};
     return { question, run: (onEvent) => this.agent.ask({ message: question, ...conversation, ...common, ...(onEvent ? { onEvent } : {}) }) };
+  }
+
+  private failed(error: unknown): Error {
+    const failure = a2aFailureOf(error, this.logger);
+    this.nativeFailure = failure.native;
+    return failure.error;
   }
 
   private taskKey(id: string): TaskKey {
