@@ -16,8 +16,8 @@ const V1 = { 'a2a-version': '1.0' };
 function a2aDoor(script: ScriptedStep[] | null, yaml = 'a2a: true') {
   const fixture = agentFixture(script, { yaml });
   const handle = createStreamingHttpHandler({ agent: fixture.agent, logger: silentLogger, maxBodyBytes: fixture.config.http.maxBodyBytes, heartbeatMs: 1_000, a2a: fixture.config.a2a });
-  const post = async (body: unknown, headers: Record<string, string> = {}, method = 'POST') =>
-    read(await handle({ method, path: '/a2a', headers: { 'content-type': 'application/json', host: 'localhost:3000', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }));
+  const post = async (body: unknown, headers: Record<string, string> = {}, method = 'POST', owner?: string) =>
+    read(await handle({ method, path: '/a2a', headers: { 'content-type': 'application/json', host: 'localhost:3000', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body), ...(owner ? { owner } : {}) }));
   return { ...fixture, post };
 }
 
@@ -77,6 +77,19 @@ describe('the A2A door’s JSON-RPC errors', () => {
     const response = await post({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { hello: 1 } }] } } }, V1);
     expect(response).toMatchObject({ status: 200, body: { error: { code: -32602, message: expect.stringMatching(/no text/) } } });
     expect(model!.requests).toHaveLength(0);
+  });
+});
+
+describe('A2A tasks and owners', () => {
+  it('keeps a task to the owner of its conversation: another caller finds no such task', async () => {
+    const { post } = a2aDoor([textReply('for alice')]);
+    const task = (await post(sendMessage('hello', { contextId: 'shared-id' }), V1, 'POST', 'alice')).body.result.task;
+
+    const readByBob = await post({ jsonrpc: '2.0', id: 6, method: 'GetTask', params: { id: task.id } }, V1, 'POST', 'bob');
+    const readByAlice = await post({ jsonrpc: '2.0', id: 6, method: 'GetTask', params: { id: task.id } }, V1, 'POST', 'alice');
+
+    expect(readByBob.body.error).toMatchObject({ code: -32001 });
+    expect(readByAlice.body.result).toMatchObject({ id: task.id, status: { state: 'TASK_STATE_COMPLETED' } });
   });
 });
 
