@@ -129,6 +129,31 @@ describe('a paused A2A task', () => {
     expect(read.body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   });
 
+  it('streams its resumption: the same task working, then completed', async () => {
+    const { post } = a2aDoor([cancel, textReply('Cancelled.')], APPROVALS);
+    const paused = (await post(sendMessage('取消订单 ORD7'), V1)).body.result.task;
+
+    const response = await post(sendMessage('approve', { taskId: paused.id }, 'SendStreamingMessage'), V1);
+
+    expect(response.status).toBe(200);
+    const results = response.body.events.map((event: { result: Record<string, any> }) => event.result);
+    expect(results[0]).toMatchObject({ task: { id: paused.id, status: { state: 'TASK_STATE_WORKING' } } });
+    expect(results.at(-1)).toMatchObject({ statusUpdate: { taskId: paused.id, status: { state: 'TASK_STATE_COMPLETED' } } });
+  });
+
+  it('answers a streamed resumption with decisions the agent refuses as the request’s error, and the task still waits', async () => {
+    const { post } = a2aDoor([cancel], APPROVALS);
+    const paused = (await post(sendMessage('取消订单 ORD7'), V1)).body.result.task;
+    const message = { messageId: 'decide-2', role: 'ROLE_USER', taskId: paused.id, parts: [{ data: { decisions: [{ toolCallId: 'not-waiting', approved: true }] } }] };
+
+    const response = await post({ jsonrpc: '2.0', id: 8, method: 'SendStreamingMessage', params: { message } }, V1);
+
+    // The native API's answer to decisions that do not match the waiting calls: 409, as JSON, no stream.
+    expect(response).toMatchObject({ status: 409, headers: { 'content-type': expect.stringContaining('application/json') }, body: { id: 8, error: { code: -32603 } } });
+    const read = await post({ jsonrpc: '2.0', id: 9, method: 'GetTask', params: { id: paused.id } }, V1);
+    expect(read.body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  });
+
   it('cannot be canceled, and the error says to decline it', async () => {
     const { post } = a2aDoor([cancel], APPROVALS);
     const paused = (await post(sendMessage('取消订单 ORD7'), V1)).body.result.task;

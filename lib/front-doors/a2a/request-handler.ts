@@ -77,31 +77,34 @@ export class AgentRequestHandler implements A2ARequestHandler {
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
     const call = await this.turnCall(params);
     const events = new EventQueue<LoopEvent>();
-    let started: { conversationId: string; turn: number } | undefined = call.resumes;
+    // A resumed task's turn is known from its id, a new one's from turn-start; either is announced
+    // with the first event, so a decision the agent refuses is the request's error, not a failed task.
+    let known: TaskKey | undefined = call.resumes;
+    let announced = false;
     const running = call.run((event) => events.push(event)).finally(() => events.close());
     // Nothing is lost if the client goes: the turn is awaited below or by the caller's `settled`.
     running.catch(() => undefined);
-    if (started) yield task(workingTask(started.conversationId, started.turn, call.question, this.date()));
     for await (const event of events) {
-      if (event.type === 'turn-start' && !started) {
-        started = { conversationId: event.conversationId, turn: event.turn };
-        yield task(workingTask(event.conversationId, event.turn, call.question, this.date()));
-      } else if (event.type === 'tool-call' && started) {
-        yield this.working(started, `Calling ${event.call.name}`);
+      if (event.type === 'turn-start') known = { conversationId: event.conversationId, turn: event.turn };
+      if (!known) continue;
+      if (!announced) {
+        announced = true;
+        yield task(workingTask(known.conversationId, known.turn, call.question, this.date()));
       }
+      if (event.type === 'tool-call') yield this.working(known, `Calling ${event.call.name}`);
     }
     let result: TurnResult;
     try {
       result = await running;
     } catch (error) {
-      if (!started) throw this.failed(error);
+      if (!announced || !known) throw this.failed(error);
       const failure = this.failed(error);
-      const ids = { taskId: taskIdOf(started.conversationId, started.turn), contextId: started.conversationId };
+      const ids = { taskId: taskIdOf(known.conversationId, known.turn), contextId: known.conversationId };
       yield statusUpdate(ids, { state: TaskState.TASK_STATE_FAILED, message: agentMessage([textPart(failure.message)], ids), timestamp: this.date().toISOString() });
       return;
     }
     // A retried message (the same messageId) is answered with its stored turn, which never started here.
-    if (!started) yield task(workingTask(result.conversationId, result.turn, call.question, this.date()));
+    if (!announced) yield task(workingTask(result.conversationId, result.turn, call.question, this.date()));
     const ids = { taskId: taskIdOf(result.conversationId, result.turn), contextId: result.conversationId };
     const status = statusOfResult(result, this.date());
     if (status.state === TaskState.TASK_STATE_COMPLETED) {
