@@ -18,8 +18,9 @@ export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
 /** The headers a browser may send: JSON bodies, SSE, and both auth modes (SigV4 and Cognito tokens). */
 // X-Amz-Content-Sha256 and X-Amz-User-Agent: the AWS SDK's SigV4 signer sends them from browsers.
 // X-Conversation-Id and Idempotency-Key: the OpenAI-compatible front door's request headers;
-// Last-Event-ID: a fetch-based EventSource resuming a turn's stream from a page.
-export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key', 'X-Conversation-Id', 'Idempotency-Key', 'Last-Event-ID'];
+// Last-Event-ID: a fetch-based EventSource resuming a turn's stream from a page; A2A-Version: an A2A
+// client in a page choosing the protocol version (docs/a2a.md).
+export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key', 'X-Conversation-Id', 'Idempotency-Key', 'Last-Event-ID', 'A2A-Version'];
 
 export interface AgentApiProps {
   /** Serves the conversation and memory routes, streaming. */

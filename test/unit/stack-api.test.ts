@@ -160,7 +160,7 @@ describe('McpAgentStack CORS', () => {
     const method = preflight(templateFor(), path);
     expect(method.AuthorizationType).toBe('NONE');
     const headers = method.Integration.IntegrationResponses[0].ResponseParameters;
-    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Content-Type,Accept,Authorization,X-Amz-Date,X-Amz-Security-Token,X-Amz-Content-Sha256,X-Amz-User-Agent,X-Api-Key,X-Conversation-Id,Idempotency-Key,Last-Event-ID'");
+    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Content-Type,Accept,Authorization,X-Amz-Date,X-Amz-Security-Token,X-Amz-Content-Sha256,X-Amz-User-Agent,X-Api-Key,X-Conversation-Id,Idempotency-Key,Last-Event-ID,A2A-Version'");
     expect(headers['method.response.header.Access-Control-Allow-Methods']).toBe("'GET,POST,DELETE,OPTIONS'");
     expect(headers['method.response.header.Access-Control-Allow-Origin']).toBe("'*'");
   });
