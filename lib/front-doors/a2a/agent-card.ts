@@ -25,7 +25,7 @@ const MODES = ['text/plain', 'application/json'];
 /**
  * The agent card (A2A v1.0, the SDK's type): agent.yml's name, description and skills; one JSON-RPC
  * endpoint, offered in protocol versions 1.0 and 0.3; streaming, no push notifications; and the
- * deployment's security scheme (security-scheme.ts).
+ * deployment's security scheme (securityScheme, below).
  */
 export function agentCard(settings: A2ASettings, context: CardContext, request: HttpRequest): AgentCard {
   const endpoint = `${baseUrl(settings, request)}${JSON_RPC_PATH}`;

@@ -9,10 +9,9 @@ import { checkConversationId, REQUEST_ID_PATTERN } from '../../agent/turn/valida
 import type { Logger } from '../../core/logger.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import { traceOf } from '../../http/trace-of.ts';
-import type { HttpRequest } from '../../http/types.ts';
+import type { HttpRequest, HttpResponse } from '../../http/types.ts';
 import { decisionsOf } from './decisions.ts';
 import { a2aFailureOf } from './errors.ts';
-import type { HttpResponse } from '../../http/types.ts';
 import { EventQueue } from './event-queue.ts';
 import { agentMessage, replyArtifact, textOf, textPart } from './parts.ts';
 import { statusOfResult, taskOfResult, taskOfStoredTurn, workingTask } from './task.ts';
