@@ -11,10 +11,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { configuredFrontDoors } from '../lib/front-doors/configured.ts';
 import { serveFrontDoorsBuffered } from '../lib/http/dispatch.ts';
 import { answer, fromApiGatewayEvent, toApiGatewayResult } from '../lib/http/lambda/api-gateway.ts';
-import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools } from './runtime.ts';
+import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, settings } from './runtime.ts';
 
 export { agent };
-const frontDoors = configuredFrontDoors(config);
+const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode });
 const handle = serveFrontDoorsBuffered(frontDoors, { agent, logger, maxBodyBytes: config.http.maxBodyBytes });
 
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()

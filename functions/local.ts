@@ -142,6 +142,7 @@ server.listen(local.port, local.host, () => {
     say(`OpenAI-compatible clients: base URL http://localhost:${actualPort}/v1, model "${config.openaiApi.modelId}", any API key`);
     if (config.uiStreams) say(`UI toolkits: useChat with api http://localhost:${actualPort}/ui/ai-sdk/chat, AG-UI (CopilotKit) at http://localhost:${actualPort}/ui/ag-ui`);
     if (config.mcpServerDoor.enabled) say(`MCP clients: http://localhost:${actualPort}/mcp (Streamable HTTP), tool "${config.mcpServerDoor.toolName}"`);
+    if (config.a2a.enabled) say(`A2A agents: the agent card at http://localhost:${actualPort}/.well-known/agent-card.json, JSON-RPC at http://localhost:${actualPort}/a2a`);
   });
 });
 

@@ -18,8 +18,9 @@ export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
 /** The headers a browser may send: JSON bodies, SSE, and both auth modes (SigV4 and Cognito tokens). */
 // X-Amz-Content-Sha256 and X-Amz-User-Agent: the AWS SDK's SigV4 signer sends them from browsers.
 // X-Conversation-Id and Idempotency-Key: the OpenAI-compatible front door's request headers;
-// Last-Event-ID: a fetch-based EventSource resuming a turn's stream from a page.
-export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key', 'X-Conversation-Id', 'Idempotency-Key', 'Last-Event-ID'];
+// Last-Event-ID: a fetch-based EventSource resuming a turn's stream from a page; A2A-Version: an A2A
+// client in a page choosing the protocol version (docs/a2a.md).
+export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key', 'X-Conversation-Id', 'Idempotency-Key', 'Last-Event-ID', 'A2A-Version'];
 
 export interface AgentApiProps {
   /** Serves the conversation and memory routes, streaming. */
@@ -33,6 +34,8 @@ export interface AgentApiProps {
   /** agent.yml turns mcpServerDoor on: POST /mcp (the agent as an MCP server) goes to the streaming function. */
   mcpServerDoor?: boolean;
   removalPolicy: RemovalPolicy;
+  /** agent.yml turns the A2A front door on: its card and JSON-RPC endpoint are routed to the stream function. */
+  a2a?: boolean;
 }
 
 /**
@@ -123,11 +126,21 @@ export class AgentApi extends Construct {
     const note = memory.addResource('{noteId}');
     note.addMethod('DELETE', streaming);
 
+    // The A2A front door (docs/a2a.md): the agent card, and JSON-RPC whose message/stream streams a turn.
+    const a2aResources = [];
+    if (props.a2a) {
+      const card = this.api.root.addResource('.well-known').addResource('agent-card.json');
+      card.addMethod('GET', streaming);
+      const jsonRpc = this.api.root.addResource('a2a');
+      jsonRpc.addMethod('POST', streaming);
+      a2aResources.push(card, jsonRpc);
+    }
+
     // Every other method and path reaches the contract too, which answers 405 with an Allow header
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : [])]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : []), ...a2aResources]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);

@@ -93,6 +93,8 @@ export interface FunctionBundleOptions {
   uiStreams?: boolean;
   /** agent.yml turns mcpServerDoor on (infra/mcp-server-door.ts): only then is the MCP SDK's server bundled. */
   mcpServerDoor?: boolean;
+  /** agent.yml turns the A2A front door on (infra/a2a-door.ts): only then are the door and @a2a-js/sdk bundled. */
+  a2a?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -124,7 +126,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  *   code interpreter or deep search on;
  * - #ui-streams (the AI SDK UI and AG-UI doors): only where agent.yml turns uiStreams on;
  * - #mcp-server-door (the MCP SDK's v2 server package and the door): only where agent.yml turns
- *   mcpServerDoor on.
+ *   mcpServerDoor on;
+ * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about 105 KB): only where agent.yml turns a2a on.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -144,6 +147,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.memory ? {} : { '#memory-extension': substitute('without-extensions.ts') }),
     ...(options.historySummary ? {} : { '#history-summary': substitute('without-extensions.ts') }),
     ...(options.todoList ? {} : { '#todo-list': substitute('without-extensions.ts') }),
+    ...(options.a2a ? {} : { '#a2a-door': substitute('without-a2a-door.ts') }),
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
     ...(options.deepSearch ? {} : { '#deep-search': substitute('without-deep-search.ts') }),
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),

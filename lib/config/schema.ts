@@ -567,6 +567,36 @@ export const fileSchema = z.strictObject({
     /** What the calling model reads about the `conversationId` argument. */
     conversationIdDescription: z.string().min(1).max(1_000).default('The conversationId of an earlier answer, to continue that conversation; omit it to start a new one.'),
   }, 'toolName, toolDescription, messageDescription, conversationIdDescription'),
+  /**
+   * The A2A front door (docs/a2a.md): the agent card at /.well-known/agent-card.json and JSON-RPC at
+   * /a2a, for other agents. Off unless turned on; `true` serves it with the defaults below.
+   */
+  a2a: switchable(
+    {
+      /** The agent's name on its card. */
+      name: z.string().min(1).max(200).default('mcp-agent'),
+      description: z.string().min(1).default('An agent that answers questions and carries out tasks with the tools of its MCP servers.'),
+      /**
+       * The public base URL clients reach the service by (a custom domain), without a trailing slash;
+       * the card's JSON-RPC URL is this and `/a2a`. Absent: the URL the card was fetched by.
+       */
+      url: z.url().optional(),
+      /** What the card says the agent can do; absent: one skill, `ask`, described by `description`. */
+      skills: z
+        .array(
+          z.strictObject({
+            id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a skill id uses letters, digits, _ . - (at most 64)'),
+            name: z.string().min(1),
+            description: z.string().min(1),
+            tags: z.array(z.string().min(1)).default([]),
+            examples: z.array(z.string().min(1)).default([]),
+          }),
+        )
+        .min(1, 'list at least one skill, or leave skills out for the default one')
+        .optional(),
+    },
+    'name, description, url, skills',
+  ),
   trace: z
     .strictObject({
       /**

@@ -3,6 +3,9 @@ import type { FrontDoor } from '../http/front-door.ts';
 import { nativeFrontDoor } from './native/door.ts';
 import { openAICompatibleFrontDoor } from './openai-compatible/door.ts';
 import { uiStreamFrontDoors } from '#ui-streams';
+import type { AuthMode } from '../config/environment.ts';
+// Through package.json "imports": a Lambda bundle whose agent.yml leaves A2A off carries a stand-in (infra/bundling.ts).
+import { a2aFrontDoor, type A2ASettings } from '#a2a-door';
 
 /** What agent.yml says about the front doors. */
 export interface FrontDoorSettings {
@@ -12,6 +15,10 @@ export interface FrontDoorSettings {
   uiStreams?: boolean;
   /** agent.yml's `mcpServerDoor`: the agent as an MCP server at /mcp, when enabled (its code is left out of the Lambda bundles otherwise). */
   mcpServerDoor?: McpServerDoorSettings;
+  /** agent.yml's `a2a`: the A2A front door (the agent card and JSON-RPC at /a2a), served only when enabled. */
+  a2a?: A2ASettings & { enabled: boolean };
+  /** How the deployment tells callers apart (AUTH_MODE): the A2A card names its security scheme. Absent: none. */
+  authMode?: AuthMode;
 }
 
 /**
@@ -24,6 +31,7 @@ export function configuredFrontDoors(settings: FrontDoorSettings): FrontDoor[] {
     ...(settings.openaiApi ? [openAICompatibleFrontDoor(settings.openaiApi)] : []),
     ...(settings.uiStreams ? uiStreamFrontDoors() : []),
     ...(settings.mcpServerDoor?.enabled ? [mcpServerFrontDoor(settings.mcpServerDoor)] : []),
+    ...(settings.a2a?.enabled ? [a2aFrontDoor(settings.a2a, { authMode: settings.authMode ?? 'none' })] : []),
     nativeFrontDoor,
   ];
 }

@@ -3,6 +3,11 @@ export interface HttpRequest {
   method: string;
   /** The path without stage or query string, e.g. `/conversations/abc/messages`. */
   path: string;
+  /**
+   * What the client's URL has before `path`: API Gateway's stage (`/prod`) on its own host name;
+   * absent when nothing does (npm start). For a door that writes absolute URLs of its own routes.
+   */
+  basePath?: string;
   /** The query string's parameters (the last value of a repeated one); absent when there is none. */
   query?: Record<string, string | undefined>;
   /** Header names in lower case. */

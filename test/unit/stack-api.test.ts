@@ -46,6 +46,18 @@ describe('McpAgentStack REST API', () => {
     expect([...routesOf(templateFor()).keys()].sort()).toEqual([...ROUTES, ...FALLBACKS].sort());
   });
 
+  it('routes the A2A front door (its card and JSON-RPC, streamed) only when agent.yml turns a2a on', () => {
+    const template = templateFor({ agentConfig: 'test/fixtures/a2a-agent.yml' });
+    const streamId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsStreamFunction');
+    const routes = routesOf(template);
+    for (const route of ['GET /.well-known/agent-card.json', 'POST /a2a']) {
+      expect(JSON.stringify(routes.get(route)?.Integration)).toContain(streamId);
+      expect(routes.get(route)?.Integration.ResponseTransferMode).toBe('STREAM');
+    }
+    expect([...routes.keys()].filter((route) => /a2a|well-known/.test(route)).sort()).toEqual(['ANY /.well-known/agent-card.json', 'ANY /a2a', 'GET /.well-known/agent-card.json', 'POST /a2a']);
+    expect([...routesOf(templateFor()).keys()].filter((route) => /a2a|well-known/.test(route))).toEqual([]);
+  });
+
   it.each(FALLBACKS)('answers %s from the health-and-fallbacks function (the contract\'s 404 and 405), buffered', (route) => {
     const template = templateFor();
     const healthAndFallbacksId = logicalId(template, 'AWS::Lambda::Function', 'FunctionsHealthAndFallbacksFunction');
@@ -150,7 +162,7 @@ describe('McpAgentStack CORS', () => {
     const method = preflight(templateFor(), path);
     expect(method.AuthorizationType).toBe('NONE');
     const headers = method.Integration.IntegrationResponses[0].ResponseParameters;
-    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Content-Type,Accept,Authorization,X-Amz-Date,X-Amz-Security-Token,X-Amz-Content-Sha256,X-Amz-User-Agent,X-Api-Key,X-Conversation-Id,Idempotency-Key,Last-Event-ID'");
+    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Content-Type,Accept,Authorization,X-Amz-Date,X-Amz-Security-Token,X-Amz-Content-Sha256,X-Amz-User-Agent,X-Api-Key,X-Conversation-Id,Idempotency-Key,Last-Event-ID,A2A-Version'");
     expect(headers['method.response.header.Access-Control-Allow-Methods']).toBe("'GET,POST,DELETE,OPTIONS'");
     expect(headers['method.response.header.Access-Control-Allow-Origin']).toBe("'*'");
   });

@@ -59,6 +59,7 @@ describe('functionBundling', () => {
       `#memory-extension=${substitute('without-extensions.ts')}`,
       `#history-summary=${substitute('without-extensions.ts')}`,
       `#todo-list=${substitute('without-extensions.ts')}`,
+      `#a2a-door=${substitute('without-a2a-door.ts')}`,
       `#code-interpreter=${substitute('without-code-interpreter.ts')}`,
       `#python-sandbox=${substitute('without-code-interpreter.ts')}`,
       `#deep-search=${substitute('without-deep-search.ts')}`,
@@ -95,6 +96,11 @@ describe('functionBundling', () => {
   it('bundles the UI toolkit doors only when agent.yml turns uiStreams on', () => {
     expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#ui-streams': substitute('without-ui-streams.ts') });
     expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, uiStreams: true })).not.toHaveProperty('#ui-streams');
+  });
+
+  it('bundles the A2A front door and its SDK only when agent.yml turns a2a on', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#a2a-door': substitute('without-a2a-door.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, a2a: true })).not.toHaveProperty('#a2a-door');
   });
 
   it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {

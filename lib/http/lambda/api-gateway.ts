@@ -30,6 +30,8 @@ export interface ApiGatewayProxyEvent {
   body: string | null;
   isBase64Encoded: boolean;
   requestContext: {
+    /** The path as the client sent it, stage included (`/prod/conversations`). */
+    path?: string;
     identity?: ApiGatewayIdentity;
     /** Cognito user pool claims, or a custom authorizer's principalId. */
     authorizer?: { claims?: unknown; principalId?: unknown } | null;
@@ -66,12 +68,20 @@ export function fromApiGatewayEvent(event: ApiGatewayProxyEvent, context: Remain
   return {
     method: event.httpMethod,
     path: event.path,
+    ...basePathOf(event),
     ...(query ? { query: { ...query } } : {}),
     headers,
     body,
     deadlineAt: turnDeadlineWithin(Date.now(), context.getRemainingTimeInMillis()),
     ...(owner === undefined ? {} : { owner }),
   };
+}
+
+/** The stage (or a custom domain's base path) the client's URL has before the contract's path. */
+function basePathOf(event: ApiGatewayProxyEvent): { basePath?: string } {
+  const full = event.requestContext.path;
+  if (!full || full === event.path || !full.endsWith(event.path)) return {};
+  return { basePath: full.slice(0, full.length - event.path.length) };
 }
 
 /** The session name Cognito identity pools give every credential they hand out. */
