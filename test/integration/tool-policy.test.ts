@@ -21,6 +21,10 @@ import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { createShopServer } from '../fixtures/shop-server.ts';
 import { gatewayOptions } from '../support/mcp-servers.ts';
+import { createStreamingHttpHandler } from '../../lib/front-doors/handlers.ts';
+import { isEventStreamResponse } from '../../lib/http/event-stream.ts';
+import { fromApiGatewayEvent, type ApiGatewayProxyEvent } from '../../lib/http/lambda/api-gateway.ts';
+import { lambdaContext } from '../support/lambda-context.ts';
 
 const POLICIES = fileURLToPath(new URL('../fixtures/shop-policies.cedar', import.meta.url));
 const SUPPORT = { owner: 'alice', claims: { 'cognito:groups': 'support' } };
@@ -181,5 +185,45 @@ describe('toolPolicy.cedar', () => {
 
     expect(start).toThrow(ConfigError);
     expect(start).toThrow(/policies\.cedar:4:35: failed to parse policies from string: unexpected token `}`/);
+  });
+});
+
+describe('the caller’s claims, through the door', () => {
+  /** API Gateway's event for a Cognito user pool caller, with these verified claims and a header the client sent. */
+  function cognitoEvent(claims: Record<string, string>, message: string): ApiGatewayProxyEvent {
+    return {
+      httpMethod: 'POST',
+      path: '/conversations/door-1/messages',
+      // A client may send whatever headers it likes: none of them is a claim.
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-claims': '{"cognito:groups":"managers"}' },
+      queryStringParameters: null,
+      body: JSON.stringify({ message }),
+      isBase64Encoded: false,
+      requestContext: { authorizer: { claims: { sub: 'user-1', ...claims } } },
+    };
+  }
+
+  async function ask(claims: Record<string, string>, amount: number) {
+    const { agent, model } = await agentWith([toolCallsReply([{ id: 'r', name: 'refund', arguments: { orderNo: 'E1', amount } }]), textReply('ok')]);
+    const handle = createStreamingHttpHandler({ agent, logger: silentLogger, maxBodyBytes: 1_000_000, heartbeatMs: 1_000 });
+    const request = fromApiGatewayEvent(cognitoEvent(claims, 'Refund E1'), lambdaContext({ remainingMs: 60_000 }), { authMode: 'cognito', ownerFrom: 'role-session' });
+    const response = await handle(request);
+    if (isEventStreamResponse(response)) throw new Error('expected JSON');
+    return { status: response.statusCode, body: JSON.parse(response.body), model, request };
+  }
+
+  it('carries the user pool’s groups to the policy: a support agent’s refund runs', async () => {
+    const { status, body, request } = await ask({ 'cognito:groups': 'support' }, 40);
+
+    expect(request.claims).toEqual({ sub: 'user-1', 'cognito:groups': 'support' });
+    expect(status).toBe(200);
+    expect(body.toolCalls).toMatchObject([{ id: 'r', ok: true, policy: { decision: 'allow', policyIds: ['support-refunds'] } }]);
+  });
+
+  it('never takes a claim from a header: without verified groups the refund is not even offered', async () => {
+    const { body, model } = await ask({}, 40);
+
+    expect(offered(model.requests[0])).toEqual(['getOrder']);
+    expect(body.toolCalls).toMatchObject([{ id: 'r', ok: false }]);
   });
 });
