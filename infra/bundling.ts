@@ -3,6 +3,7 @@ import path from 'node:path';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import type { ModelProvider } from './settings.ts';
+import { BUNDLED_TOOL_POLICY, CEDAR_WASM_FILE, type ToolPolicyFiles } from './tool-policy.ts';
 
 /** The repository root: entries, package-lock.json and agent.yml are found from here. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
@@ -83,6 +84,8 @@ export interface FunctionBundleOptions {
   planExecute?: boolean;
   /** agent.yml runs a reflection strategy (reflexion, Self-Refine, self-consistency): only then are they bundled. */
   reflection?: boolean;
+  /** agent.yml has a toolPolicy (infra/tool-policy.ts): Cedar is bundled, its WebAssembly and these files go beside each function. */
+  toolPolicy?: ToolPolicyFiles;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -109,6 +112,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  *   190 KB): only where agent.yml turns files on;
  * - #plan-execute (about 12 KB), #reflection (about 16 KB), #code-interpreter and #python-sandbox
  *   (about 10 KB): only where agent.yml runs that strategy or turns the code interpreter on.
+ * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
+ *   beside the code): only where agent.yml has a toolPolicy.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -126,6 +131,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.planExecute ? {} : { '#plan-execute': substitute('without-plan-execute.ts') }),
     ...(options.reflection ? {} : { '#reflection': substitute('without-reflection.ts') }),
     ...(options.codeInterpreter ? {} : { '#code-interpreter': substitute('without-code-interpreter.ts'), '#python-sandbox': substitute('without-code-interpreter.ts') }),
+    ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
   };
 }
 
@@ -212,11 +218,12 @@ export function functionBundling(agentConfigFile: string, options: FunctionBundl
         const relativeConfig = path.relative(PROJECT_ROOT, agentConfigFile);
         const esbuild = path.join(inputDir, 'node_modules', '.bin', 'esbuild');
         const demoServer = esbuildArguments(path.join(inputDir, DEMO_SERVER_ENTRY), path.join(outputDir, BUNDLED_DEMO_SERVER), DEMO_SERVER_DEFINE);
-        const writeConfig = [process.execPath, path.join(inputDir, 'infra', 'bundled-config.ts'), path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG)];
+        const writeConfig = [process.execPath, path.join(inputDir, 'infra', 'bundled-config.ts'), path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG), ...(options.toolPolicy ? ['--tool-policy'] : [])];
         return [
           writeConfig.map(shellQuote).join(' '),
           ...(options.demoServer ? [[esbuild, ...demoServer].map(shellQuote).join(' ')] : []),
           ...(options.codeInterpreter ? pythonSandboxCommands(esbuild, inputDir, outputDir) : []),
+          ...(options.toolPolicy ? toolPolicyCommands(options.toolPolicy, inputDir, outputDir) : []),
         ];
       },
     },
@@ -229,6 +236,16 @@ function pythonSandboxCommands(esbuild: string, inputDir: string, outputDir: str
   const pyodide = path.join(outputDir, BUNDLED_PYODIDE);
   const files = PYODIDE_FILES.map((file) => path.join(inputDir, 'node_modules', 'pyodide', file));
   return [[esbuild, ...worker].map(shellQuote).join(' '), ['mkdir', '-p', pyodide].map(shellQuote).join(' '), ['cp', ...files, pyodide].map(shellQuote).join(' ')];
+}
+
+/** Copies Cedar's WebAssembly and the policy files beside a function (lib/adapters/cedar/engine.ts finds the former there). */
+function toolPolicyCommands(files: ToolPolicyFiles, inputDir: string, outputDir: string): string[] {
+  const copy = (from: string, to: string) => ['cp', from, path.join(outputDir, to)].map(shellQuote).join(' ');
+  return [
+    copy(path.join(inputDir, 'node_modules', '@cedar-policy', 'cedar-wasm', 'web', CEDAR_WASM_FILE), CEDAR_WASM_FILE),
+    copy(files.cedar, BUNDLED_TOOL_POLICY.cedar),
+    ...(files.schema ? [copy(files.schema, BUNDLED_TOOL_POLICY.schema)] : []),
+  ];
 }
 
 /** Command hooks run through a shell: quote every argument (the banner has spaces and quotes). */

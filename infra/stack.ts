@@ -10,6 +10,7 @@ import { warnOfSharedMemory } from './memory.ts';
 import { AsyncTurns } from './async-turns.ts';
 import { AgentFunctions, FUNCTION_SIZING } from './functions.ts';
 import { bundledStrategies } from './bundled-strategies.ts';
+import { toolPolicyFiles } from './tool-policy.ts';
 import { FilesBucket, filesSettingsOf } from './files-bucket.ts';
 import { HmacKey } from './hmac-key.ts';
 import { McpOAuthTokens, oauthServerNames } from './mcp-oauth-tokens.ts';
@@ -54,7 +55,7 @@ export class McpAgentStack extends Stack {
     const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), ...bundledStrategies(agentConfig) };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), ...bundledStrategies(agentConfig), ...withToolPolicy(toolPolicyFiles(agentConfig)) };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
@@ -152,3 +153,5 @@ export class McpAgentStack extends Stack {
     }
   }
 }
+
+const withToolPolicy = (files: ReturnType<typeof toolPolicyFiles>) => (files ? { toolPolicy: files } : {});

@@ -58,6 +58,7 @@ describe('functionBundling', () => {
       `#reflection=${substitute('without-reflection.ts')}`,
       `#code-interpreter=${substitute('without-code-interpreter.ts')}`,
       `#python-sandbox=${substitute('without-code-interpreter.ts')}`,
+      `#call-policy=${substitute('without-call-policy.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
