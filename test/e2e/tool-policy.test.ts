@@ -56,7 +56,7 @@ describe('toolPolicy.cedar through npm start', () => {
     expect(response.status).toBe(200);
     expect(result).toMatchObject({ stopReason: 'completed', toolCalls: [{ id: 'small', ok: true, policy: { decision: 'allow', policyIds: ['support-refunds'] } }, { id: 'large', ok: false, policy: { decision: 'deny' } }] });
     expect(local.server.output()).toMatch(/"message":"tool call decided by policy".*"decision":"deny"/);
-    const health = await (await fetch(`${local.server.url}/health`, { headers: { [CALLER]: 'alice' } })).json();
+    const health = (await (await fetch(`${local.server.url}/health`, { headers: { [CALLER]: 'alice' } })).json()) as { toolPolicy?: unknown };
     expect(health.toolPolicy).toEqual({ engine: 'cedar', hash: expect.stringMatching(/^[0-9a-f]{64}$/), policies: 6 });
   }, 90_000);
 

@@ -27,6 +27,8 @@ export interface CedarPolicyOptions {
 }
 
 const ACTION: EntityUidJson = { type: 'Action', id: 'CallTool' };
+/** Answers of mayPermit kept (a partial evaluation parses the policy set again: milliseconds each), per caller and tool. */
+const MAX_KEPT_ANSWERS = 4_096;
 
 /** Loads and checks the policy set (a ConfigError when it does not parse or validate). */
 export function createCedarPolicy(options: CedarPolicyOptions): CallPolicy {
@@ -39,6 +41,7 @@ export function createCedarPolicy(options: CedarPolicyOptions): CallPolicy {
   if (prepared.type === 'failure') throw new Error(`Cedar refused the policy set it had parsed: ${prepared.errors.map((error) => error.message).join('; ')}`);
   const isForbid = (id: string) => loaded.effects.get(id) === 'forbid';
   const forbidReason = (id: string) => loaded.annotations.get(id)?.reason ?? `the policy "${id}" forbids it`;
+  const kept = new Map<string, boolean>();
 
   return {
     description: { engine: 'cedar', hash, policies: Object.keys(loaded.policies).length },
@@ -66,18 +69,28 @@ export function createCedarPolicy(options: CedarPolicyOptions): CallPolicy {
       return { decision: 'allow', needsApproval, policyIds: diagnostics.reason, reasons: [] };
     },
     mayPermit(principal, tool) {
-      // Partial evaluation with the arguments unknown: a "deny" that holds whatever they are.
-      const answer = cedar.isAuthorizedPartial({
-        ...requestOf(principal, tool),
-        action: ACTION,
-        context: { arguments: { __extn: { fn: 'unknown', arg: 'arguments' } } },
-        policies: { staticPolicies: loaded.policies },
-      });
-      if (answer.type === 'failure') return true;
-      if (answer.response.errored.some(isForbid)) return false;
-      return answer.response.decision !== 'deny';
+      const key = JSON.stringify([principal.owner ?? null, principal.claims, tool.server ?? null, tool.name, tool.readOnly, tool.destructive]);
+      let permits = kept.get(key);
+      if (permits === undefined) {
+        if (kept.size >= MAX_KEPT_ANSWERS) kept.clear();
+        kept.set(key, (permits = mayPermitAny(principal, tool)));
+      }
+      return permits;
     },
   };
+
+  function mayPermitAny(principal: PolicyPrincipal, tool: PolicyTool): boolean {
+    // Partial evaluation with the arguments unknown: a "deny" that holds whatever they are.
+    const answer = cedar.isAuthorizedPartial({
+      ...requestOf(principal, tool),
+      action: ACTION,
+      context: { arguments: { __extn: { fn: 'unknown', arg: 'arguments' } } },
+      policies: { staticPolicies: loaded.policies },
+    });
+    if (answer.type === 'failure') return true;
+    if (answer.response.errored.some(isForbid)) return false;
+    return answer.response.decision !== 'deny';
+  }
 }
 
 function denied(policyIds: string[], reasons: string[]): PolicyDecision {
