@@ -186,6 +186,25 @@ describe('toolPolicy.cedar', () => {
     expect(start).toThrow(ConfigError);
     expect(start).toThrow(/policies\.cedar:4:35: failed to parse policies from string: unexpected token `}`/);
   });
+
+  it('stops the start when the policies do not validate against toolPolicy.schema, saying where', async () => {
+    const { readFileSync } = await import('node:fs');
+    const file = configFile('', readFileSync(POLICIES, 'utf8'));
+    const schema = [
+      'entity User { groups: Set<String> };',
+      'entity Anonymous { groups: Set<String> };',
+      'entity Tool { name: String, server: String, builtIn: Bool, readOnly: Bool, destructive: Bool };',
+      'action CallTool appliesTo { principal: [User, Anonymous], resource: Tool, context: { arguments: { amount?: decimal } } };',
+    ].join('\n');
+    writeFileSync(path.join(path.dirname(file), 'policies.cedarschema'), schema);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('toolPolicy: { cedar: ./policies.cedar }', 'toolPolicy: { cedar: ./policies.cedar, schema: ./policies.cedarschema }'));
+    const config = loadConfig({ path: file, environment: {} });
+
+    const start = () => buildAgent(config, { gateway, store: createMemoryConversationStore(), logger: silentLogger });
+
+    // support-refunds reads context.arguments.amount, which the schema makes optional, without `has`.
+    expect(start).toThrow(/policies\.cedar does not validate against .*policies\.cedarschema:\n  - .*policies\.cedar:13:3: for policy `policy1`, unable to guarantee safety of access to optional attribute `arguments\.amount`/);
+  });
 });
 
 describe('the caller’s claims, through the door', () => {
