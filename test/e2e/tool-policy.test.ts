@@ -60,6 +60,30 @@ describe('toolPolicy.cedar through npm start', () => {
     expect(health.toolPolicy).toEqual({ engine: 'cedar', hash: expect.stringMatching(/^[0-9a-f]{64}$/), policies: 6 });
   }, 90_000);
 
+  it('decides a tool call the model wrote as text (model.textToolCalls) like any other', async () => {
+    // Prepare
+    const model = await servers.model([
+      textReply('<tool_call>{"name": "refund", "arguments": {"orderNo": "G1", "amount": 500}}</tool_call>'),
+      textReply('A refund of 500 needs a manager.'),
+    ]);
+    const local = await servers.local(`toolPolicy: { cedar: ${JSON.stringify(POLICIES)} }\n${SHOP.replace('model: { maxRetries: 0 }', 'model: { maxRetries: 0, textToolCalls: true }')}`, model, { AUTH_MODE: 'cognito', LOCAL_CALLER_HEADER: CALLER, LOCAL_CLAIMS_HEADER: CLAIMS });
+
+    // Act
+    const response = await fetch(`${local.server.url}/conversations/text-calls/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [CALLER]: 'alice', [CLAIMS]: JSON.stringify({ 'cognito:groups': 'support' }) },
+      body: JSON.stringify({ message: 'Refund G1 (500)' }),
+    });
+    const result = await response.json();
+
+    // Assess
+    const bodies = completionBodies(model);
+    expect(bodies).toHaveLength(2);
+    expect(wireViolations(bodies[1]!)).toEqual([]);
+    expect(toolAnswers(bodies[1]!).map((message) => message.content)).toEqual([expect.stringMatching(/^Not executed: the tool policy does not allow this call of "refund" for this user/)]);
+    expect(result).toMatchObject({ stopReason: 'completed', reply: 'A refund of 500 needs a manager.', toolCalls: [{ name: 'refund', ok: false, arguments: { orderNo: 'G1', amount: 500 }, policy: { decision: 'deny' } }] });
+  }, 90_000);
+
   it('does not start with a policy file that does not parse, and says where', async () => {
     const folder = mkdtempSync(path.join(tmpdir(), 'broken-policy-'));
     writeFileSync(path.join(folder, 'policies.cedar'), '@id("ok")\npermit(principal, action, resource);\n\n@id("broken")\nforbid(principal, action, resource) when { resource.name == };\n');
