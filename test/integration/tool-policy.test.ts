@@ -83,6 +83,12 @@ describe('toolPolicy.cedar', () => {
       { id: 'small', name: 'refund', ok: true, policy: { decision: 'allow', policyIds: ['support-refunds'] } },
       { id: 'large', name: 'refund', ok: false, policy: { decision: 'deny', policyIds: [] } },
     ]);
+    // The turn's trace shows both decisions: the refund that ran, and the one refused.
+    const trace = await agent.getTurnTrace({ conversationId: 'support', owner: 'alice' }, 1);
+    expect(trace.toolCalls).toEqual([
+      { id: 'small', name: 'refund', ok: true, durationMs: expect.any(Number), policy: { decision: 'allow', policyIds: ['support-refunds'] } },
+      { id: 'large', name: 'refund', ok: false, durationMs: 0, policy: { decision: 'deny', policyIds: [] } },
+    ]);
   });
 
   it('makes a manager’s refund wait for approval (@approval("required")), runs it once approved, and forbids one above the ceiling with the policy’s reason', async () => {

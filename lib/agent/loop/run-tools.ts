@@ -87,7 +87,7 @@ async function runToolCall({ call, tool, arguments: args, input, policy }: CallT
     context.onProgress?.({ id: call.id, name: tool.name }, progress);
   };
   try {
-    const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, maxTimeoutMs, onProgress, ...(tool.server ? { server: tool.server } : {}), ...(input ? { input } : {}) };
+    const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, maxTimeoutMs, onProgress, ...(tool.server ? { server: tool.server } : {}), ...(input ? { input } : {}), ...(policy ? { policy } : {}) };
     const output = await context.runTool(running, tool);
     return finish(output.ok, output.ok ? output.text : toolText.toolError(output.text));
   } catch (error) {
