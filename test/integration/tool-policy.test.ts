@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { buildAgent } from '../../lib/build-agent.ts';
-import { loadConfig } from '../../lib/config/load.ts';
+import { loadConfig, parseConfig } from '../../lib/config/load.ts';
 import { ConfigError } from '../../lib/core/errors.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import type { ToolMessage } from '../../lib/core/messages.ts';
@@ -174,6 +174,13 @@ describe('toolPolicy.cedar', () => {
     expect(offered(model.requests[0])).toEqual(['getOrder', 'refund']);
     expect(offered(model.requests[1])).toEqual(['getOrder', 'write_todos']);
     expect(planned.toolCalls).toMatchObject([{ id: 't', name: 'write_todos', ok: true, policy: { decision: 'allow', policyIds: ['read-only-tools'] } }]);
+  });
+
+  it('reads the policy paths from agent.yml’s folder, and refuses a schema without policies', () => {
+    const file = configFile('');
+
+    expect(loadConfig({ path: file, environment: {} }).toolPolicy).toEqual({ cedar: path.join(path.dirname(file), 'policies.cedar') });
+    expect(() => parseConfig('toolPolicy: { schema: ./shop.cedarschema }', { source: 'agent.yml', environment: {} })).toThrow(/toolPolicy\.schema: needs toolPolicy\.cedar/);
   });
 
   it('shows the policy set’s hash on /health', async () => {
