@@ -67,4 +67,16 @@ describe('the tool policy in a function bundle', () => {
     expect(withoutCallPolicy({ toolPolicy: {} })).toBeUndefined();
     expect(() => withoutCallPolicy({ toolPolicy: { cedar: '/var/task/tool-policy.cedar' } })).toThrow(/bundled without the tool policy/);
   });
+
+  it('stops the synth on a policy path it cannot copy: a ${VAR}, or a file that is not there', () => {
+    const agentYml = (text: string) => {
+      const file = path.join(source, 'other.yml');
+      writeFileSync(file, text);
+      return file;
+    };
+
+    expect(toolPolicyFiles(agentYml('mcpServers: {}\n'))).toBeUndefined();
+    expect(() => toolPolicyFiles(agentYml('toolPolicy: { cedar: "${POLICY_FILE}" }\n'))).toThrow(/toolPolicy\.cedar in .* must be a path written out/);
+    expect(() => toolPolicyFiles(agentYml('toolPolicy: { cedar: ./missing.cedar }\n'))).toThrow(/toolPolicy\.cedar: .*missing\.cedar does not exist/);
+  });
 });
