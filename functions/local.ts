@@ -111,7 +111,7 @@ const server = createServer(async (incoming, outgoing) => {
     }
     const body = await readRequest(incoming, config.http.maxBodyBytes);
     // The bridge builds the whole REST proxy event, typed (in lib/, without aws-lambda) by what the contract reads.
-    await handler(toLocalEvent(incoming, body, local.callerHeader) as APIGatewayProxyEvent, responseStreamTo(outgoing), context);
+    await handler(toLocalEvent(incoming, body, local.callerHeader, local.claimsHeader) as APIGatewayProxyEvent, responseStreamTo(outgoing), context);
   } catch (error) {
     // Once the status is out, all that is left is to close the connection (the client may be gone).
     if (outgoing.headersSent) {

@@ -8,8 +8,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { BUNDLED_TOOL_POLICY } from './tool-policy.ts';
 
-export function bundledConfig(yamlText: string, source: string): string {
+/**
+ * `toolPolicy`: the bundle carries the policy files beside agent.json under fixed names
+ * (infra/tool-policy.ts), so its agent.json names those.
+ */
+export function bundledConfig(yamlText: string, source: string, options: { toolPolicy?: boolean } = {}): string {
   let document: unknown;
   try {
     document = parse(yamlText) ?? {};
@@ -17,11 +22,15 @@ export function bundledConfig(yamlText: string, source: string): string {
     throw new Error(`${source} is not valid YAML: ${(error as Error).message}`, { cause: error });
   }
   if (typeof document !== 'object' || Array.isArray(document)) throw new Error(`${source} must be a YAML mapping of keys (systemPrompt, maxRounds, model, mcpServers, ...)`);
+  const policy = (document as { toolPolicy?: { schema?: unknown } }).toolPolicy;
+  if (options.toolPolicy && policy) {
+    (document as { toolPolicy: object }).toolPolicy = { cedar: `./${BUNDLED_TOOL_POLICY.cedar}`, ...(policy.schema === undefined ? {} : { schema: `./${BUNDLED_TOOL_POLICY.schema}` }) };
+  }
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
 if (import.meta.main) {
-  const [source, target] = process.argv.slice(2);
-  if (!source || !target) throw new Error('usage: node infra/bundled-config.ts <agent.yml> <agent.json>');
-  writeFileSync(target, bundledConfig(readFileSync(source, 'utf8'), source));
+  const [source, target, flag] = process.argv.slice(2);
+  if (!source || !target) throw new Error('usage: node infra/bundled-config.ts <agent.yml> <agent.json> [--tool-policy]');
+  writeFileSync(target, bundledConfig(readFileSync(source, 'utf8'), source, { toolPolicy: flag === '--tool-policy' }));
 }

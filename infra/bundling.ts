@@ -3,6 +3,7 @@ import path from 'node:path';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import type { ModelProvider } from './settings.ts';
+import { BUNDLED_TOOL_POLICY, CEDAR_WASM_FILE, type ToolPolicyFiles } from './tool-policy.ts';
 
 /** The repository root: entries, package-lock.json and agent.yml are found from here. */
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
@@ -95,6 +96,8 @@ export interface FunctionBundleOptions {
   mcpServerDoor?: boolean;
   /** agent.yml turns the A2A front door on (infra/a2a-door.ts): only then are the door and @a2a-js/sdk bundled. */
   a2a?: boolean;
+  /** agent.yml has a toolPolicy (infra/tool-policy.ts): Cedar is bundled, its WebAssembly and these files go beside each function. */
+  toolPolicy?: ToolPolicyFiles;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -127,7 +130,9 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #ui-streams (the AI SDK UI and AG-UI doors): only where agent.yml turns uiStreams on;
  * - #mcp-server-door (the MCP SDK's v2 server package and the door): only where agent.yml turns
  *   mcpServerDoor on;
- * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about 105 KB): only where agent.yml turns a2a on.
+ * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about 105 KB): only where agent.yml turns a2a on;
+ * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
+ *   beside the code): only where agent.yml has a toolPolicy.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -152,6 +157,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.deepSearch ? {} : { '#deep-search': substitute('without-deep-search.ts') }),
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
     ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
+    ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
   };
 }
 
@@ -238,11 +244,12 @@ export function functionBundling(agentConfigFile: string, options: FunctionBundl
         const relativeConfig = path.relative(PROJECT_ROOT, agentConfigFile);
         const esbuild = path.join(inputDir, 'node_modules', '.bin', 'esbuild');
         const demoServer = esbuildArguments(path.join(inputDir, DEMO_SERVER_ENTRY), path.join(outputDir, BUNDLED_DEMO_SERVER), DEMO_SERVER_DEFINE);
-        const writeConfig = [process.execPath, path.join(inputDir, 'infra', 'bundled-config.ts'), path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG)];
+        const writeConfig = [process.execPath, path.join(inputDir, 'infra', 'bundled-config.ts'), path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG), ...(options.toolPolicy ? ['--tool-policy'] : [])];
         return [
           writeConfig.map(shellQuote).join(' '),
           ...(options.demoServer ? [[esbuild, ...demoServer].map(shellQuote).join(' ')] : []),
           ...(options.codeInterpreter ? pythonSandboxCommands(esbuild, inputDir, outputDir) : []),
+          ...(options.toolPolicy ? toolPolicyCommands(options.toolPolicy, inputDir, outputDir) : []),
         ];
       },
     },
@@ -255,6 +262,16 @@ function pythonSandboxCommands(esbuild: string, inputDir: string, outputDir: str
   const pyodide = path.join(outputDir, BUNDLED_PYODIDE);
   const files = PYODIDE_FILES.map((file) => path.join(inputDir, 'node_modules', 'pyodide', file));
   return [[esbuild, ...worker].map(shellQuote).join(' '), ['mkdir', '-p', pyodide].map(shellQuote).join(' '), ['cp', ...files, pyodide].map(shellQuote).join(' ')];
+}
+
+/** Copies Cedar's WebAssembly and the policy files beside a function (lib/adapters/cedar/engine.ts finds the former there). */
+function toolPolicyCommands(files: ToolPolicyFiles, inputDir: string, outputDir: string): string[] {
+  const copy = (from: string, to: string) => ['cp', from, path.join(outputDir, to)].map(shellQuote).join(' ');
+  return [
+    copy(path.join(inputDir, 'node_modules', '@cedar-policy', 'cedar-wasm', 'web', CEDAR_WASM_FILE), CEDAR_WASM_FILE),
+    copy(files.cedar, BUNDLED_TOOL_POLICY.cedar),
+    ...(files.schema ? [copy(files.schema, BUNDLED_TOOL_POLICY.schema)] : []),
+  ];
 }
 
 /** Command hooks run through a shell: quote every argument (the banner has spaces and quotes). */

@@ -25,6 +25,8 @@ import type { TurnMetrics } from './core/ports/metrics.ts';
 import { createConfiguredGateway } from './configured-gateway.ts';
 import { createConfiguredModel, modelNotConfigured as modelNotConfiguredText } from './providers/configured-model.ts';
 import { configuredFileStore } from '#file-stores';
+import { configuredCallPolicy } from '#call-policy';
+import type { CallPolicy } from './core/ports/call-policy.ts';
 import type { FileStore } from './core/ports/file-store.ts';
 
 interface CommonOptions {
@@ -70,6 +72,8 @@ interface CommonOptions {
    */
   codeSandbox?: CodeSandbox;
   codeFiles?: CodeFilesFor;
+  /** Who may call which tool with which arguments. Default: agent.yml's toolPolicy (Cedar), none without one. */
+  callPolicy?: CallPolicy;
 }
 
 /**
@@ -100,6 +104,8 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     ...(options.oauthTokenStore ? { oauthTokenStore: options.oauthTokenStore } : {}),
     ...(router ? { onElicitation: router.onElicitation, onSampling: router.onSampling } : {}),
   });
+  // Loaded now, so that a policy file that does not parse or validate stops the start.
+  const callPolicy = options.callPolicy ?? configuredCallPolicy(config);
   const untracedStore = options.store ?? createDynamoConversationStore({
     client: options.documentClient,
     tableName: config.conversation.tableName,
@@ -123,6 +129,7 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     ...(options.codeFiles ? { codeFiles: options.codeFiles } : {}),
     logger,
     ownerCounters,
+    ...(callPolicy ? { callPolicy } : {}),
     // Telemetry's extension last of these, so its spans time the calls alone (lib/extensions/telemetry/extension.ts).
     extensions: [...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? []), ...(telemetry ? [telemetry.extension] : [])],
     ...(options.metrics ? { metrics: options.metrics } : {}),

@@ -1,3 +1,4 @@
+import type { JsonObject } from '../core/json.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ResponseFormat } from '../core/response-format.ts';
 import type { ConversationKey } from '../core/ports/conversation-store.ts';
@@ -26,6 +27,12 @@ interface TurnRequest {
   requestId?: string;
   /** Scopes the conversation to its owner when authentication is on. */
   owner?: string;
+  /**
+   * The verified claims of the caller's identity (groups, tenant, …), as the HTTP layer read them
+   * from what API Gateway's authorizer checked: attributes of the principal in the tool policy
+   * (agent.yml toolPolicy). Never taken from what a client merely sent.
+   */
+  claims?: JsonObject;
   /** Epoch ms by which the turn must be stored; defaults to now + turn.timeoutSeconds. */
   deadlineAt?: number;
   onEvent?: (event: LoopEvent) => void;

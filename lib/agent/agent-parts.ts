@@ -1,4 +1,5 @@
 import type { Logger } from '../core/logger.ts';
+import type { CallPolicy } from '../core/ports/call-policy.ts';
 import type { ConversationKey, ConversationStore } from '../core/ports/conversation-store.ts';
 import type { FileStore } from '../core/ports/file-store.ts';
 import type { TurnMetrics } from '../core/ports/metrics.ts';
@@ -37,5 +38,7 @@ export interface AgentParts {
   hmacKey?: Uint8Array;
   /** The per-owner counters of the budgets (agent.yml `limits`). */
   ownerCounters: OwnerCounters;
+  /** Who may call which tool with which arguments (agent.yml toolPolicy): decides every call; none: only allowTools, denyTools and requireApproval apply. */
+  callPolicy?: CallPolicy;
   now?: () => number;
 }

@@ -94,7 +94,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
       if (opened.kind === 'replay') return opened.result;
       const { waiting, asked } = opened;
       return runTurn(scope, admission, model, mcpTools, opened, input, (runner): Partial<DriveInput> => ({
-        decided: planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call) }),
+        decided: planDecisions(waiting, { decisions: input.decisions, asked, tools: new Map(runner.tools.map((tool) => [tool.name, tool])), route: (call) => runner.route(call), ...(runner.callPolicy ? { policy: runner.callPolicy } : {}) }),
         ...carriedFormat(runner),
       }));
     });
@@ -129,7 +129,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
       checkConversationId(key.conversationId);
       return readStoredTurn({ store, key, turn, now: now(), claimId: randomUUID(), rules: settings.rules });
     },
-    health: () => healthReport({ gateway, model: parts.model, modelConfig: config.model, offeredTools, logger }),
+    health: () => healthReport({ gateway, model: parts.model, modelConfig: config.model, offeredTools, logger, ...(parts.callPolicy ? { toolPolicy: parts.callPolicy.description } : {}) }),
     close: () => gateway.close(),
   };
 }

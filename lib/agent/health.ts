@@ -19,6 +19,8 @@ export interface HealthReport {
   /** Tools offered to the model, over all servers. */
   tools: number;
   mcpServers: ServerHealth[];
+  /** The tool policy in force (agent.yml toolPolicy): its engine, the SHA-256 of its files, and how many policies it has. */
+  toolPolicy?: { engine: string; hash: string; policies: number };
 }
 
 interface HealthSources {
@@ -27,6 +29,7 @@ interface HealthSources {
   modelConfig: { name: string; provider?: string; offlineStandIn?: boolean };
   offeredTools(): Promise<OfferedTool[]>;
   logger: Logger;
+  toolPolicy?: HealthReport['toolPolicy'];
 }
 
 export async function healthReport(sources: HealthSources): Promise<HealthReport> {
@@ -47,5 +50,6 @@ export async function healthReport(sources: HealthSources): Promise<HealthReport
     },
     tools: offered.length,
     mcpServers,
+    ...(sources.toolPolicy ? { toolPolicy: sources.toolPolicy } : {}),
   };
 }

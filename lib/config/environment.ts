@@ -69,6 +69,12 @@ export const ENV = {
    * AUTH_MODE=cognito. Never set by the stack: behind API Gateway a header proves nothing.
    */
   localCallerHeader: 'LOCAL_CALLER_HEADER',
+  /**
+   * npm start only, with LOCAL_CALLER_HEADER: a request header whose JSON object stands for the
+   * claims the authorizer verified (groups, tenant: the tool policy's principal attributes). Never
+   * set by the stack.
+   */
+  localClaimsHeader: 'LOCAL_CLAIMS_HEADER',
   /** The AWS SDK's own settings: the local run fills them in for an emulator when they are unset. */
   awsRegion: 'AWS_REGION',
   awsDefaultRegion: 'AWS_DEFAULT_REGION',
@@ -184,6 +190,8 @@ interface LocalSettings {
   dynamodbEndpoint?: string;
   /** The header (lower case) taken as the verified caller; see ENV.localCallerHeader. */
   callerHeader?: string;
+  /** The header (lower case) taken as the caller's verified claims; see ENV.localClaimsHeader. */
+  claimsHeader?: string;
   /** Host names (lower case) answered besides the loopback ones and `host`; `*` answers any. */
   allowedHosts: string[];
 }
@@ -196,6 +204,7 @@ export function readLocalSettings(environment: Environment): LocalSettings {
     throw new Error(`${ENV.dynamodbEndpoint} must be an http:// or https:// URL such as http://localhost:8000, not "${endpoint}"`);
   }
   const callerHeader = environment[ENV.localCallerHeader]?.trim().toLowerCase();
+  const claimsHeader = environment[ENV.localClaimsHeader]?.trim().toLowerCase();
   return {
     port,
     host: environment[ENV.host] || '127.0.0.1',
@@ -203,6 +212,7 @@ export function readLocalSettings(environment: Environment): LocalSettings {
     allowedHosts: (environment[ENV.allowedHosts] ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean),
     ...(endpoint ? { dynamodbEndpoint: endpoint } : {}),
     ...(callerHeader ? { callerHeader } : {}),
+    ...(claimsHeader ? { claimsHeader } : {}),
   };
 }
 

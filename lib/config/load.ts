@@ -152,6 +152,8 @@ function withEnvironment(file: AgentFile, servers: McpServerConfig[], source: st
     },
     // The deployment names the table (the stack sets CONVERSATIONS_TABLE), whatever agent.yml says.
     conversation: { ...file.conversation, tableName: environment[ENV.conversationsTable] || file.conversation.tableName },
+    // Policy files are found from agent.yml's folder, as a stdio server's cwd is.
+    toolPolicy: Object.fromEntries(Object.entries(file.toolPolicy).map(([key, path]) => [key, resolve(dirname(source), path)])),
     mcpServers: servers,
   };
 }

@@ -372,6 +372,20 @@ export const fileSchema = z.strictObject({
       requireApproval: z.union([z.enum(['auto', 'never', 'always', 'destructive']), z.array(toolPattern)]).default('auto'),
     })
     .prefault({}),
+  /**
+   * Who may call which tool with which arguments (docs/policies.md): `cedar`, a Cedar policy file,
+   * decides every call (permit, forbid, `@approval("required")`); `schema`, a Cedar schema the
+   * policies must validate against at start. Paths are relative to agent.yml.
+   */
+  toolPolicy: z
+    .strictObject({
+      cedar: z.string().min(1).optional(),
+      schema: z.string().min(1).optional(),
+    })
+    .superRefine((policy, context) => {
+      if (policy.schema !== undefined && policy.cedar === undefined) context.addIssue({ code: 'custom', path: ['schema'], message: 'needs toolPolicy.cedar: the schema validates those policies' });
+    })
+    .prefault({}),
   approvals: z
     .strictObject({
       /** Calls waiting for a decision longer than this are declined on the next request. */

@@ -1,5 +1,6 @@
 import type { JsonObject } from './json.ts';
 import type { ProviderData, TokenUsage } from './messages.ts';
+import type { ToolCallRecord } from './turn.ts';
 
 /**
  * What a turn's trace shows of each model call: the request and the reply in the Chat Completions
@@ -49,12 +50,16 @@ export interface TraceRound {
   error?: { code: string; message: string };
 }
 
-/** A tool call that ran (through the MCP server or a built-in tool), with its own timing. */
+/**
+ * A tool call that ran (through the MCP server or a built-in tool), with its own timing; with a tool
+ * policy (toolPolicy), also each call the policy refused (durationMs 0), with the decision.
+ */
 export interface TraceToolRun {
   id: string;
   name: string;
   ok: boolean;
   durationMs: number;
+  policy?: ToolCallRecord['policy'];
 }
 
 /** GET /conversations/{id}/turns/{turn}/trace: each round's request and reply in full. */

@@ -30,6 +30,8 @@ export interface ToolCallRecord {
   arguments: unknown;
   ok: boolean;
   durationMs: number;
+  /** The tool policy's decision on the call (agent.yml toolPolicy) and the policies that made it; absent without a policy. */
+  policy?: { decision: 'allow' | 'deny'; policyIds: string[]; needsApproval?: true };
 }
 
 /** A call the model made that waits for a person's approval before it runs. */

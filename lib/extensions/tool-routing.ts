@@ -49,10 +49,11 @@ export function toolRoutingExtension(settings: RoutingSettings): AgentExtension 
       const mode = modeOf(turn);
       const builtins = request.tools.filter((tool) => tool.server === undefined && tool.name !== SEARCH_TOOL && tool.name !== QUERY_TOOL);
       if (mode === 'all') return { ...request, tools: [...mcpTools(request.tools), ...builtins] };
-      if (mode === 'single') return { ...request, tools: [...builtins, describedQueryTool(turn.tools)] };
+      // A routing tool the tool policy does not offer (toolPolicy) is left out, as any tool is.
+      if (mode === 'single') return { ...request, tools: [...builtins, ...(turn.tools.some((tool) => tool.name === QUERY_TOOL) ? [describedQueryTool(turn.tools)] : [])] };
       const found = new Set(foundOf(turn.state));
-      const search = turn.tools.find((tool) => tool.name === SEARCH_TOOL)!;
-      return { ...request, tools: [...builtins, { ...search, description: searchDescription(mcpTools(turn.tools).length) }, ...mcpTools(request.tools).filter((tool) => found.has(tool.name))] };
+      const search = turn.tools.find((tool) => tool.name === SEARCH_TOOL);
+      return { ...request, tools: [...builtins, ...(search ? [{ ...search, description: searchDescription(mcpTools(turn.tools).length) }] : []), ...mcpTools(request.tools).filter((tool) => found.has(tool.name))] };
     },
     routeToolCall(call, turn) {
       if (call.name !== QUERY_TOOL) return undefined;

@@ -15,6 +15,8 @@ export interface HttpRequest {
   body: string | undefined;
   /** The caller's identity when authentication is on; conversations are scoped to it. */
   owner?: string;
+  /** The claims API Gateway's authorizer verified for the caller (groups, tenant, …): the tool policy's principal attributes. */
+  claims?: Record<string, unknown>;
   /** Epoch ms by which the response must be sent (the Lambda's remaining time). */
   deadlineAt?: number;
 }

@@ -47,7 +47,7 @@ function tooLarge(what: string, maxBytes: number): InputError {
  * `callerHeader` (LOCAL_CALLER_HEADER), that header's value stands for the caller an authorizer
  * verified (its principalId), as the handler reads it under AUTH_MODE=cognito.
  */
-export function toLocalEvent(incoming: IncomingMessage, body: string, callerHeader?: string): ApiGatewayProxyEvent {
+export function toLocalEvent(incoming: IncomingMessage, body: string, callerHeader?: string, claimsHeader?: string): ApiGatewayProxyEvent {
   const url = new URL(incoming.url ?? '/', 'http://localhost');
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
@@ -60,6 +60,7 @@ export function toLocalEvent(incoming: IncomingMessage, body: string, callerHead
   const query = Object.fromEntries(url.searchParams);
   const method = incoming.method ?? 'GET';
   const caller = callerHeader === undefined ? undefined : headers[callerHeader];
+  const claims = caller && claimsHeader !== undefined ? localClaims(headers[claimsHeader]) : undefined;
   // The whole event, as API Gateway sends it (middleware may read any field), typed by the fields
   // the contract reads (lib/ has no aws-lambda types).
   const event = {
@@ -77,7 +78,7 @@ export function toLocalEvent(incoming: IncomingMessage, body: string, callerHead
     requestContext: {
       accountId: 'local',
       apiId: 'local',
-      authorizer: caller ? { principalId: caller } : null,
+      authorizer: caller ? { principalId: caller, ...(claims ? { claims } : {}) } : null,
       protocol: `HTTP/${incoming.httpVersion}`,
       httpMethod: method,
       identity: { sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null, cognitoIdentityId: null, userArn: null, caller: null },
@@ -182,4 +183,17 @@ export function responseStreamTo(outgoing: ServerResponse): LocalResponseStream 
     if (!outgoing.writableFinished) stream.destroy();
   });
   return Object.assign(stream, { setContentType: (type: string) => void (contentType = type) });
+}
+
+/** LOCAL_CLAIMS_HEADER's value: a JSON object, or nothing (a value that is not one is a 400). */
+function localClaims(value: string | undefined): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InputError('malformed_json', 'The claims header (LOCAL_CLAIMS_HEADER) must hold a JSON object, such as {"groups": ["support"]}.');
+  return parsed as Record<string, unknown>;
 }

@@ -65,6 +65,7 @@ describe('functionBundling', () => {
       `#deep-search=${substitute('without-deep-search.ts')}`,
       `#ui-streams=${substitute('without-ui-streams.ts')}`,
       `#mcp-server-door=${substitute('without-mcp-server-door.ts')}`,
+      `#call-policy=${substitute('without-call-policy.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });

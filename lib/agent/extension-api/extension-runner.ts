@@ -9,6 +9,7 @@ import type { TurnResult } from '../../core/turn.ts';
 import type { LoopEvent } from '../loop/loop-events.ts';
 import type { AgentExtension, BuiltinTool, ModelCallPlan, RunningCall, TurnContext, TurnPlan } from './extension.ts';
 import type { OfferedTool } from '../loop/tool-policy.ts';
+import type { TurnCallPolicy } from '../loop/call-policy.ts';
 import { copyJson, copyState } from '../../core/state-copy.ts';
 
 export type { ConversationState } from '../../core/ports/conversation-store.ts';
@@ -21,6 +22,8 @@ export interface LoopHooks {
   route(call: ToolCall): ToolCall;
   /** Runs a planned call: a built-in tool or an MCP tool, through every aroundToolCall. */
   runTool(call: RunningCall, tool: OfferedTool): Promise<ToolOutput>;
+  /** The turn's call policy (agent.yml toolPolicy), which decides every call tool control plans. */
+  readonly callPolicy?: TurnCallPolicy;
 }
 
 export interface ExtensionRunner extends LoopHooks {
@@ -63,6 +66,8 @@ interface ExtensionRunnerInput {
   takeRound?: () => boolean;
   /** Whether a built-in tool's calls wait for approval (builtInApproval in tool-policy.ts); without it none do. */
   builtInNeedsApproval?: (tool: BuiltinTool) => boolean;
+  /** The call policy bound to the turn's caller: tools it could never permit are not offered, and it decides each call. */
+  callPolicy?: TurnCallPolicy;
 }
 
 /** The extensions of one turn, composed. Without extensions it passes every call straight through. */
@@ -72,10 +77,12 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
   const builtins = new Map<string, BuiltinTool>();
   for (const extension of extensions) for (const tool of extension.tools ?? []) builtins.set(tool.definition.name, tool);
   // A built-in tool's name is the extension's to keep: an MCP tool of the same name is not offered.
-  const tools: OfferedTool[] = [
+  const allTools: OfferedTool[] = [
     ...input.mcpTools.filter((tool) => !builtins.has(tool.name)),
     ...[...builtins.values()].map((tool) => ({ ...tool.definition, needsApproval: input.builtInNeedsApproval?.(tool) ?? false, readOnly: tool.definition.annotations?.readOnlyHint === true })),
   ];
+  const { callPolicy } = input;
+  const tools = callPolicy ? allTools.filter((tool) => callPolicy.offers(tool)) : allTools;
   let round = 0;
   let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   const now = input.now ?? Date.now;
@@ -129,6 +136,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
   return {
     tools,
     model,
+    ...(callPolicy ? { callPolicy } : {}),
     stateOf: (name) => (state[name] ??= {}),
     async turnStart() {
       for (const extension of extensions) await extension.turnStart?.(context(extension));

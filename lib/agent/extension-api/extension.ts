@@ -16,7 +16,7 @@ import type { HistoryMessage, TokenUsage, ToolCall } from '../../core/messages.t
 import type { JsonObject } from '../../core/json.ts';
 import type { ModelClient, ModelReply, ModelRequest } from '../../core/ports/model.ts';
 import type { ToolDefinition, ToolOutput, ToolProgress } from '../../core/ports/tools.ts';
-import type { TurnResult } from '../../core/turn.ts';
+import type { ToolCallRecord, TurnResult } from '../../core/turn.ts';
 import type { CallInput } from '../loop/call-input.ts';
 
 export interface AgentExtension {
@@ -170,4 +170,6 @@ export interface RunningCall {
    * set when a paused call runs again.
    */
   input?: CallInput;
+  /** The tool policy's decision that let it run (toolPolicy), for the trace. */
+  policy?: ToolCallRecord['policy'];
 }

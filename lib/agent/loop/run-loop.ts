@@ -127,7 +127,8 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
       if (decided.callsAnsweredWith !== undefined) draft.messages.push(...unexecuted(calls, decided.callsAnsweredWith));
       return decided.outcome;
     }
-    const planned = planCalls(calls, { tools: toolsByName, limits, callsSoFar: draft.toolCalls.length, route: (call) => input.hooks.route(call) });
+    const policy = input.hooks.callPolicy;
+    const planned = planCalls(calls, { tools: toolsByName, limits, callsSoFar: draft.toolCalls.length, route: (call) => input.hooks.route(call), ...(policy ? { policy } : {}) });
     for (const entry of planned) {
       input.onEvent?.({ type: 'tool-call', round, call: { id: entry.call.id, name: plannedName(entry), arguments: entry.arguments } });
     }

@@ -42,6 +42,8 @@ interface CallToRun {
   arguments: JsonObject;
   /** A paused call run again: the person's answer to what it asked (call-input.ts). */
   input?: CallInput;
+  /** The call policy's decision, for the call's record. */
+  policy?: ToolCallRecord['policy'];
 }
 
 /** A call left unanswered: its MCP server asked for what only a person can give (call-input.ts). */
@@ -72,9 +74,9 @@ export async function runToolCalls(
   return answers;
 }
 
-async function runToolCall({ call, tool, arguments: args, input }: CallToRun, context: ToolRunContext): Promise<AnsweredCall | WaitingCall> {
+async function runToolCall({ call, tool, arguments: args, input, policy }: CallToRun, context: ToolRunContext): Promise<AnsweredCall | WaitingCall> {
   const started = context.now();
-  const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, { durationMs: context.now() - started, name: tool.name });
+  const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, { durationMs: context.now() - started, name: tool.name, ...(policy ? { policy } : {}) });
   if (context.signal.aborted) return finish(false, toolText.outOfTime());
   const maxTimeoutMs = Math.max(context.timeoutMs, context.maxTimeoutMs ?? context.timeoutMs);
   const timeout = idleDeadlineSignal(context.timeoutMs, maxTimeoutMs);
@@ -86,7 +88,7 @@ async function runToolCall({ call, tool, arguments: args, input }: CallToRun, co
     context.onProgress?.({ id: call.id, name: tool.name }, progress);
   };
   try {
-    const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, maxTimeoutMs, onProgress, ...(tool.server ? { server: tool.server } : {}), ...(input ? { input } : {}) };
+    const running: RunningCall = { id: call.id, name: tool.name, arguments: args, signal, timeoutMs: context.timeoutMs, maxTimeoutMs, onProgress, ...(tool.server ? { server: tool.server } : {}), ...(input ? { input } : {}), ...(policy ? { policy } : {}) };
     const output = await context.runTool(running, tool);
     return finish(output.ok, output.ok ? output.text : toolText.toolError(output.text));
   } catch (error) {
@@ -105,9 +107,9 @@ async function runToolCall({ call, tool, arguments: args, input }: CallToRun, co
  * A call's answer, its text capped at `maxOutputChars` for the model. The tool message answers the
  * model's own call; the record names the tool that ran (`name`, when a routing tool stood for it).
  */
-export function answered(call: ToolCall, args: unknown, ok: boolean, text: string, maxOutputChars: number, run: { durationMs?: number; name?: string } = {}): AnsweredCall {
+export function answered(call: ToolCall, args: unknown, ok: boolean, text: string, maxOutputChars: number, run: { durationMs?: number; name?: string; policy?: ToolCallRecord['policy'] } = {}): AnsweredCall {
   return {
     message: { role: 'tool', toolCallId: call.id, name: call.name, content: truncateOutput(text, maxOutputChars) },
-    record: { id: call.id, name: run.name ?? call.name, arguments: args, ok, durationMs: run.durationMs ?? 0 },
+    record: { id: call.id, name: run.name ?? call.name, arguments: args, ok, durationMs: run.durationMs ?? 0, ...(run.policy ? { policy: run.policy } : {}) },
   };
 }

@@ -43,6 +43,8 @@ export const toolText = {
   outcomeUnknown: () =>
     'Unknown outcome: the service stopped while this call was running; its outcome is unknown: check before repeating it.',
   turnFailed: () => 'Not executed: the turn stopped with an error before this call could run.',
+  forbiddenByPolicy: (name: string, reasons: readonly string[]) =>
+    `Not executed: the tool policy does not allow this call of "${name}" for this user: ${reasons.map(withoutFullStop).join('; ')}. Do not repeat it with the same arguments; tell the user what was refused and why.`,
   notRecorded: () =>
     'Not executed: the service could not record this call before running it, so it did not run.',
 } as const;

@@ -2,6 +2,7 @@ import { errorMessage } from '../../core/errors.ts';
 import type { ToolCall } from '../../core/messages.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { CallInput } from './call-input.ts';
+import { recordedDecision, type RecordedDecision, type TurnCallPolicy } from './call-policy.ts';
 import { toolText } from './tool-messages.ts';
 import type { OfferedTool } from './tool-policy.ts';
 import { checkArguments } from './validate-arguments.ts';
@@ -9,14 +10,16 @@ import { checkArguments } from './validate-arguments.ts';
 /**
  * What becomes of each call of a reply, decided before any of them runs, in the order tool control
  * applies: the limits (so nobody is asked to approve a call that could not run), the policy (a
- * tool not offered is unknown), the arguments (JSON, then the tool's inputSchema), the approval.
+ * tool not offered is unknown), the arguments (JSON, then the tool's inputSchema), the call policy
+ * (toolPolicy: who may call it with these arguments), the approval. `policy`: the call policy's
+ * decision, kept on the call's record.
  */
 export type PlannedCall =
   /** `name`: the tool the call was planned for, when a routing tool stood for it. */
-  | { kind: 'refused'; call: ToolCall; arguments: unknown; text: string; name?: string }
-  | { kind: 'approval'; call: ToolCall; tool: OfferedTool; arguments: JsonObject }
+  | { kind: 'refused'; call: ToolCall; arguments: unknown; text: string; name?: string; policy?: RecordedDecision }
+  | { kind: 'approval'; call: ToolCall; tool: OfferedTool; arguments: JsonObject; policy?: RecordedDecision }
   /** `input`: a paused call run again, with the person's answer to what it asked (call-input.ts). */
-  | { kind: 'run'; call: ToolCall; tool: OfferedTool; arguments: JsonObject; input?: CallInput };
+  | { kind: 'run'; call: ToolCall; tool: OfferedTool; arguments: JsonObject; input?: CallInput; policy?: RecordedDecision };
 
 /** The name a call is recorded and shown under: its tool's, which a routed call may not carry itself. */
 export const plannedName = (entry: PlannedCall): string => (entry.kind === 'refused' ? entry.name ?? entry.call.name : entry.tool.name);
@@ -33,6 +36,8 @@ interface PlanContext {
   callsSoFar: number;
   /** The call to plan for a call the model made (a routing tool stands for a real one). */
   route?: (call: ToolCall) => ToolCall;
+  /** The turn's call policy (agent.yml toolPolicy); none: only the servers' own rules apply. */
+  policy?: TurnCallPolicy;
 }
 
 export function planCalls(calls: readonly ToolCall[], context: PlanContext): PlannedCall[] {
@@ -48,7 +53,10 @@ export function planCalls(calls: readonly ToolCall[], context: PlanContext): Pla
     if (!parsed.ok) return refuse(parsed.reason === 'not-object' ? toolText.notAnObject(target.name) : toolText.invalidJson(target.name, parsed.reason));
     const check = checkArguments(tool.parameters, parsed.value);
     if (!check.valid) return refuse(toolText.invalidArguments(target.name, check.problems));
-    return { kind: tool.needsApproval ? 'approval' : 'run', call, tool, arguments: parsed.value };
+    const decision = context.policy?.decide(tool, parsed.value);
+    const policy = decision ? { policy: recordedDecision(decision) } : {};
+    if (decision?.decision === 'deny') return { ...refuse(toolText.forbiddenByPolicy(target.name, decision.reasons)), ...policy };
+    return { kind: tool.needsApproval || decision?.needsApproval ? 'approval' : 'run', call, tool, arguments: parsed.value, ...policy };
   });
 }
 

@@ -59,7 +59,7 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
     answer(id, content === result.message.content ? result : { ...result, message: { ...result.message, content } });
   };
   for (const entry of planned) {
-    if (entry.kind === 'refused') answer(entry.call.id, answered(entry.call, entry.arguments, false, entry.text, maxOutputChars, { name: plannedName(entry) }));
+    if (entry.kind === 'refused') answer(entry.call.id, answered(entry.call, entry.arguments, false, entry.text, maxOutputChars, { name: plannedName(entry), ...(entry.policy ? { policy: entry.policy } : {}) }));
   }
   const toRun = planned.filter((entry) => entry.kind === 'run');
   const recorded = context.journal !== undefined && toRun.some((entry) => !entry.tool.readOnly);

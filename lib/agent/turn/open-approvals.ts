@@ -11,6 +11,7 @@ import type { Deadline } from './held-turn.ts';
 import { toolText } from '../loop/tool-messages.ts';
 import { parseArguments, type PlannedCall } from '../loop/tool-plan.ts';
 import type { OfferedTool } from '../loop/tool-policy.ts';
+import { recordedDecision, type TurnCallPolicy } from '../loop/call-policy.ts';
 import { approvalExpired, decideOpening, readUntil } from './turn-opening.ts';
 import { resumedDraft, type TurnDraft } from './turn-draft.ts';
 import type { CallInput } from '../loop/call-input.ts';
@@ -155,6 +156,8 @@ interface DecisionContext {
   tools: ReadonlyMap<string, OfferedTool>;
   /** The call a routing tool stands for, as when the call was first planned. */
   route: (call: ToolCall) => ToolCall;
+  /** The turn's call policy: an approved call is decided again (policies may have changed since it was asked for). */
+  policy?: TurnCallPolicy;
 }
 
 /**
@@ -175,6 +178,9 @@ export function planDecisions(waiting: readonly ToolCall[], context: DecisionCon
     if (!input && !decision.approved) return { kind: 'refused', call, arguments: args, text: sampling ? toolText.samplingDeclined(decision.reason) : toolText.declined(decision.reason) };
     const tool = context.tools.get(target.name);
     if (!tool) return { kind: 'refused', call, arguments: args, text: toolText.unknownTool(target.name, [...context.tools.keys()]) };
-    return { kind: 'run', call, tool, arguments: args, ...(input ? { input } : {}) };
+    const verdict = context.policy?.decide(tool, args);
+    const policy = verdict ? { policy: recordedDecision(verdict) } : {};
+    if (verdict?.decision === 'deny') return { kind: 'refused', call, arguments: args, text: toolText.forbiddenByPolicy(target.name, verdict.reasons), name: target.name, ...policy };
+    return { kind: 'run', call, tool, arguments: args, ...(input ? { input } : {}), ...policy };
   });
 }

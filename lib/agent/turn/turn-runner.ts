@@ -9,6 +9,7 @@ import { USAGE_STATE, type Admission } from '../budgets/admission.ts';
 import { createExtensionRunner, type ExtensionRunner } from '../extension-api/extension-runner.ts';
 import type { BuiltinTool } from '../extension-api/extension.ts';
 import type { OfferedTool } from '../loop/tool-policy.ts';
+import { turnCallPolicy } from '../loop/call-policy.ts';
 import type { AgentSettings } from '../settings.ts';
 import { driveTurn, type DriveInput } from './drive-turn.ts';
 import type { EarlierTurns } from '../extension-api/extension.ts';
@@ -51,7 +52,7 @@ export function turnRunner({ settings, parts, builtInNeedsApproval }: TurnRunner
   }
 
   /** One turn's extensions, with its tools and the conversation's state. */
-  const runnerFor = (scope: RequestScope, turn: OpenedTurn, mcpTools: OfferedTool[], model: ModelClient, onEvent: AskInput['onEvent']) =>
+  const runnerFor = (scope: RequestScope, turn: OpenedTurn, mcpTools: OfferedTool[], model: ModelClient, input: AskInput | DecideInput) =>
     createExtensionRunner({
       extensions: [...parts.extensions],
       mcpTools,
@@ -65,9 +66,11 @@ export function turnRunner({ settings, parts, builtInNeedsApproval }: TurnRunner
       deadlineAt: scope.deadlineAt,
       reserveMs: settings.reserveMs,
       now,
-      ...(onEvent ? { onEvent } : {}),
+      ...(input.onEvent ? { onEvent: input.onEvent } : {}),
       takeRound: () => takeRound(turn.draft, settings.rules.maxRounds),
       builtInNeedsApproval,
+      // The caller is the conversation's owner, with the claims its request carried.
+      ...(parts.callPolicy ? { callPolicy: turnCallPolicy(parts.callPolicy, { ...(scope.key.owner ? { owner: scope.key.owner } : {}), claims: input.claims ?? {} }, logger) } : {}),
     });
 
   /** Runs a held turn, with the log lines and metrics of a turn. */
@@ -106,7 +109,7 @@ export function turnRunner({ settings, parts, builtInNeedsApproval }: TurnRunner
     keepingClaim(scope, turn.held, (lease) => {
       // Every model call of the turn (the strategy's and the extensions') goes through its budget.
       const budgeted = admission.turnModel(model, { usage: turn.draft.usage, state: turn.state, usageState: () => runner.stateOf(USAGE_STATE) });
-      const runner = runnerFor(scope, turn, mcpTools, budgeted.model, input.onEvent);
+      const runner = runnerFor(scope, turn, mcpTools, budgeted.model, input);
       const driveInput: DriveInput = { held: turn.held, history: turn.history, earlier: turn.earlier, draft: turn.draft, runner, deadlineAt: scope.deadlineAt, lease, ...extra(runner), ...(input.onEvent ? { onEvent: input.onEvent } : {}) };
       input.onEvent?.({ type: 'turn-start', conversationId: scope.key.conversationId, turn: turn.held.turn, requestId: scope.requestId });
       return drive(driveInput, budgeted.conversationUsage, scope);

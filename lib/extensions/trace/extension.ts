@@ -80,10 +80,16 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
         return output;
       } finally {
         // Published with the next model call or at the turn's end: a write per tool call is not worth it.
-        bookOf(turn).addToolRun({ id: call.id, name: call.name, ok, durationMs: Date.now() - started });
+        bookOf(turn).addToolRun({ id: call.id, name: call.name, ok, durationMs: Date.now() - started, ...(call.policy ? { policy: call.policy } : {}) });
       }
     },
-    turnEnd(_result, turn) {
+    turnEnd(result, turn) {
+      // The calls the tool policy refused never ran: the trace shows them with the decision.
+      const book = bookOf(turn);
+      const traced = new Set(book.trace.toolCalls.map((run) => run.id));
+      for (const call of result.toolCalls) {
+        if (call.policy?.decision === 'deny' && !traced.has(call.id)) book.addToolRun({ id: call.id, name: call.name, ok: false, durationMs: 0, policy: call.policy });
+      }
       publish(turn);
     },
   };

@@ -28,6 +28,7 @@ export function readTurnCall(request: HttpRequest, match: RouteMatch, maxBodyByt
     ...(match.conversationId === undefined ? {} : { conversationId: match.conversationId }),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     ...(request.owner ? { owner: request.owner } : {}),
+    ...(request.claims ? { claims: request.claims } : {}),
     // The caller's W3C trace context: the turn joins its trace.
     ...traceOf(request),
   };

@@ -74,6 +74,7 @@ export function readChatCompletionCall(request: HttpRequest, options: ChatReques
     ...(instructions === undefined ? {} : { instructions }),
     ...(requestId === undefined ? {} : { requestId }),
     ...(request.owner ? { owner: request.owner } : {}),
+    ...(request.claims ? { claims: request.claims } : {}),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     ...traceOf(request),
   };

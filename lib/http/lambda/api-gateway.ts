@@ -64,6 +64,7 @@ export function fromApiGatewayEvent(event: ApiGatewayProxyEvent, context: Remain
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   const owner = ownerOf(event, identity);
+  const claims = owner === undefined ? undefined : claimsOf(event);
   const query = event.queryStringParameters;
   return {
     method: event.httpMethod,
@@ -74,6 +75,7 @@ export function fromApiGatewayEvent(event: ApiGatewayProxyEvent, context: Remain
     body,
     deadlineAt: turnDeadlineWithin(Date.now(), context.getRemainingTimeInMillis()),
     ...(owner === undefined ? {} : { owner }),
+    ...(claims ? { claims } : {}),
   };
 }
 
@@ -82,6 +84,20 @@ function basePathOf(event: ApiGatewayProxyEvent): { basePath?: string } {
   const full = event.requestContext.path;
   if (!full || full === event.path || !full.endsWith(event.path)) return {};
   return { basePath: full.slice(0, full.length - event.path.length) };
+}
+
+/**
+ * The caller's claims as API Gateway's authorizer verified them: a Cognito user pool's token claims
+ * (`cognito:groups`, `custom:tenant`, …), or a Lambda authorizer's context (every field besides
+ * principalId). Never read from headers: behind API Gateway only requestContext is verified.
+ */
+export function claimsOf(event: ApiGatewayProxyEvent): Record<string, unknown> | undefined {
+  const authorizer = event.requestContext.authorizer;
+  if (!authorizer) return undefined;
+  const { claims, principalId: _principal, ...context } = authorizer as Record<string, unknown>;
+  const verified = claims !== null && typeof claims === 'object' && !Array.isArray(claims) ? { ...(claims as Record<string, unknown>) } : {};
+  const all = { ...context, ...verified };
+  return Object.keys(all).length > 0 ? all : undefined;
 }
 
 /** The session name Cognito identity pools give every credential they hand out. */
