@@ -6,7 +6,7 @@ export function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
 }
 
-export function dataPart(value: Record<string, unknown>): Part {
+export function dataPart(value: unknown): Part {
   return { content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' };
 }
 
@@ -18,9 +18,13 @@ export function userMessage(text: string, ids: { taskId: string; contextId: stri
   return { ...agentMessage([textPart(text)], ids), role: Role.ROLE_USER };
 }
 
-/** The turn's answer: one artifact, `reply`, with the reply's text. */
-export function replyArtifact(reply: string): Artifact {
-  return { artifactId: 'reply', name: 'reply', description: 'The agent\'s answer', parts: [textPart(reply)], metadata: undefined, extensions: [] };
+/**
+ * The turn's answer: one artifact, `reply`, with the reply's text, and for a structured answer
+ * (docs/structured-answers.md) the answer parsed as a data part after it.
+ */
+export function replyArtifact(result: { reply: string; output?: unknown }): Artifact {
+  const parts = [textPart(result.reply), ...(result.output === undefined ? [] : [dataPart(result.output)])];
+  return { artifactId: 'reply', name: 'reply', description: 'The agent\'s answer', parts, metadata: undefined, extensions: [] };
 }
 
 /** A message's text parts, joined by blank lines. */

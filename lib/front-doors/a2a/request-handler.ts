@@ -5,8 +5,10 @@ import {
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { Agent } from '../../agent/agent-api.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
+import { readResponseFormat } from '../../agent/turn/read-response-format.ts';
 import { checkConversationId, REQUEST_ID_PATTERN } from '../../agent/turn/validate-input.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { ResponseFormat } from '../../core/response-format.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import { traceOf } from '../../http/trace-of.ts';
 import type { HttpRequest, HttpResponse } from '../../http/types.ts';
@@ -107,7 +109,7 @@ export class AgentRequestHandler implements A2ARequestHandler {
     const ids = { taskId: taskIdOf(result.conversationId, result.turn), contextId: result.conversationId };
     const status = statusOfResult(result, this.date());
     if (status.state === TaskState.TASK_STATE_COMPLETED) {
-      yield { payload: { $case: 'artifactUpdate', value: { ...ids, artifact: replyArtifact(result.reply), append: false, lastChunk: true, metadata: undefined } } };
+      yield { payload: { $case: 'artifactUpdate', value: { ...ids, artifact: replyArtifact(result), append: false, lastChunk: true, metadata: undefined } } };
     }
     yield statusUpdate(ids, status, { mcpAgent: result });
   }
@@ -190,7 +192,23 @@ export class AgentRequestHandler implements A2ARequestHandler {
       }
     }
     const conversation = message.contextId ? { conversationId: message.contextId } : {};
-    return { question, run: (onEvent) => this.agent.ask({ message: question, ...conversation, ...common, ...(onEvent ? { onEvent } : {}) }) };
+    const format = this.responseFormatOf(message);
+    return { question, run: (onEvent) => this.agent.ask({ message: question, ...conversation, ...format, ...common, ...(onEvent ? { onEvent } : {}) }) };
+  }
+
+  /**
+   * A structured answer is asked for in the message's metadata, `responseFormat` (the native field,
+   * docs/structured-answers.md): A2A has no field of its own for an output schema, and metadata is
+   * where its extensions put what a message asks for. A bad one is the request's error, -32602.
+   */
+  private responseFormatOf(message: Message): { responseFormat?: ResponseFormat } {
+    const value: unknown = message.metadata?.responseFormat;
+    if (value === undefined) return {};
+    try {
+      return { responseFormat: readResponseFormat(value) };
+    } catch (error) {
+      throw this.failed(error);
+    }
   }
 
   private failed(error: unknown): Error {

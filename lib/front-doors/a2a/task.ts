@@ -27,7 +27,7 @@ export function taskOfResult(result: TurnResult, question: string | undefined, n
     id: ids.taskId,
     contextId: ids.contextId,
     status: statusOfResult(result, now),
-    artifacts: state === TaskState.TASK_STATE_COMPLETED ? [replyArtifact(result.reply)] : [],
+    artifacts: state === TaskState.TASK_STATE_COMPLETED ? [replyArtifact(result)] : [],
     history: question === undefined ? [] : [userMessage(question, ids)],
     metadata: { mcpAgent: result },
   };

@@ -24,7 +24,8 @@ export const agUiFrontDoor: FrontDoor = {
     const input = readAgUiRun(request, services.maxBodyBytes);
     const events = new AgUiEvents({ threadId: input.threadId, runId: input.runId });
     return streamJsonEvents((onEvent) => input.run(services.agent, onEvent), {
-      event: (event) => events.event(event),
+      // A structured answer is sent whole at the end (docs/structured-answers.md): a rejected one must not stream first.
+      event: (event) => (input.structured && event.type === 'text-delta' ? [] : events.event(event)),
       result: (result) => events.result(result),
       failure: (response) => events.failure(response),
     }, { logger: services.logger, errorResponse, ...(services.heartbeatMs === undefined ? {} : { heartbeatMs: services.heartbeatMs }) });

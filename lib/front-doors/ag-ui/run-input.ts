@@ -3,6 +3,7 @@ import { isJsonObject } from '../../core/json.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import type { Agent } from '../../agent/agent-api.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
+import { readResponseFormat } from '../../agent/turn/read-response-format.ts';
 import { checkConversationId, REQUEST_ID_PATTERN, type ApprovalDecision } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../../http/body.ts';
 import { traceOf } from '../../http/trace-of.ts';
@@ -12,6 +13,8 @@ import type { HttpRequest } from '../../http/types.ts';
 export interface AgUiRun {
   threadId: string;
   runId: string;
+  /** A structured answer was asked for: the reply is sent whole at the end, never as it streams. */
+  structured: boolean;
   run(agent: Pick<Agent, 'ask' | 'decide'>, onEvent: (event: LoopEvent) => void): Promise<TurnResult>;
 }
 
@@ -40,14 +43,18 @@ export function readAgUiRun(request: HttpRequest, maxBodyBytes: number): AgUiRun
   };
   if (Array.isArray(body.resume) && body.resume.length > 0) {
     const decisions = body.resume.map(resumeDecision);
-    return { threadId, runId, run: (agent, onEvent) => agent.decide({ ...context, decisions, onEvent }) };
+    return { threadId, runId, structured: false, run: (agent, onEvent) => agent.decide({ ...context, decisions, onEvent }) };
   }
   if (!Array.isArray(body.messages)) throw new InputError('invalid_messages', '"messages" must be an array of AG-UI messages, the last one the user\'s.');
   const last: unknown = body.messages.at(-1);
   if (!isJsonObject(last) || last.role !== 'user') throw new InputError('invalid_messages', 'The last message must be the user\'s: {"id", "role": "user", "content": "..."}.');
   const message = textOf(last.content);
   if (message.trim() === '') throw new InputError('empty_message', 'The user\'s message has no text.');
-  return { threadId, runId, run: (agent, onEvent) => agent.ask({ ...context, message, onEvent }) };
+  // A structured answer (docs/structured-answers.md) is asked for in forwardedProps, the field AG-UI
+  // keeps for what a client passes to its agent: checked here so a bad one is a 400.
+  const forwarded = isJsonObject(body.forwardedProps) ? body.forwardedProps : {};
+  const format = forwarded.responseFormat === undefined ? {} : { responseFormat: readResponseFormat(forwarded.responseFormat, 'forwardedProps.responseFormat') };
+  return { threadId, runId, structured: 'responseFormat' in format, run: (agent, onEvent) => agent.ask({ ...context, message, ...format, onEvent }) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { isJsonObject } from '../../core/json.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import type { Agent } from '../../agent/agent-api.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
+import { readResponseFormat } from '../../agent/turn/read-response-format.ts';
 import { checkConversationId, REQUEST_ID_PATTERN, type ApprovalDecision } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../../http/body.ts';
 import { traceOf } from '../../http/trace-of.ts';
@@ -13,6 +14,8 @@ export interface ChatCall {
   conversationId: string;
   /** The calls this request declines (their answer is shown as denied). */
   declined: ReadonlySet<string>;
+  /** A structured answer was asked for: the reply is sent whole at the end, never as it streams. */
+  structured: boolean;
   run(agent: Pick<Agent, 'ask' | 'decide'>, onEvent: (event: LoopEvent) => void): Promise<TurnResult>;
 }
 
@@ -46,7 +49,7 @@ export function readChatCall(request: HttpRequest, maxBodyBytes: number): ChatCa
     const decisions = approvalResponses(last.parts);
     if (decisions.length === 0) throw new InputError('invalid_messages', 'The last message is the assistant\'s without approval responses: send the user\'s message, or answer a tool-approval-request with addToolApprovalResponse.');
     const declined = new Set(decisions.filter((decision) => decision.approved === false).map((decision) => decision.toolCallId));
-    return { conversationId, declined, run: (agent, onEvent) => agent.decide({ ...context, decisions, onEvent }) };
+    return { conversationId, declined, structured: false, run: (agent, onEvent) => agent.decide({ ...context, decisions, onEvent }) };
   }
   if (last.role !== 'user') throw new InputError('invalid_messages', `The last message must be the user's, not "${String(last.role)}".`);
   const message = last.parts
@@ -57,7 +60,10 @@ export function readChatCall(request: HttpRequest, maxBodyBytes: number): ChatCa
   // The user message's id makes a retry of the same message idempotent (it gets the stored turn);
   // regenerating sends the same message on purpose, for a new turn.
   const requestId = body.trigger !== 'regenerate-message' && typeof last.id === 'string' && REQUEST_ID_PATTERN.test(last.id) ? last.id : undefined;
-  return { conversationId, declined: new Set(), run: (agent, onEvent) => agent.ask({ ...context, message, ...(requestId === undefined ? {} : { requestId }), onEvent }) };
+  // useChat's `body` option (or sendMessage's) adds fields beside the messages: `responseFormat` asks
+  // for a structured answer (docs/structured-answers.md), checked here so a bad one is a 400.
+  const format = body.responseFormat === undefined ? {} : { responseFormat: readResponseFormat(body.responseFormat) };
+  return { conversationId, declined: new Set(), structured: 'responseFormat' in format, run: (agent, onEvent) => agent.ask({ ...context, message, ...format, ...(requestId === undefined ? {} : { requestId }), onEvent }) };
 }
 
 /** The tool parts in `approval-responded` state: `{toolCallId, approval: {id, approved, reason?}}`. */

@@ -26,7 +26,8 @@ export const aiSdkUiFrontDoor: FrontDoor = {
     const chunks = new UIMessageChunks(call.declined);
     return streamJsonEvents((onEvent) => call.run(services.agent, onEvent), {
       headers: { 'x-vercel-ai-ui-message-stream': 'v1' },
-      event: (event) => chunks.event(event),
+      // A structured answer is sent whole at the end (docs/structured-answers.md): a rejected one must not stream first.
+      event: (event) => (call.structured && event.type === 'text-delta' ? [] : chunks.event(event)),
       result: (result) => chunks.result(result),
       failure: (response) => chunks.failure(response),
       done: 'data: [DONE]\n\n',

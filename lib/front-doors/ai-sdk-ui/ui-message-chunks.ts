@@ -26,7 +26,7 @@ const ELICITATION_HOW = 'POST /conversations/{conversationId}/approvals {"decisi
  *   extension events  data-<name>, one part per name replaced in place: data-todos, data-plan, …
  *   reflection        data-reflection
  *   the result        what the reply adds as text, data-todos / data-plan when the turn did not
- *                     send them, finish-step, finish (finishReason, and the turn
+ *                     send them, data-output (a structured answer, parsed), finish-step, finish (finishReason, and the turn
  *                     result as messageMetadata)
  */
 export class UIMessageChunks {
@@ -125,6 +125,8 @@ export class UIMessageChunks {
     // The todo list and plan as the turn left them, for a message that has not shown them (a replayed turn, a list kept from an earlier turn).
     if (result.todos !== undefined && !this.dataSent.has('todos')) chunks.push({ type: 'data-todos', id: 'todos', data: { todos: result.todos } });
     if (result.plan != null && !this.dataSent.has('plan')) chunks.push({ type: 'data-plan', id: 'plan', data: { plan: result.plan } });
+    // A structured answer (docs/structured-answers.md), parsed: useChat's data part, beside the reply's text.
+    if (result.output !== undefined) chunks.push({ type: 'data-output', id: 'output', data: result.output });
     chunks.push(...this.closeParts(), ...this.endStep(), { type: 'finish', finishReason: finishReason(result.stopReason), messageMetadata: result });
     return chunks;
   }

@@ -1,5 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, fromJsonSchema, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { Agent } from '../../agent/agent-api.ts';
+import { readResponseFormat } from '../../agent/turn/read-response-format.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { TurnResult } from '../../core/turn.ts';
@@ -20,10 +21,11 @@ export interface Caller {
 interface AskArguments {
   message: string;
   conversationId?: string;
+  responseFormat?: unknown;
 }
 
 /**
- * The agent as one MCP tool: ask({message, conversationId?}) runs a turn (agent.ask, so the same
+ * The agent as one MCP tool: ask({message, conversationId?, responseFormat?}) runs a turn (agent.ask, so the same
  * owners, budgets and approvals as every door) and answers with the reply as text and the turn
  * result as structuredContent. A retried call that carries the answers to a paused turn's questions
  * decides them (agent.decide) and lets the turn go on.
@@ -46,7 +48,7 @@ export function registerAskTool(server: McpServer, services: { agent: Agent; log
       try {
         result = paused
           ? await agent.decide({ ...owned, conversationId: paused.conversationId, decisions: decisionsFrom(paused, context.mcpReq.inputResponses) })
-          : await agent.ask({ ...owned, message: input.message, ...(input.conversationId === undefined ? {} : { conversationId: input.conversationId }) });
+          : await agent.ask({ ...owned, message: input.message, ...(input.conversationId === undefined ? {} : { conversationId: input.conversationId }), ...(input.responseFormat === undefined ? {} : { responseFormat: readResponseFormat(input.responseFormat) }) });
       } catch (error) {
         return refusal(error, logger);
       }

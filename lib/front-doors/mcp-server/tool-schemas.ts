@@ -11,11 +11,23 @@ export function askInputSchema(settings: McpServerDoorSettings): Record<string, 
     properties: {
       message: { type: 'string', minLength: 1, description: settings.messageDescription },
       conversationId: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$', description: settings.conversationIdDescription },
+      responseFormat: RESPONSE_FORMAT_SCHEMA,
     },
     required: ['message'],
     additionalProperties: false,
   };
 }
+
+/**
+ * A structured answer (docs/structured-answers.md), the native API's own field: kept loose here so
+ * a bad one reaches the agent's own check and comes back as its invalid_response_format message.
+ */
+const RESPONSE_FORMAT_SCHEMA = {
+  type: 'object',
+  description: 'Optional: ask for the answer as JSON that validates against a JSON Schema; the parsed answer is then structuredContent.output.',
+  properties: { type: { const: 'json_schema' }, name: { type: 'string' }, schema: { type: 'object' }, strict: { type: 'boolean' } },
+  required: ['type', 'name', 'schema'],
+};
 
 const toolCall = {
   type: 'object',
@@ -48,6 +60,7 @@ export const TURN_RESULT_SCHEMA: Record<string, unknown> = {
     usage: { type: 'object', properties: { promptTokens: { type: 'number' }, completionTokens: { type: 'number' } }, required: ['promptTokens', 'completionTokens'] },
     error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] },
     pendingApprovals: { type: 'array', items: waitingCall, description: 'With approval_required: the calls that wait for a decision.' },
+    output: { description: 'With a responseFormat, when the answer validated: the answer parsed.' },
     pendingElicitations: { type: 'array', items: waitingCall, description: 'With input_required: the questions a tool asked.' },
   },
   required: ['conversationId', 'turn', 'reply', 'stopReason', 'rounds', 'toolCalls', 'usage'],
