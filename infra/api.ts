@@ -36,6 +36,11 @@ export interface AgentApiProps {
   removalPolicy: RemovalPolicy;
   /** agent.yml turns the A2A front door on: its card and JSON-RPC endpoint are routed to the stream function. */
   a2a?: boolean;
+  /**
+   * mcpServerDoor under cognito: the door's OAuth protected resource metadata (RFC 9728) is routed
+   * with no authorizer, since an MCP client reads it to learn where to get a token.
+   */
+  protectedResourceMetadata?: boolean;
 }
 
 /**
@@ -128,19 +133,35 @@ export class AgentApi extends Construct {
 
     // The A2A front door (docs/a2a.md): the agent card, and JSON-RPC whose message/stream streams a turn.
     const a2aResources = [];
+    const wellKnown = () => this.api.root.getResource('.well-known') ?? this.api.root.addResource('.well-known');
     if (props.a2a) {
-      const card = this.api.root.addResource('.well-known').addResource('agent-card.json');
+      const card = wellKnown().addResource('agent-card.json');
       card.addMethod('GET', streaming);
       const jsonRpc = this.api.root.addResource('a2a');
       jsonRpc.addMethod('POST', streaming);
       a2aResources.push(card, jsonRpc);
     }
 
+    // The MCP server door's protected resource metadata, at RFC 9728's path and at the path an MCP
+    // client tries first (the resource's path appended): public, as a discovery document must be.
+    const metadataResources = [];
+    if (props.protectedResourceMetadata) {
+      const metadata = wellKnown().addResource('oauth-protected-resource');
+      metadataResources.push(metadata, metadata.addResource('mcp'));
+      for (const resource of metadataResources) {
+        const get = resource.addMethod('GET', buffered, { authorizationType: AuthorizationType.NONE });
+        Validations.of(get).acknowledge(
+          { id: 'AwsSolutions::AwsSolutions-APIG4', reason: 'OAuth protected resource metadata (RFC 9728): a public document that tells an MCP client which Cognito user pool issues tokens for /mcp; it reveals nothing else and runs no turn.' },
+          { id: 'AwsSolutions::AwsSolutions-COG4', reason: 'The metadata is read before the client has a token, so it cannot require one.' },
+        );
+      }
+    }
+
     // Every other method and path reaches the contract too, which answers 405 with an Allow header
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : []), ...a2aResources]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : []), ...a2aResources, ...metadataResources]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins);
