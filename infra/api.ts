@@ -22,6 +22,9 @@ export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
 // client in a page choosing the protocol version (docs/a2a.md).
 export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key', 'X-Conversation-Id', 'Idempotency-Key', 'Last-Event-ID', 'A2A-Version'];
 
+/** The one stage (CDK's default name, written out: the 401's metadata URL names it, and the stage's own token would be a cycle). */
+const STAGE_NAME = 'prod';
+
 export interface AgentApiProps {
   /** Serves the conversation and memory routes, streaming. */
   stream: IFunction;
@@ -62,6 +65,7 @@ export class AgentApi extends Construct {
       // role is retained when the stack is deleted, as other APIs of the account may rely on it).
       cloudWatchRole: true,
       deployOptions: {
+        stageName: STAGE_NAME,
         throttlingRateLimit: props.throttleRateLimit,
         throttlingBurstLimit: props.throttleBurstLimit,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
@@ -164,7 +168,7 @@ export class AgentApi extends Construct {
     for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : []), ...a2aResources, ...metadataResources]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
-    this.contractShapedGatewayErrors(props.corsAllowOrigins);
+    this.contractShapedGatewayErrors(props.corsAllowOrigins, props.protectedResourceMetadata ? this.metadataChallenge() : undefined);
     this.acknowledgeFindings(props.methodOptions);
   }
 
@@ -194,14 +198,27 @@ export class AgentApi extends Construct {
    * browser sees only an opaque network error. A gateway response cannot pick one origin of
    * several, so with a list of origins only a single origin (or all) gets the header.
    */
-  private contractShapedGatewayErrors(origins: string[]): void {
+  private contractShapedGatewayErrors(origins: string[], unauthorizedChallenge?: string): void {
     const origin = origins.includes('*') ? '*' : origins.length === 1 ? origins[0] : undefined;
-    const responseHeaders: Record<string, string> = origin === undefined ? {} : { 'Access-Control-Allow-Origin': `'${origin}'` };
+    const corsHeaders: Record<string, string> = origin === undefined ? {} : { 'Access-Control-Allow-Origin': `'${origin}'` };
     // $context.error.messageString is already a quoted JSON string.
     const body = (code: string) => ({ 'application/json': `{"error": {"code": "${code}", "message": $context.error.messageString}}` });
     for (const [name, type, code, statusCode] of GATEWAY_ERRORS) {
+      const responseHeaders = type === ResponseType.UNAUTHORIZED && unauthorizedChallenge ? { ...corsHeaders, 'WWW-Authenticate': unauthorizedChallenge } : corsHeaders;
       this.api.addGatewayResponse(name, { type, responseHeaders, templates: body(code), ...(statusCode ? { statusCode } : {}) });
     }
+  }
+
+  /**
+   * The 401 API Gateway's Cognito authorizer answers for a request without a valid token points an
+   * MCP client at the door's metadata (MCP authorization spec). A gateway response's header cannot
+   * be built from the request, so the URL is the API's own execute-api URL and stage; a client
+   * without the header finds nothing at the host's root, which has no stage.
+   */
+  private metadataChallenge(): string {
+    const stack = Stack.of(this);
+    const url = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${STAGE_NAME}/.well-known/oauth-protected-resource/mcp`;
+    return `'Bearer resource_metadata="${url}"'`;
   }
 }
 
