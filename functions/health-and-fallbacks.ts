@@ -14,12 +14,12 @@ import { answer, fromApiGatewayEvent, toApiGatewayResult } from '../lib/http/lam
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, settings } from './runtime.ts';
 
 export { agent };
-const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode });
+const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode, ...(settings.cognitoIssuer ? { cognitoIssuer: settings.cognitoIssuer } : {}) });
 const handle = serveFrontDoorsBuffered(frontDoors, { agent, logger, maxBodyBytes: config.http.maxBodyBytes });
 
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(injectLambdaContext(powertools, { resetKeys: true }))
   .use(logMetrics(metrics))
   .handler(async (event, context) =>
-    toApiGatewayResult(await answer(event, () => handle(fromApiGatewayEvent(event, context, callerIdentity)), { logger, allowedOrigins, frontDoors })),
+    toApiGatewayResult(await answer(event, () => handle(fromApiGatewayEvent(event, context, callerIdentity, frontDoors)), { logger, allowedOrigins, frontDoors })),
   );

@@ -14,6 +14,7 @@
  *                                     tokens), or HMAC_KEY_FILE locally; neither: one per container
  *   AUTH_MODE                         none | iam | cognito: who owns a conversation
  *   OWNER_FROM                        iam: principal | role-session (an assumed role's session name counts)
+ *   COGNITO_USER_POOL_ID              cognito: the pool whose issuer the MCP server door names (docs/mcp-server-door.md)
  *   CORS_ALLOW_ORIGINS                `*`, `none` or comma-separated origins allowed to read API responses
  *   MCP_OAUTH_TOKEN_SECRET_ARN        the secret keeping MCP servers' OAuth tokens (when agent.yml uses OAuth)
  * The worker also reads EVENT_BUS_NAME, QUEUE_URL, EVENT_QUEUE_URL, EVENT_QUEUE_ARN and

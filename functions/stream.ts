@@ -22,7 +22,7 @@ import { answer, fromApiGatewayEvent } from '../lib/http/lambda/api-gateway.ts';
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, settings } from './runtime.ts';
 
 /** The front doors this function serves (lib/front-doors/configured.ts); the local server answers its errors in their shapes too. */
-export const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode });
+export const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode, ...(settings.cognitoIssuer ? { cognitoIssuer: settings.cognitoIssuer } : {}) });
 export { agent };
 /** API Gateway closes a Regional stream after 5 idle minutes; a JSON turn ends (and is stored) before that. */
 const JSON_RESPONSE_LIMIT_MS = 4.5 * 60_000;
@@ -63,7 +63,7 @@ const streaming = middy<APIGatewayProxyEvent, StreamingHttpResponse>({
   .use(afterTurnSettles(injectLambdaContext(powertools, { resetKeys: true })))
   .use(afterTurnSettles(logMetrics(metrics)))
   .handler((event, context) =>
-    answer(event, () => handle(withIdleLimit(frontDoors, fromApiGatewayEvent(event, context, callerIdentity), Date.now(), JSON_RESPONSE_LIMIT_MS)), { logger, allowedOrigins, frontDoors }),
+    answer(event, () => handle(withIdleLimit(frontDoors, fromApiGatewayEvent(event, context, callerIdentity, frontDoors), Date.now(), JSON_RESPONSE_LIMIT_MS)), { logger, allowedOrigins, frontDoors }),
   );
 
 /** middy's types describe buffered handlers; in streaming mode the runtime calls (event, responseStream, context). */

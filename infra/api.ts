@@ -22,6 +22,9 @@ export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
 // client in a page choosing the protocol version (docs/a2a.md).
 export const CORS_ALLOW_HEADERS = ['Content-Type', 'Accept', 'Authorization', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Content-Sha256', 'X-Amz-User-Agent', 'X-Api-Key', 'X-Conversation-Id', 'Idempotency-Key', 'Last-Event-ID', 'A2A-Version'];
 
+/** The one stage (CDK's default name, written out: the 401's metadata URL names it, and the stage's own token would be a cycle). */
+const STAGE_NAME = 'prod';
+
 export interface AgentApiProps {
   /** Serves the conversation and memory routes, streaming. */
   stream: IFunction;
@@ -36,6 +39,11 @@ export interface AgentApiProps {
   removalPolicy: RemovalPolicy;
   /** agent.yml turns the A2A front door on: its card and JSON-RPC endpoint are routed to the stream function. */
   a2a?: boolean;
+  /**
+   * mcpServerDoor under cognito: the door's OAuth protected resource metadata (RFC 9728) is routed
+   * with no authorizer, since an MCP client reads it to learn where to get a token.
+   */
+  protectedResourceMetadata?: boolean;
 }
 
 /**
@@ -57,6 +65,7 @@ export class AgentApi extends Construct {
       // role is retained when the stack is deleted, as other APIs of the account may rely on it).
       cloudWatchRole: true,
       deployOptions: {
+        stageName: STAGE_NAME,
         throttlingRateLimit: props.throttleRateLimit,
         throttlingBurstLimit: props.throttleBurstLimit,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
@@ -128,22 +137,38 @@ export class AgentApi extends Construct {
 
     // The A2A front door (docs/a2a.md): the agent card, and JSON-RPC whose message/stream streams a turn.
     const a2aResources = [];
+    const wellKnown = () => this.api.root.getResource('.well-known') ?? this.api.root.addResource('.well-known');
     if (props.a2a) {
-      const card = this.api.root.addResource('.well-known').addResource('agent-card.json');
+      const card = wellKnown().addResource('agent-card.json');
       card.addMethod('GET', streaming);
       const jsonRpc = this.api.root.addResource('a2a');
       jsonRpc.addMethod('POST', streaming);
       a2aResources.push(card, jsonRpc);
     }
 
+    // The MCP server door's protected resource metadata, at RFC 9728's path and at the path an MCP
+    // client tries first (the resource's path appended): public, as a discovery document must be.
+    const metadataResources = [];
+    if (props.protectedResourceMetadata) {
+      const metadata = wellKnown().addResource('oauth-protected-resource');
+      metadataResources.push(metadata, metadata.addResource('mcp'));
+      for (const resource of metadataResources) {
+        const get = resource.addMethod('GET', buffered, { authorizationType: AuthorizationType.NONE });
+        Validations.of(get).acknowledge(
+          { id: 'AwsSolutions::AwsSolutions-APIG4', reason: 'OAuth protected resource metadata (RFC 9728): a public document that tells an MCP client which Cognito user pool issues tokens for /mcp; it reveals nothing else and runs no turn.' },
+          { id: 'AwsSolutions::AwsSolutions-COG4', reason: 'The metadata is read before the client has a token, so it cannot require one.' },
+        );
+      }
+    }
+
     // Every other method and path reaches the contract too, which answers 405 with an Allow header
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : []), ...a2aResources]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : []), ...a2aResources, ...metadataResources]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
-    this.contractShapedGatewayErrors(props.corsAllowOrigins);
+    this.contractShapedGatewayErrors(props.corsAllowOrigins, props.protectedResourceMetadata ? this.metadataChallenge() : undefined);
     this.acknowledgeFindings(props.methodOptions);
   }
 
@@ -173,14 +198,27 @@ export class AgentApi extends Construct {
    * browser sees only an opaque network error. A gateway response cannot pick one origin of
    * several, so with a list of origins only a single origin (or all) gets the header.
    */
-  private contractShapedGatewayErrors(origins: string[]): void {
+  private contractShapedGatewayErrors(origins: string[], unauthorizedChallenge?: string): void {
     const origin = origins.includes('*') ? '*' : origins.length === 1 ? origins[0] : undefined;
-    const responseHeaders: Record<string, string> = origin === undefined ? {} : { 'Access-Control-Allow-Origin': `'${origin}'` };
+    const corsHeaders: Record<string, string> = origin === undefined ? {} : { 'Access-Control-Allow-Origin': `'${origin}'` };
     // $context.error.messageString is already a quoted JSON string.
     const body = (code: string) => ({ 'application/json': `{"error": {"code": "${code}", "message": $context.error.messageString}}` });
     for (const [name, type, code, statusCode] of GATEWAY_ERRORS) {
+      const responseHeaders = type === ResponseType.UNAUTHORIZED && unauthorizedChallenge ? { ...corsHeaders, 'WWW-Authenticate': unauthorizedChallenge } : corsHeaders;
       this.api.addGatewayResponse(name, { type, responseHeaders, templates: body(code), ...(statusCode ? { statusCode } : {}) });
     }
+  }
+
+  /**
+   * The 401 API Gateway's Cognito authorizer answers for a request without a valid token points an
+   * MCP client at the door's metadata (MCP authorization spec). A gateway response's header cannot
+   * be built from the request, so the URL is the API's own execute-api URL and stage; a client
+   * without the header finds nothing at the host's root, which has no stage.
+   */
+  private metadataChallenge(): string {
+    const stack = Stack.of(this);
+    const url = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${STAGE_NAME}/.well-known/oauth-protected-resource/mcp`;
+    return `'Bearer resource_metadata="${url}"'`;
   }
 }
 

@@ -21,6 +21,8 @@ export class ApiAuthorization extends Construct {
   /** Set when the stack created the user pool. */
   readonly userPool?: UserPool;
   readonly userPoolClient?: UserPoolClient;
+  /** With cognito: the pool whose tokens the authorizer verifies (created or brought), its issuer the functions name. */
+  readonly userPoolId?: string;
 
   constructor(scope: Construct, id: string, props: ApiAuthorizationProps) {
     super(scope, id);
@@ -61,6 +63,7 @@ export class ApiAuthorization extends Construct {
       });
       pool = this.userPool;
     }
+    this.userPoolId = pool.userPoolId;
     // API Gateway verifies the ID token in the Authorization header; its `sub` owns the conversation.
     const authorizer = new CognitoUserPoolsAuthorizer(this, 'Authorizer', { cognitoUserPools: [pool] });
     this.methodOptions = { authorizationType: AuthorizationType.COGNITO, authorizer };

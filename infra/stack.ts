@@ -136,7 +136,10 @@ export class McpAgentStack extends Stack {
       mcpServerDoor: this.functionBundle.mcpServerDoor === true,
       removalPolicy,
       a2a: this.functionBundle.a2a ?? false,
+      protectedResourceMetadata: this.functionBundle.mcpServerDoor === true && authorization.userPoolId !== undefined,
     });
+    // The MCP server door names the pool as its authorization server (docs/mcp-server-door.md).
+    if (authorization.userPoolId !== undefined) for (const agentFunction of [stream, healthAndFallbacks]) agentFunction.function.addEnvironment(ENV.cognitoUserPoolId, authorization.userPoolId);
 
     new CfnOutput(this, 'ApiUrl', { value: api.api.url, description: 'The HTTP API (append conversations, health)' });
     new CfnOutput(this, 'TableName', { value: conversations.table.tableName });

@@ -28,6 +28,11 @@ export const ENV = {
   hmacKeyFile: 'HMAC_KEY_FILE',
   /** none | iam | cognito: who owns a conversation. */
   authMode: 'AUTH_MODE',
+  /**
+   * cognito only: the user pool whose tokens API Gateway verifies (`<region>_<id>`; the stack sets
+   * it). The MCP server door names it as its authorization server (docs/mcp-server-door.md).
+   */
+  cognitoUserPoolId: 'COGNITO_USER_POOL_ID',
   /** iam only: principal | role-session: whether an assumed role's session name is part of the owner. */
   ownerFrom: 'OWNER_FROM',
   /**
@@ -132,6 +137,8 @@ interface DeploymentSettings {
   /** Senders trusted to name an `owner` in an asynchronous request; none by default. */
   ownerSources: string[];
   mcpOAuthTokenSecretArn?: string;
+  /** cognito with COGNITO_USER_POOL_ID: the pool's issuer URL, the authorization server of its tokens. */
+  cognitoIssuer?: string;
 }
 
 export function readDeploymentSettings(environment: Environment): DeploymentSettings {
@@ -160,7 +167,19 @@ export function readDeploymentSettings(environment: Environment): DeploymentSett
     ...optional('eventQueueArn', ENV.eventQueueArn),
     ownerSources: (text(ENV.ownerSources) ?? '').split(',').map((source) => source.trim()).filter(Boolean),
     ...optional('mcpOAuthTokenSecretArn', ENV.mcpOAuthTokenSecretArn),
+    ...cognitoIssuerOf(text(ENV.cognitoUserPoolId)),
   };
+}
+
+/**
+ * A user pool's issuer (the `iss` of its tokens): https://cognito-idp.<region>.amazonaws.com/<pool id>.
+ * The pool id starts with its region (`eu-west-1_AbC123`), so nothing else is needed.
+ */
+function cognitoIssuerOf(userPoolId: string | undefined): { cognitoIssuer?: string } {
+  if (userPoolId === undefined) return {};
+  const region = /^([a-z]{2}(?:-[a-z]+)+-\d+)_[A-Za-z0-9]+$/.exec(userPoolId)?.[1];
+  if (region === undefined) throw new Error(`${ENV.cognitoUserPoolId} must be a user pool id such as eu-west-1_AbC123, not "${userPoolId}"`);
+  return { cognitoIssuer: `https://cognito-idp.${region}.amazonaws.com/${userPoolId}` };
 }
 
 function parseAuthMode(value: string | undefined): AuthMode {

@@ -19,6 +19,8 @@ export interface FrontDoorSettings {
   a2a?: A2ASettings & { enabled: boolean };
   /** How the deployment tells callers apart (AUTH_MODE): the A2A card names its security scheme. Absent: none. */
   authMode?: AuthMode;
+  /** Under cognito: the user pool's issuer, which the MCP server door names as its authorization server. */
+  cognitoIssuer?: string;
 }
 
 /**
@@ -30,8 +32,13 @@ export function configuredFrontDoors(settings: FrontDoorSettings): FrontDoor[] {
   return [
     ...(settings.openaiApi ? [openAICompatibleFrontDoor(settings.openaiApi)] : []),
     ...(settings.uiStreams ? uiStreamFrontDoors() : []),
-    ...(settings.mcpServerDoor?.enabled ? [mcpServerFrontDoor(settings.mcpServerDoor)] : []),
+    ...(settings.mcpServerDoor?.enabled ? [mcpServerFrontDoor(settings.mcpServerDoor, protectedResourceOf(settings))] : []),
     ...(settings.a2a?.enabled ? [a2aFrontDoor(settings.a2a, { authMode: settings.authMode ?? 'none' })] : []),
     nativeFrontDoor,
   ];
+}
+
+/** Only Cognito tokens are OAuth: under iam (SigV4) and none there is no authorization server to name. */
+function protectedResourceOf(settings: FrontDoorSettings): { authorizationServer?: string } {
+  return settings.authMode === 'cognito' && settings.cognitoIssuer !== undefined ? { authorizationServer: settings.cognitoIssuer } : {};
 }

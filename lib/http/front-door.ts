@@ -32,6 +32,11 @@ export interface FrontDoor {
    * time, where a JSON client's is held to the idle limit (lib/http/dispatch.ts, withIdleLimit).
    */
   asksForStream?(request: HttpRequest): boolean;
+  /**
+   * Whether a request is served to anyone, signed in or not (a discovery document): the deployment
+   * routes it without an authorizer, and no owner is read for it. Absent: every request has a caller.
+   */
+  servesAnyone?(request: Pick<HttpRequest, 'method' | 'path'>): boolean;
 }
 
 /** What a door works with, the same for every door of a deployment. */

@@ -14,6 +14,7 @@ const SHAPES: Array<[string, AgentSettings]> = [
   ['the defaults (iam, a created key secret)', {}],
   ['cognito with a created user pool', { authMode: 'cognito' }],
   ['authMode none', { authMode: 'none' }],
+  ['cognito with the MCP server door and A2A (public protected resource metadata beside the agent card)', { authMode: 'cognito', agentConfig: 'test/fixtures/mcp-door-a2a-agent.yml' }],
   ['the key in SSM', { modelApiKeyParameterName: '/mcp-agent/model-api-key' }],
   ['files on (their S3 bucket)', { agentConfig: 'test/fixtures/files-agent.yml' }],
   ['Bedrock through a geographic inference profile', { modelProvider: 'bedrock', modelName: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0' }],

@@ -7,6 +7,7 @@ import { traceOf } from '../../http/trace-of.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { registerAskTool, type Caller } from './ask-tool.ts';
 import { mcpErrorResponse } from './errors.ts';
+import { isMetadataPath, metadataResponse, unauthenticatedResponse, type ProtectedResource } from './protected-resource.ts';
 import { MCP_PATH, type McpServerDoorSettings } from './settings.ts';
 import { fromWebResponse, toWebRequest } from './web-exchange.ts';
 
@@ -21,7 +22,9 @@ const SERVER_INFO = { name: 'mcp-agent-service', version: '0.1.0' };
  * fresh server that knows its caller (the owner the auth layer set, the deadline, the trace), so
  * owners, budgets and approvals are those of the native API: the tool only calls the agent.
  */
-export function mcpServerFrontDoor(settings: McpServerDoorSettings): FrontDoor {
+export function mcpServerFrontDoor(settings: McpServerDoorSettings, protectedResource: Partial<ProtectedResource> = {}): FrontDoor {
+  // Under Cognito (lib/front-doors/configured.ts): the RFC 9728 metadata, served to anyone.
+  const resource = protectedResource.authorizationServer === undefined ? undefined : { authorizationServer: protectedResource.authorizationServer };
   // Built on the first request, when the deployment's services are known; the same for every request after.
   let handler: McpHttpHandler | undefined;
 
@@ -47,9 +50,15 @@ export function mcpServerFrontDoor(settings: McpServerDoorSettings): FrontDoor {
   }
 
   async function handle(request: HttpRequest, services: FrontDoorServices): Promise<StreamingHttpResponse> {
+    if (resource && isMetadataPath(request.path)) {
+      routeFor({ GET: 'metadata' }, request.method, request.path);
+      return metadataResponse(request, resource);
+    }
     if (request.path.replace(/\/+$/, '') !== MCP_PATH) throw new NotFoundError('route_not_found', `There is no ${request.path}: the MCP server is at POST ${MCP_PATH}.`);
     // Stateless: no session to open a stream on (GET) or to end (DELETE).
     routeFor({ POST: 'message' }, request.method, MCP_PATH);
+    // API Gateway's authorizer turns such a request away before it gets here; this answers it where none does.
+    if (resource && !request.owner) return unauthenticatedResponse(request);
     const caller: Caller = {
       ...(request.owner ? { owner: request.owner } : {}),
       ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
@@ -62,7 +71,8 @@ export function mcpServerFrontDoor(settings: McpServerDoorSettings): FrontDoor {
 
   return {
     name: 'mcp-server',
-    matches: (request) => request.path === MCP_PATH || request.path.startsWith(`${MCP_PATH}/`),
+    matches: (request) => request.path === MCP_PATH || request.path.startsWith(`${MCP_PATH}/`) || (resource !== undefined && isMetadataPath(request.path)),
+    servesAnyone: (request) => resource !== undefined && isMetadataPath(request.path),
     handle,
     errorResponse: mcpErrorResponse,
   };

@@ -59,11 +59,14 @@ interface CallerIdentity {
  * API Gateway REST proxy event → the HTTP contract's request. Under an auth mode, the caller's
  * identity becomes the conversation owner, so one caller can never reach another's conversations.
  */
-export function fromApiGatewayEvent(event: ApiGatewayProxyEvent, context: RemainingTime, identity: CallerIdentity): HttpRequest {
+export function fromApiGatewayEvent(event: ApiGatewayProxyEvent, context: RemainingTime, identity: CallerIdentity, frontDoors: readonly FrontDoor[] = []): HttpRequest {
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  const owner = ownerOf(event, identity);
+  // A route served to anyone (FrontDoor.servesAnyone) has no authorizer, so it has no caller either.
+  const request = { method: event.httpMethod, path: event.path };
+  const servesAnyone = frontDoors.find((door) => door.matches(request))?.servesAnyone?.(request) === true;
+  const owner = servesAnyone ? undefined : ownerOf(event, identity);
   const claims = owner === undefined ? undefined : claimsOf(event);
   const query = event.queryStringParameters;
   return {
