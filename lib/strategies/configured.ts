@@ -8,7 +8,7 @@ import { configuredReflection, type ReflectionServices } from '#reflection';
 /**
  * How a turn's rounds run, as agent.yml's `strategy` says: the plain loop, plan-execute's phases
  * on it, or a reflection strategy's trials, critiques and samples. A new strategy is a folder here
- * and a case below (and its name in lib/config/schema.ts). Each strategy but react is imported through
+ * and a case below (and its name in lib/config/schema/strategies.ts). Each strategy but react is imported through
  * package.json `imports` (`#plan-execute`, `#reflection`), so a Lambda bundle carries only the
  * strategy its agent.yml runs (infra/bundling.ts).
  */
