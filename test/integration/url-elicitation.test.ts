@@ -3,6 +3,9 @@
  * server over stdio (test/fixtures/url-elicitation-server.ts) whose tool asks the user to visit a
  * URL, the OpenAI adapter talking to the scripted model server, and an in-memory store.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
 import { buildAgent } from '../../lib/build-agent.ts';
@@ -30,7 +33,7 @@ afterEach(async () => {
   model = undefined;
 });
 
-async function start(script: ScriptStep[], elicitation: 'ask' | 'decline') {
+async function start(script: ScriptStep[], elicitation: 'ask' | 'decline', consentFile = join(tmpdir(), 'no-consent')) {
   model = await startScriptedOpenAIServer(script);
   const yaml = [
     `model: { name: gpt-4-turbo, baseURL: "${model.baseURL}", apiKey: sk-test }`,
@@ -40,6 +43,7 @@ async function start(script: ScriptStep[], elicitation: 'ask' | 'decline') {
     '    command: node',
     `    args: [${JSON.stringify(SERVER)}]`,
     `    elicitation: ${elicitation}`,
+    `    env: { FIXTURE_CONSENT_FILE: ${JSON.stringify(consentFile)} }`,
   ].join('\n');
   agent = buildAgent(parseConfig(yaml, { source: '/tmp/agent.yml', environment: {} }), { store: createMemoryConversationStore(), logger: recordingLogger() });
   return { agent, model };
@@ -104,5 +108,46 @@ describe('URL-mode elicitation under the decline policy', () => {
     expect(result).toMatchObject({ stopReason: 'completed', reply: 'Cannot link here.' });
     expect(result.pendingElicitations).toBeUndefined();
     expect(toolAnswer(model, 1, 'call_link')).toBe('the client offers no URL elicitation');
+  }, 120_000);
+});
+
+describe('a tool call failing with -32042 "URL elicitation required" (as AgentCore Gateway does)', () => {
+  const INBOX = toolCallsReply([{ id: 'call_inbox', name: 'read_inbox', arguments: {} }]);
+
+  it('pauses with the URL from the error, and runs the call again once the user accepts', async () => {
+    const consent = join(mkdtempSync(join(tmpdir(), 'url-elicitation-')), 'consented');
+    const { agent, model } = await start([INBOX, textReply('You have 3 new messages.')], 'ask', consent);
+
+    const paused = await agent.ask({ conversationId: 'gw-1', message: 'Read my inbox' });
+
+    expect(paused).toMatchObject({
+      stopReason: 'input_required',
+      pendingElicitations: [{ toolCallId: 'call_inbox', server: 'accounts', mode: 'url', url: 'https://gateway.example/consent', elicitationId: 'consent-1', message: 'Allow access to your inbox.' }],
+    });
+    expect(model.requests).toHaveLength(1);
+
+    writeFileSync(consent, 'yes'); // the user consented on the page
+    const resumed = await agent.decide({ conversationId: 'gw-1', decisions: [{ toolCallId: 'call_inbox', answer: { action: 'accept', content: {} } }] });
+
+    expect(resumed).toMatchObject({ stopReason: 'completed', reply: 'You have 3 new messages.' });
+    expect(toolAnswer(model, 1, 'call_inbox')).toBe('3 new messages');
+  }, 120_000);
+
+  it('tells the model the user declined', async () => {
+    const { agent, model } = await start([INBOX, textReply('No access, then.')], 'ask');
+    await agent.ask({ conversationId: 'gw-2', message: 'Read my inbox' });
+
+    await agent.decide({ conversationId: 'gw-2', decisions: [{ toolCallId: 'call_inbox', answer: { action: 'decline' } }] });
+
+    expect(toolAnswer(model, 1, 'call_inbox')).toBe('Error: Tool "read_inbox" needs the user to open https://gateway.example/consent (Allow access to your inbox.); the user declined.');
+  }, 120_000);
+
+  it('never pauses under the decline policy: the model is told the page is needed', async () => {
+    const { agent, model } = await start([INBOX, textReply('Cannot read it here.')], 'decline');
+
+    const result = await agent.ask({ conversationId: 'gw-3', message: 'Read my inbox' });
+
+    expect(result).toMatchObject({ stopReason: 'completed', reply: 'Cannot read it here.' });
+    expect(toolAnswer(model, 1, 'call_inbox')).toContain('needs the user to open https://gateway.example/consent');
   }, 120_000);
 });
