@@ -61,8 +61,15 @@ export interface PendingElicitation {
   name: string;
   server: string;
   message: string;
-  /** A flat JSON Schema object: the fields the server asks for. */
+  /** A flat JSON Schema object: the fields the server asks for (none in URL mode). */
   requestedSchema: { [key: string]: unknown };
+  /**
+   * URL mode (MCP 2025-11-25; absent for a form): the server asks the user to open `url` (sign in,
+   * pay, consent) and then answer `{action: "accept"}` (no content), `decline` or `cancel`.
+   */
+  mode?: 'url';
+  url?: string;
+  elicitationId?: string;
 }
 
 export interface TurnError {

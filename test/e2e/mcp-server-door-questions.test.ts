@@ -7,7 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { serversPerTest } from '../support/configured-local-server.ts';
-import { EVERYTHING_ENTRY } from '../support/mcp-servers.ts';
+import { EVERYTHING_ENTRY, PROJECT_ROOT } from '../support/mcp-servers.ts';
 import { textReply, toolCallsReply } from '../support/scripted-openai-server.ts';
 
 type WireMessage = { role: string; tool_call_id?: string; content?: string };
@@ -41,6 +41,34 @@ describe('a tool’s question, asked of the MCP client that called the agent', (
       expect(result.structuredContent).toMatchObject({ stopReason: 'completed', reply: 'Thank you, Ada.', rounds: 2 });
       const sent = (model.requests[1]!.body as { messages: WireMessage[] }).messages;
       expect(sent.find((message) => message.tool_call_id === 'call_form')?.content).toContain('Ada Lovelace');
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+
+  it('passes a URL-mode question on as a URL elicitation, and the accept back to the tool', async () => {
+    const model = await servers.model([
+      toolCallsReply([{ id: 'call_link', name: 'connect_account', arguments: {} }]),
+      textReply('Linked.'),
+    ]);
+    const entry = `${PROJECT_ROOT}test/fixtures/url-elicitation-server.ts`;
+    const config = `mcpServerDoor: true\ntools: { callTimeoutSeconds: 60, connectTimeoutSeconds: 30 }\nmcpServers:\n  accounts:\n    command: node\n    args: [${JSON.stringify(entry)}]\n    elicitation: ask\n`;
+    const local = await servers.local(config, model);
+    const client = new Client({ name: 'url-question-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode: 'auto' } });
+    const asked: unknown[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params);
+      return { action: 'accept' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${local.server.url}/mcp`)));
+
+    try {
+      const result = await client.callTool({ name: 'ask', arguments: { message: 'Link my account' } });
+
+      expect(asked).toEqual([expect.objectContaining({ mode: 'url', url: 'https://accounts.example/link?id=link-1', message: 'Sign in to link your account.' })]);
+      expect(result.structuredContent).toMatchObject({ stopReason: 'completed', reply: 'Linked.' });
+      const sent = (model.requests[1]!.body as { messages: WireMessage[] }).messages;
+      expect(sent.find((message) => message.tool_call_id === 'call_link')?.content).toBe('account linked');
     } finally {
       await client.close();
     }

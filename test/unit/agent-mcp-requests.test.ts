@@ -205,12 +205,19 @@ describe('decisions', () => {
     ['both approved and answer', [{ toolCallId: 'c1', approved: true, answer: { action: 'cancel' } }], 'invalid_decisions'],
     ['an unknown action', [{ toolCallId: 'c1', answer: { action: 'maybe' } }], 'invalid_answer'],
     ['content with a decline', [{ toolCallId: 'c1', answer: { action: 'decline', content: {} } }], 'invalid_answer'],
-    ['accept without content', [{ toolCallId: 'c1', answer: { action: 'accept' } }], 'invalid_answer'],
+    // A URL-mode question is accepted with no values; a form's required fields are checked against the stored question.
+    ['accept without content', [{ toolCallId: 'c1', answer: { action: 'accept' } }], undefined],
     ['a nested value', [{ toolCallId: 'c1', answer: { action: 'accept', content: { name: { first: 'Ada' } } } }], 'invalid_answer'],
     ['an unknown answer field', [{ toolCallId: 'c1', answer: { action: 'cancel', why: 'x' } }], 'unknown_field'],
   ])('%s', (_case, decisions, code) => {
     if (code === undefined) expect(() => checkDecisions(decisions)).not.toThrow();
     else expect(() => checkDecisions(decisions)).toThrow(expect.objectContaining({ code }));
+  });
+
+  it('reads an accept without content as accepting an empty form', () => {
+    const decisions: unknown = [{ toolCallId: 'c1', answer: { action: 'accept' } }];
+    checkDecisions(decisions);
+    expect(decisions[0]!.answer).toEqual({ action: 'accept', content: {} });
   });
 });
 

@@ -44,11 +44,11 @@ describe('clientCapabilities', () => {
     expect(clientCapabilities(options({}))).toEqual({});
   });
 
-  it('declares roots only for a server with roots, and elicitation unless it would always decline', () => {
+  it('declares roots only for a server with roots, and elicitation unless it would always decline (URL mode only under ask)', () => {
     expect(clientCapabilities(options({ roots: [] }))).toEqual({ roots: {} });
     expect(clientCapabilities(options({ elicitation: 'defaults' }))).toEqual({ elicitation: { form: {} } });
     expect(clientCapabilities(options({ elicitation: 'ask' }))).toEqual({});
-    expect(clientCapabilities(options({ elicitation: 'ask' }, { onElicitation: async () => ({ action: 'decline' }) }))).toEqual({ elicitation: { form: {} } });
+    expect(clientCapabilities(options({ elicitation: 'ask' }, { onElicitation: async () => ({ action: 'decline' }) }))).toEqual({ elicitation: { form: {}, url: {} } });
     expect(clientCapabilities(options({}, { defaultElicitation: 'defaults' }))).toEqual({ elicitation: { form: {} } });
   });
 

@@ -10,6 +10,7 @@ import { imagesOf, renderToolResult } from './content.ts';
 import { isSessionExpired } from './session-expired.ts';
 import { callStatelessTool } from './stateless/input-required.ts';
 import { ToolCallError } from './errors.ts';
+import { answerUrlElicitationRequired } from './url-elicitation-required.ts';
 import { McpOAuthError } from './oauth/errors.ts';
 import { currentTraceContext } from '../../core/trace-context.ts';
 
@@ -66,6 +67,7 @@ export async function callServerTool(
       });
     }
     if (error instanceof McpError && error.code === RESULT_TOO_LARGE) return { ok: false, text: tooLargeText(target, error) };
+    if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) return answerUrlElicitationRequired(error, connection.answers, target.name, options.signal);
     if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
       // The server answered with a JSON-RPC error (or its result broke the tool's outputSchema):
       // that is the tool's own failure, which the model can read and act on.

@@ -6,7 +6,8 @@
  *               declared by default would leave it with none); roots/list answers them.
  *   elicitation declared (form mode) unless the policy declines anyway. `defaults` accepts with
  *               the schema's defaults when every required field has one; `ask` hands the request
- *               to `onElicitation`. URL mode is never declared.
+ *               to `onElicitation`. URL mode (MCP 2025-11-25: "visit this page") is declared only
+ *               under `ask`: no default can stand for a person opening a page.
  *   sampling    declared only with `sampling: true` (or `ask`) and an `onSampling` to answer it.
  *
  * A capability not declared is answered by the SDK with "method not found", as the spec wants.
@@ -27,7 +28,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { ElicitationResult, SamplingRequest, ServerRequestContext } from '../../core/ports/tools.ts';
+import { URL_ELICITATION_FORM, type ElicitationRequest, type ElicitationResult, type SamplingRequest, type ServerRequestContext } from '../../core/ports/tools.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { renderBlock } from './content.ts';
 import type { McpGatewayOptions, McpServerSpec } from './types.ts';
@@ -54,7 +55,8 @@ function elicitationPolicyOf(options: Pick<ServerRequestOptions, 'spec' | 'defau
 export function clientCapabilities(options: ServerRequestOptions): ClientCapabilities {
   const capabilities: ClientCapabilities = {};
   if (options.spec.roots !== undefined) capabilities.roots = {};
-  if (elicitationPolicyOf(options) !== 'decline') capabilities.elicitation = { form: {} };
+  const elicitation = elicitationPolicyOf(options);
+  if (elicitation !== 'decline') capabilities.elicitation = elicitation === 'ask' ? { form: {}, url: {} } : { form: {} };
   // `ask` too: whether a person approves first is the agent's business, not the protocol's.
   if ((options.spec.sampling === true || options.spec.sampling === 'ask') && options.onSampling) capabilities.sampling = {};
   return capabilities;
@@ -81,21 +83,27 @@ export function serverRequestAnswers(capabilities: ClientCapabilities, options: 
   if (capabilities.elicitation) {
     const policy = elicitationPolicyOf(options);
     answers.elicit = async (params, signal): Promise<ElicitResult> => {
-      if (params.mode === 'url' || !('requestedSchema' in params)) return { action: 'decline' };
-      const requestedSchema = params.requestedSchema as JsonObject;
+      const visit = params.mode === 'url' ? params : undefined;
+      if (visit && policy !== 'ask') return { action: 'decline' };
+      if (!visit && !('requestedSchema' in params)) return { action: 'decline' };
+      const request: ElicitationRequest = params.mode === 'url'
+        ? { message: params.message, requestedSchema: URL_ELICITATION_FORM, mode: 'url', url: params.url, elicitationId: params.elicitationId }
+        : { message: params.message, requestedSchema: params.requestedSchema as JsonObject };
+      const requestedSchema = request.requestedSchema;
       let result: ElicitationResult;
       if (policy === 'defaults') {
         result = acceptDefaults(requestedSchema);
       } else {
         try {
-          result = await options.onElicitation!({ message: params.message, requestedSchema }, options.context(signal));
+          result = await options.onElicitation!(request, options.context(signal));
         } catch (error) {
           logger.warn('mcp elicitation failed', { server: spec.name, error: errorMessage(error) });
           result = { action: 'cancel' };
         }
       }
-      logger.info('mcp elicitation answered', { server: spec.name, policy, action: result.action });
-      return result;
+      logger.info('mcp elicitation answered', { server: spec.name, policy, action: result.action, ...(visit ? { mode: 'url' } : {}) });
+      // A URL-mode accept carries no values: the user did what the page asked.
+      return visit && result.action === 'accept' ? { action: 'accept' } : result;
     };
   }
   if (capabilities.sampling) {

@@ -107,7 +107,9 @@ export async function answerCalls(planned: readonly PlannedCall[], context: Tool
     const name = entry.kind === 'refused' ? entry.call.name : entry.tool.name;
     const server = (entry.kind === 'refused' ? undefined : entry.tool.server) ?? awaited?.server ?? '';
     if (awaited?.kind === 'elicitation') {
-      elicitations.push({ toolCallId: entry.call.id, name, server, message: awaited.request.message, requestedSchema: awaited.request.requestedSchema });
+      const { message, requestedSchema, mode, url, elicitationId } = awaited.request;
+      const visit = mode === 'url' ? { mode, ...(url === undefined ? {} : { url }), ...(elicitationId === undefined ? {} : { elicitationId }) } : {};
+      elicitations.push({ toolCallId: entry.call.id, name, server, message, requestedSchema, ...visit });
       continue;
     }
     const sampling = awaited?.kind === 'sampling' ? { sampling: samplingShown(awaited.request) } : {};

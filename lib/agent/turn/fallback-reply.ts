@@ -19,7 +19,7 @@ export function fallbackReply(reason: Exclude<StopReason, AnsweredStopReason>, m
   const tools = [...new Set(messages.flatMap((message) => (message.role === 'tool' ? [message.name] : [])))];
   const used = tools.length > 0 ? ` Tools used so far: ${tools.join(', ')}.` : '';
   const waiting = (context.pendingApprovals ?? []).map((call) => `${call.name} (${call.toolCallId})`).join(', ');
-  const questions = (context.pendingElicitations ?? []).map((asked) => `${asked.name} (${asked.toolCallId}) asks: ${withoutFullStop(asked.message)}.`).join(' ');
+  const questions = (context.pendingElicitations ?? []).map((asked) => `${asked.name} (${asked.toolCallId}) asks: ${withoutFullStop(asked.message)}.${asked.url === undefined ? '' : ` Open ${asked.url}, then accept.`}`).join(' ');
   const alsoWaiting = waiting ? ` I also need your approval before I run ${waiting}.` : '';
   const why = {
     max_rounds: `I stopped after ${context.rounds ?? context.maxRounds} rounds, at the turn's limit of ${context.maxRounds}, without reaching a final answer.${used} Ask me to continue if you want me to go on.`,

@@ -140,6 +140,9 @@ function checkDecisionKinds(decisions: readonly ApprovalDecision[], paused: Turn
     if (answer === undefined) {
       throw new InputError('invalid_decisions', `Call ${decision.toolCallId} waits for the answer to "${question.message}": decide it with {"toolCallId": "${decision.toolCallId}", "answer": {"action": "accept", "content": {...}}} (or "decline", "cancel").`);
     }
+    if (answer.action === 'accept' && question.mode === 'url' && Object.keys(answer.content).length > 0) {
+      throw new InputError('invalid_answer', `Call ${decision.toolCallId} asked the user to open ${question.url ?? 'a page'}; accept it with {"action": "accept"} and no content.`);
+    }
     if (answer.action === 'accept') {
       const check = checkArguments(question.requestedSchema, answer.content);
       if (!check.valid) throw new InputError('invalid_answer', `The answer for call ${decision.toolCallId} does not fit the question's form: ${check.problems}.`);

@@ -100,6 +100,8 @@ function checkAnswer(answer: unknown, at: string): asserts answer is Elicitation
     if (answer.content !== undefined) throw new InputError('invalid_answer', `${at}.content goes only with "action": "accept".`);
     return;
   }
+  // A URL-mode question (the user visited a page) is accepted with no values: an empty form's.
+  if (answer.content === undefined) answer.content = {};
   if (!isJsonObject(answer.content)) throw new InputError('invalid_answer', `${at}.content must be an object of the form's values, e.g. {"name": "Ada"}.`);
   for (const [field, item] of Object.entries(answer.content)) {
     const fits = ['string', 'number', 'boolean'].includes(typeof item) || (Array.isArray(item) && item.every((entry) => typeof entry === 'string'));

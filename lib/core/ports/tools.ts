@@ -101,12 +101,23 @@ export interface ServerRequestContext {
   signal: AbortSignal;
 }
 
-/** An MCP elicitation (form mode): the server asks the user for values matching a flat schema. */
+/**
+ * An MCP elicitation. Form mode: the server asks the user for values matching a flat schema. URL
+ * mode (MCP 2025-11-25): the server asks the user to visit `url` (to sign in, pay, consent) and
+ * takes no values, so its `requestedSchema` is the empty form.
+ */
 export interface ElicitationRequest {
   message: string;
   /** A flat JSON Schema object: properties of type string, number, integer, boolean or enum. */
   requestedSchema: JsonObject;
+  mode?: 'url';
+  /** URL mode: the page the user is to open, and the server's id for this request. */
+  url?: string;
+  elicitationId?: string;
 }
+
+/** What a URL-mode elicitation asks the user to fill in: nothing. */
+export const URL_ELICITATION_FORM: JsonObject = { type: 'object', properties: {}, additionalProperties: false };
 
 export type ElicitationResult =
   | { action: 'accept'; content: { [field: string]: string | number | boolean | string[] } }

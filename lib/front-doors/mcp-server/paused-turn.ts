@@ -31,6 +31,11 @@ export function askTheClient(result: TurnResult) {
     });
   }
   for (const question of questions) {
+    if (question.mode === 'url' && question.url !== undefined) {
+      // A page to visit (URL-mode elicitation) is passed on as one: only the person can open it.
+      inputRequests[answerKey(question.toolCallId)] = inputRequired.elicitUrl({ message: question.message, url: question.url });
+      continue;
+    }
     inputRequests[answerKey(question.toolCallId)] = inputRequired.elicit({
       message: question.message,
       // The form schema the tool's server sent (the MCP SDK's client checked its shape on receipt): passed on as it is.
@@ -79,7 +84,7 @@ export function decisionsFrom(state: PausedTurnState, responses: Record<string, 
  */
 export function waitingText(result: TurnResult): string {
   const approvals = (result.pendingApprovals ?? []).map((call) => `- ${call.name} (on ${call.server}) with ${JSON.stringify(call.arguments)}: toolCallId ${call.toolCallId}`);
-  const questions = (result.pendingElicitations ?? []).map((question) => `- ${question.name} asks: ${question.message} (toolCallId ${question.toolCallId})`);
+  const questions = (result.pendingElicitations ?? []).map((question) => `- ${question.name} asks: ${question.message}${question.url === undefined ? '' : ` (open ${question.url})`} (toolCallId ${question.toolCallId})`);
   return [
     `The turn is paused (conversation ${result.conversationId}, turn ${result.turn}).`,
     ...(approvals.length > 0 ? ['These calls wait for approval:', ...approvals] : []),
