@@ -6,28 +6,22 @@
  * questions through API Gateway events: answered through the local Bedrock stand-in, as SSE
  * (ConverseStream's event streams) and as JSON (Converse), with a tool round.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BEDROCK_FUNCTION_BUNDLE, BUNDLED_AGENT_CONFIG, PROJECT_ROOT, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
 import { converseText, converseToolUse } from '../support/bedrock-stand-in-events.ts';
 import { STAND_IN_CREDENTIALS, STAND_IN_REGION, startBedrockStandIn, type BedrockStandIn } from '../support/bedrock-stand-in.ts';
+import { invokeStreamingBundle, type BundleAnswer } from '../support/invoke-bundle.ts';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 
-const run = promisify(execFile);
 const MODEL = 'us.amazon.nova-pro-v1:0';
 const ADD_SERVER = path.join(PROJECT_ROOT, 'test/bench/overhead/add-server.ts');
 const fixture = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/apigateway/rest-proxy-iam.json'), 'utf8'));
 
-interface Answer {
-  statusCode: number;
-  body: string;
-}
 
 let folder: string;
 let bundle: string;
@@ -58,55 +52,21 @@ const question = (conversationId: string, message: string, accept: string) => ({
   body: JSON.stringify({ message }),
 });
 
-/**
- * Loads the bundle in a new process (its folder as the working directory, the environment Lambda
- * and the stack would give it) and invokes its handler with each event in turn, on a response
- * stream as Lambda's: the metadata prelude, eight NUL bytes, then the body.
- */
-async function invokeBundle(events: unknown[], variables: Record<string, string> = {}): Promise<Answer[]> {
-  const script = `
-    import { Writable } from 'node:stream';
-    const bundle = await import(${JSON.stringify(bundle)});
-    const context = { awsRequestId: 'bundle-test', functionName: 'stream', getRemainingTimeInMillis: () => 60000, callbackWaitsForEmptyEventLoop: false };
-    const answers = [];
-    for (const event of JSON.parse(process.env.TEST_EVENTS)) {
-      const chunks = [];
-      const responseStream = Object.assign(new Writable({ write: (chunk, _encoding, callback) => (chunks.push(Buffer.from(chunk)), callback()) }), { setContentType: () => {} });
-      const finished = new Promise((resolve) => responseStream.on('finish', resolve));
-      await bundle.handler(event, responseStream, context);
-      await finished;
-      const response = Buffer.concat(chunks);
-      const bodyStart = response.indexOf(Buffer.alloc(8)) + 8;
-      answers.push({ statusCode: JSON.parse(response.subarray(0, bodyStart - 8).toString('utf8')).statusCode, body: response.subarray(bodyStart).toString('utf8') });
-    }
-    await bundle.agent.close();
-    process.stdout.write('\\nRESULT ' + JSON.stringify(answers) + '\\n');
-    process.exit(0);`;
-  const { stdout } = await run(process.execPath, ['--input-type=module', '--eval', script], {
-    cwd: folder,
-    timeout: 90_000,
-    env: {
-      PATH: process.env.PATH ?? '',
-      [ENV.agentConfig]: path.join(folder, BUNDLED_AGENT_CONFIG),
-      [ENV.conversationsTable]: table.tableName,
-      [ENV.awsDynamodbEndpoint]: table.endpoint,
-      [ENV.modelProvider]: 'bedrock',
-      [ENV.modelName]: MODEL,
-      BEDROCK_ENDPOINT: standIn.endpoint,
-      // As Lambda gives a function its role's credentials: in the environment (dynalite takes any).
-      AWS_REGION: STAND_IN_REGION,
-      AWS_ACCESS_KEY_ID: STAND_IN_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: STAND_IN_CREDENTIALS.secretAccessKey,
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-      TEST_EVENTS: JSON.stringify(events),
-      ...variables,
-    },
-    maxBuffer: 16 * 1024 * 1024,
+/** Invokes the bundle's handler with each event in turn (test/support/invoke-bundle.ts). */
+async function invokeBundle(events: unknown[], variables: Record<string, string> = {}): Promise<BundleAnswer[]> {
+  return invokeStreamingBundle({ file: bundle, folder }, events, {
+    [ENV.agentConfig]: path.join(folder, BUNDLED_AGENT_CONFIG),
+    [ENV.conversationsTable]: table.tableName,
+    [ENV.awsDynamodbEndpoint]: table.endpoint,
+    [ENV.modelProvider]: 'bedrock',
+    [ENV.modelName]: MODEL,
+    BEDROCK_ENDPOINT: standIn.endpoint,
+    // As Lambda gives a function its role's credentials: in the environment (dynalite takes any).
+    AWS_REGION: STAND_IN_REGION,
+    AWS_ACCESS_KEY_ID: STAND_IN_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: STAND_IN_CREDENTIALS.secretAccessKey,
+    ...variables,
   });
-  const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));
-  expect(line, stdout).toBeDefined();
-  return JSON.parse(line!.slice('RESULT '.length)) as Answer[];
 }
 
 let standIn: BedrockStandIn;

@@ -5,21 +5,19 @@
  * files in a local S3-compatible server: a turn uploads a file through file_tool, the owner lists
  * and downloads it through API Gateway events, and DELETE removes it from the bucket.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_AGENT_CONFIG, DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
+import { invokeStreamingBundle, type BundleAnswer } from '../support/invoke-bundle.ts';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { startLocalS3, type LocalS3 } from '../support/local-s3.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 
-const run = promisify(execFile);
 const fixture = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/apigateway/rest-proxy-iam.json'), 'utf8'));
 const REPORT = '# Report\n\nShanghai: 24 °C.\n';
 
@@ -56,60 +54,24 @@ const request = (method: string, requestPath: string, body?: unknown) => ({
   body: body === undefined ? null : JSON.stringify(body),
 });
 
-interface Answer {
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-}
 
-/** Invokes the bundle's handler with each event in turn, on a response stream as Lambda's. */
-async function invokeBundle(events: unknown[]): Promise<Answer[]> {
-  const script = `
-    import { Writable } from 'node:stream';
-    const bundle = await import(${JSON.stringify(bundle)});
-    const context = { awsRequestId: 'bundle-test', functionName: 'stream', getRemainingTimeInMillis: () => 60000, callbackWaitsForEmptyEventLoop: false };
-    const answers = [];
-    for (const event of JSON.parse(process.env.TEST_EVENTS)) {
-      const chunks = [];
-      const responseStream = Object.assign(new Writable({ write: (chunk, _encoding, callback) => (chunks.push(Buffer.from(chunk)), callback()) }), { setContentType: () => {} });
-      const finished = new Promise((resolve) => responseStream.on('finish', resolve));
-      await bundle.handler(event, responseStream, context);
-      await finished;
-      const response = Buffer.concat(chunks);
-      const bodyStart = response.indexOf(Buffer.alloc(8)) + 8;
-      const prelude = JSON.parse(response.subarray(0, bodyStart - 8).toString('utf8'));
-      answers.push({ statusCode: prelude.statusCode, headers: prelude.headers ?? {}, body: response.subarray(bodyStart).toString('utf8') });
-    }
-    await bundle.agent.close();
-    process.stdout.write('\\nRESULT ' + JSON.stringify(answers) + '\\n');
-    process.exit(0);`;
-  const { stdout } = await run(process.execPath, ['--input-type=module', '--eval', script], {
-    cwd: folder,
-    timeout: 90_000,
-    env: {
-      PATH: process.env.PATH ?? '',
-      [ENV.lambdaFunctionName]: 'stream',
-      [ENV.agentConfig]: path.join(folder, BUNDLED_AGENT_CONFIG),
-      [ENV.conversationsTable]: table.tableName,
-      [ENV.awsDynamodbEndpoint]: table.endpoint,
-      [ENV.filesBucket]: s3.bucket,
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
-      [ENV.authMode]: 'iam',
-      [ENV.modelBaseUrl]: model.baseURL,
-      [ENV.modelApiKey]: 'sk-test',
-      [ENV.modelName]: 'gpt-4-turbo',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-      TEST_EVENTS: JSON.stringify(events),
-    },
-    maxBuffer: 16 * 1024 * 1024,
+/** Invokes the bundle's handler with each event in turn (test/support/invoke-bundle.ts). */
+async function invokeBundle(events: unknown[]): Promise<BundleAnswer[]> {
+  return invokeStreamingBundle({ file: bundle, folder }, events, {
+    [ENV.lambdaFunctionName]: 'stream',
+    [ENV.agentConfig]: path.join(folder, BUNDLED_AGENT_CONFIG),
+    [ENV.conversationsTable]: table.tableName,
+    [ENV.awsDynamodbEndpoint]: table.endpoint,
+    [ENV.filesBucket]: s3.bucket,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    [ENV.authMode]: 'iam',
+    [ENV.modelBaseUrl]: model.baseURL,
+    [ENV.modelApiKey]: 'sk-test',
+    [ENV.modelName]: 'gpt-4-turbo',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
   });
-  const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));
-  expect(line, stdout).toBeDefined();
-  return JSON.parse(line!.slice('RESULT '.length)) as Answer[];
 }
 
 const objectKeys = async () => ((await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket }))).Contents ?? []).map((object) => object.Key);

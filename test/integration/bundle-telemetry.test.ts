@@ -4,20 +4,18 @@
  * a fresh Node process as Lambda loads it and asked a question through an API Gateway event with
  * a traceparent header: its spans reach a local OTLP/HTTP receiver, joined to the caller's trace.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_AGENT_CONFIG, DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
+import { invokeStreamingBundle } from '../support/invoke-bundle.ts';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.ts';
 import { startScriptedOpenAIServer, textReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 
-const run = promisify(execFile);
 const fixture = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/apigateway/rest-proxy-iam.json'), 'utf8'));
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
@@ -53,43 +51,20 @@ describe('the stream function bundled with telemetry', () => {
       multiValueHeaders: { ...fixture.multiValueHeaders, Accept: ['application/json'], traceparent: [TRACEPARENT] },
       body: JSON.stringify({ message: '你好' }),
     };
-    const script = `
-      import { Writable } from 'node:stream';
-      const bundle = await import(${JSON.stringify(bundle)});
-      const context = { awsRequestId: 'bundle-test', functionName: 'stream', getRemainingTimeInMillis: () => 60000, callbackWaitsForEmptyEventLoop: false };
-      const chunks = [];
-      const responseStream = Object.assign(new Writable({ write: (chunk, _encoding, callback) => (chunks.push(Buffer.from(chunk)), callback()) }), { setContentType: () => {} });
-      const finished = new Promise((resolve) => responseStream.on('finish', resolve));
-      await bundle.handler(JSON.parse(process.env.TEST_EVENT), responseStream, context);
-      await finished;
-      await bundle.agent.close();
-      process.stdout.write('\\nRESULT ' + Buffer.concat(chunks).toString('utf8').split('\\0').pop() + '\\n');
-      process.exit(0);`;
-
-    const { stdout } = await run(process.execPath, ['--input-type=module', '--eval', script], {
-      cwd: folder,
-      timeout: 90_000,
-      env: {
-        PATH: process.env.PATH ?? '',
-        [ENV.agentConfig]: path.join(folder, BUNDLED_AGENT_CONFIG),
-        [ENV.conversationsTable]: table.tableName,
-        [ENV.awsDynamodbEndpoint]: table.endpoint,
-        [ENV.modelBaseUrl]: model.baseURL,
-        [ENV.modelApiKey]: 'sk-test',
-        [ENV.modelName]: 'gpt-4-turbo',
-        [ENV.otelExporterEndpoint]: receiver.url,
-        AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
-        POWERTOOLS_METRICS_DISABLED: 'true',
-        POWERTOOLS_LOG_LEVEL: 'ERROR',
-        TEST_EVENT: JSON.stringify(event),
-      },
-      maxBuffer: 16 * 1024 * 1024,
+    const [answer] = await invokeStreamingBundle({ file: bundle, folder }, [event], {
+      [ENV.agentConfig]: path.join(folder, BUNDLED_AGENT_CONFIG),
+      [ENV.conversationsTable]: table.tableName,
+      [ENV.awsDynamodbEndpoint]: table.endpoint,
+      [ENV.modelBaseUrl]: model.baseURL,
+      [ENV.modelApiKey]: 'sk-test',
+      [ENV.modelName]: 'gpt-4-turbo',
+      [ENV.otelExporterEndpoint]: receiver.url,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
     });
 
-    const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));
-    expect(JSON.parse(line!.slice('RESULT '.length))).toMatchObject({ reply: '你好！', stopReason: 'completed' });
+    expect(JSON.parse(answer!.body)).toMatchObject({ reply: '你好！', stopReason: 'completed' });
     // Flushed before the turn's result was returned: nothing left to wait for.
     const turn = receiver.spans.find((span) => span.name === 'invoke_agent mcp-agent');
     expect(turn).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7' });

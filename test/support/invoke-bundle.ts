@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'vitest';
+
+/** What a streaming Lambda handler wrote: the prelude's status and headers, then the body. */
+export interface BundleAnswer {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Loads a bundled streaming function in a new process (its folder as the working directory, the
+ * environment Lambda and the stack would give it: `environment`, with nothing inherited but PATH)
+ * and invokes its handler with each event in turn, on a response stream as Lambda's: the metadata
+ * prelude, eight NUL bytes, then the body.
+ */
+export async function invokeStreamingBundle(bundle: { file: string; folder: string }, events: unknown[], environment: Record<string, string>): Promise<BundleAnswer[]> {
+  const script = `
+    import { Writable } from 'node:stream';
+    const bundle = await import(${JSON.stringify(bundle.file)});
+    const context = { awsRequestId: 'bundle-test', functionName: 'stream', getRemainingTimeInMillis: () => 60000, callbackWaitsForEmptyEventLoop: false };
+    const answers = [];
+    for (const event of JSON.parse(process.env.TEST_EVENTS)) {
+      const chunks = [];
+      const responseStream = Object.assign(new Writable({ write: (chunk, _encoding, callback) => (chunks.push(Buffer.from(chunk)), callback()) }), { setContentType: () => {} });
+      const finished = new Promise((resolve) => responseStream.on('finish', resolve));
+      await bundle.handler(event, responseStream, context);
+      await finished;
+      const response = Buffer.concat(chunks);
+      const bodyStart = response.indexOf(Buffer.alloc(8)) + 8;
+      const prelude = JSON.parse(response.subarray(0, bodyStart - 8).toString('utf8'));
+      answers.push({ statusCode: prelude.statusCode, headers: prelude.headers ?? {}, body: response.subarray(bodyStart).toString('utf8') });
+    }
+    await bundle.agent.close();
+    process.stdout.write('\\nRESULT ' + JSON.stringify(answers) + '\\n');
+    process.exit(0);`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', script], {
+    cwd: bundle.folder,
+    timeout: 90_000,
+    env: { PATH: process.env.PATH ?? '', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR', ...environment, TEST_EVENTS: JSON.stringify(events) },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));
+  expect(line, stdout).toBeDefined();
+  return JSON.parse(line!.slice('RESULT '.length)) as BundleAnswer[];
+}
