@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { agentFile, variable } from './agent-file.ts';
 
 /**
  * Which turn strategies an agent.yml runs, read as written (the synth needs no environment): only
@@ -7,9 +6,8 @@ import { parse as parseYaml } from 'yaml';
  * could be anything, so it bundles every strategy it could name.
  */
 export function bundledStrategies(agentConfigFile: string): { planExecute: boolean; reflection: boolean } {
-  const document = parseYaml(readFileSync(agentConfigFile, 'utf8')) as { strategy?: unknown; reflection?: { selfRefine?: unknown; samples?: unknown } } | null;
+  const document = agentFile(agentConfigFile) as { strategy?: unknown; reflection?: { selfRefine?: unknown; samples?: unknown } };
   const strategy = document?.strategy ?? 'react';
-  const variable = (value: unknown) => typeof value === 'string' && value.includes('${');
   const selfRefine = document?.reflection?.selfRefine;
   const samples = document?.reflection?.samples;
   const reflectsOnReact = selfRefine === true || selfRefine === 'true' || variable(selfRefine) || variable(samples) || Number(samples) > 1;

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { ENV } from '../lib/config/environment.ts';
 import { DEMO_SERVER_ENTRY } from './bundling.ts';
+import { agentFile } from './agent-file.ts';
 
 /**
  * Whether an agent.yml starts the demo MCP server: some server's command or arguments name the
@@ -10,7 +9,7 @@ import { DEMO_SERVER_ENTRY } from './bundling.ts';
  * team's own servers deploys without it.
  */
 export function usesDemoServer(agentConfigFile: string): boolean {
-  const document = parseYaml(readFileSync(agentConfigFile, 'utf8')) as { mcpServers?: Record<string, unknown> } | null;
+  const document = agentFile(agentConfigFile) as { mcpServers?: Record<string, unknown> };
   const servers = document?.mcpServers;
   if (!servers || typeof servers !== 'object') return false;
   return Object.values(servers).some((server) => {

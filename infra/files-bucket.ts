@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { CfnResource, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { parse as parseYaml } from 'yaml';
 import { ENV } from '../lib/config/environment.ts';
+import { agentFile, switchedOn } from './agent-file.ts';
 
 /** Where the S3 file store keeps every conversation's files (lib/adapters/s3/file-store.ts). */
 const FILES_PREFIX = 'conversations/';
@@ -67,9 +66,9 @@ export class FilesBucket extends Construct {
  * needs no environment). A `${VAR}` for files counts as on; for ttlDays, the default 30.
  */
 export function filesSettingsOf(agentConfigFile: string): { on: boolean; ttlDays: number } {
-  const document = parseYaml(readFileSync(agentConfigFile, 'utf8')) as { files?: unknown; conversation?: { ttlDays?: unknown } } | null;
+  const document = agentFile(agentConfigFile) as { files?: unknown; conversation?: { ttlDays?: unknown } };
   const files = document?.files;
-  const on = !(files === undefined || files === null || files === false || files === 'false' || (typeof files === 'object' && (files as { enabled?: unknown }).enabled === false));
+  const on = switchedOn(files);
   const ttlDays = Number(document?.conversation?.ttlDays);
   return { on, ttlDays: Number.isFinite(ttlDays) && ttlDays > 0 ? ttlDays : 30 };
 }

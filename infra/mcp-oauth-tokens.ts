@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { type RemovalPolicy, SecretValue, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { parse as parseYaml } from 'yaml';
 import { ENV } from '../lib/config/environment.ts';
+import { agentFile } from './agent-file.ts';
 
 export interface McpOAuthTokensProps {
   removalPolicy: RemovalPolicy;
@@ -47,7 +46,7 @@ export class McpOAuthTokens extends Construct {
  * environment for the `${VAR}`s the functions will fill in.
  */
 export function oauthServerNames(agentConfigFile: string): string[] {
-  const document = parseYaml(readFileSync(agentConfigFile, 'utf8')) as { mcpServers?: Record<string, unknown> } | null;
+  const document = agentFile(agentConfigFile) as { mcpServers?: Record<string, unknown> };
   const servers = document?.mcpServers;
   if (!servers || typeof servers !== 'object') return [];
   return Object.entries(servers)

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { Annotations } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { parse as parseYaml } from 'yaml';
+import { agentFile, switchedOn } from './agent-file.ts';
 import type { AuthMode } from './settings.ts';
 
 /**
@@ -9,10 +8,7 @@ import type { AuthMode } from './settings.ts';
  * counts as on: the synth cannot know, and a warning too many is cheaper than one missed.
  */
 export function memoryIsOn(agentConfigFile: string): boolean {
-  const document = parseYaml(readFileSync(agentConfigFile, 'utf8')) as { memory?: unknown } | null;
-  const memory = document?.memory;
-  if (memory === undefined || memory === null || memory === false || memory === 'false') return false;
-  return !(typeof memory === 'object' && (memory as { enabled?: unknown }).enabled === false);
+  return switchedOn(agentFile(agentConfigFile).memory);
 }
 
 /** Without authentication there is no owner: every caller shares one memory, listed by GET /memory. */

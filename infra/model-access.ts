@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { parse as parseYaml } from 'yaml';
 import { BEDROCK_INVOKE_ACTIONS, bedrockGrants } from './bedrock-access.ts';
 import type { AgentSettings, ModelProvider } from './settings.ts';
+import { agentFile } from './agent-file.ts';
 
 /** The model the functions will call, as the stack can know it: context first, then agent.yml as written (the region only there). */
 export interface DeployedModel {
@@ -19,7 +18,7 @@ export interface DeployedModel {
  * has to say it, or the synth cannot grant the model).
  */
 export function deployedModel(agentConfigFile: string, settings: Pick<AgentSettings, 'modelProvider' | 'modelName'>): DeployedModel {
-  const document = parseYaml(readFileSync(agentConfigFile, 'utf8')) as { model?: Record<string, unknown> } | null;
+  const document = agentFile(agentConfigFile) as { model?: Record<string, unknown> };
   const written = (key: string): string | undefined => {
     const value = document?.model?.[key];
     if (typeof value !== 'string') return undefined;

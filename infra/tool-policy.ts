@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { agentFile } from './agent-file.ts';
 
 /** The tool policy's files, as absolute paths: the Cedar policies and, optionally, their schema. */
 export interface ToolPolicyFiles {
@@ -20,7 +20,7 @@ export const BUNDLED_TOOL_POLICY = { cedar: 'tool-policy.cedar', schema: 'tool-p
  * A path the synth cannot know (a `${VAR}`), or a file that is not there, stops the synth.
  */
 export function toolPolicyFiles(agentConfigFile: string): ToolPolicyFiles | undefined {
-  const document = parseYaml(readFileSync(agentConfigFile, 'utf8')) as { toolPolicy?: { cedar?: unknown; schema?: unknown } } | null;
+  const document = agentFile(agentConfigFile) as { toolPolicy?: { cedar?: unknown; schema?: unknown } };
   const policy = document?.toolPolicy;
   if (policy?.cedar === undefined) return undefined;
   const file = (key: 'cedar' | 'schema', value: unknown): string => {

@@ -1,11 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { agentFile, switchedOn } from './agent-file.ts';
 
-/**
- * Whether agent.yml turns the UI toolkit doors on (`uiStreams: true`, read as written: the synth
- * needs no environment; a `${VAR}` could be true, so it bundles them): only then are they bundled.
- */
-export function usesUiStreams(agentConfigFile: string): boolean {
-  const setting = (parseYaml(readFileSync(agentConfigFile, 'utf8')) as { uiStreams?: unknown } | null)?.uiStreams;
-  return setting === true || setting === 'true' || (typeof setting === 'string' && setting.includes('${'));
-}
+/** Whether agent.yml turns the UI toolkit doors on (`uiStreams: true`): only then are they bundled. */
+export const usesUiStreams = (agentConfigFile: string): boolean => switchedOn(agentFile(agentConfigFile).uiStreams);
