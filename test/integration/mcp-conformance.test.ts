@@ -2,7 +2,7 @@
  * The MCP client conformance suite (@modelcontextprotocol/conformance) against the gateway
  * (test/conformance/client.ts): each scenario starts its own server on localhost, runs the client
  * against it, and judges what the client did on the wire. This is the fast subset of every
- * scenario that passes; `npm run conformance` runs all 26, and the auth/* scenarios (OAuth) run in
+ * scenario that passes; `npm run conformance` runs all 48, and the auth/* scenarios (OAuth) run in
  * mcp-oauth-conformance.test.ts.
  *
  * Why this is reliable on a loaded machine:
@@ -30,7 +30,19 @@ const CLIENT = `${process.execPath} ${PROJECT_ROOT}test/conformance/client.ts`;
 const CLIENT_TIMEOUT_MS = 120_000;
 const ATTEMPTS_WHEN_ONLY_LATE = 3;
 
-const PASSING = ['initialize', 'tools_call', 'sse-retry', 'elicitation-sep1034-client-defaults'];
+const PASSING = [
+  'initialize',
+  'tools_call',
+  'sse-retry',
+  'elicitation-sep1034-client-defaults',
+  'http-standard-headers',
+  'json-schema-ref-no-deref',
+  'sep-2322-client-request-state',
+  'sep-2640-client-no-prefetch',
+  'sep-2640-client-verify-digest',
+  'sep-2640-client-verify-frontmatter',
+  'sep-2640-client-verify-size',
+];
 
 interface Check {
   id: string;

@@ -6,8 +6,7 @@
  * the login command (three as `npm run mcp-login` in its own process) and the token file, as an
  * operator would.
  *
- * Not run: auth/cross-app-access-complete-flow (SEP-990, an enterprise IdP's ID token exchanged for
- * an ID-JAG, then the jwt-bearer grant), a grant this service does not offer.
+ * Not run: the scenarios test/conformance/expected-failures.yml lists (each with its reason).
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -25,11 +24,11 @@ export const AUTH_SCENARIOS = [
   'auth/metadata-var1',
   'auth/metadata-var2',
   'auth/metadata-var3',
+  'auth/metadata-issuer-mismatch',
   'auth/basic-cimd',
   'auth/scope-from-www-authenticate',
   'auth/scope-from-scopes-supported',
   'auth/scope-omitted-when-undefined',
-  'auth/scope-step-up',
   'auth/scope-retry-limit',
   'auth/token-endpoint-auth-basic',
   'auth/token-endpoint-auth-post',
@@ -38,8 +37,6 @@ export const AUTH_SCENARIOS = [
   'auth/2025-03-26-oauth-metadata-backcompat',
   'auth/2025-03-26-oauth-endpoint-fallback',
   'auth/resource-mismatch',
-  'auth/offline-access-scope',
-  'auth/offline-access-not-supported',
   'auth/client-credentials-jwt',
   'auth/client-credentials-basic',
 ];
