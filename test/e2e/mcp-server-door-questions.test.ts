@@ -73,4 +73,29 @@ describe('a tool’s question, asked of the MCP client that called the agent', (
       await client.close();
     }
   }, 90_000);
+
+  it('answers a client that can only fill in forms with the URL to open, never a URL elicitation it cannot show', async () => {
+    const model = await servers.model([toolCallsReply([{ id: 'call_link', name: 'connect_account', arguments: {} }])]);
+    const entry = `${PROJECT_ROOT}test/fixtures/url-elicitation-server.ts`;
+    const config = `mcpServerDoor: true\ntools: { callTimeoutSeconds: 60, connectTimeoutSeconds: 30 }\nmcpServers:\n  accounts:\n    command: node\n    args: [${JSON.stringify(entry)}]\n    elicitation: ask\n`;
+    const local = await servers.local(config, model);
+    // MCP 2025-11-25: `elicitation: { form: {} }` declares forms only; URL mode needs `url`.
+    const client = new Client({ name: 'form-only-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } });
+    const asked: unknown[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params);
+      return { action: 'accept' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${local.server.url}/mcp`)));
+
+    try {
+      const result = await client.callTool({ name: 'ask', arguments: { message: 'Link my account' } });
+
+      expect(asked).toEqual([]);
+      expect(result.structuredContent).toMatchObject({ stopReason: 'input_required', pendingElicitations: [{ mode: 'url', url: 'https://accounts.example/link?id=link-1' }] });
+      expect((result.content as Array<{ text: string }>)[0]!.text).toContain('https://accounts.example/link?id=link-1');
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
 });

@@ -52,7 +52,7 @@ export function registerAskTool(server: McpServer, services: { agent: Agent; log
       } catch (error) {
         return refusal(error, logger);
       }
-      if (isPaused(result) && canElicit(context)) return askTheClient(result);
+      if (isPaused(result) && canElicit(context, result)) return askTheClient(result);
       return toolResult(result);
     },
   );
@@ -87,9 +87,14 @@ function progressOf(context: ServerContext): ((event: LoopEvent) => void) | unde
 /**
  * Only a client on the 2026-07-28 revision that declared elicitation on the request can be asked:
  * a 2025 client served statelessly can receive no request from the server (its answer would reach
- * another instance), so it gets the result that says what waits.
+ * another instance), so it gets the result that says what waits. A page to open needs a client
+ * that declared URL mode (`elicitation.url`; `{}` or `{form}` alone means forms only, MCP
+ * 2025-11-25): a form-only client gets the result too, which names the URL.
  */
-function canElicit(context: ServerContext): boolean {
-  const envelope = context.mcpReq.envelope as Record<string, { elicitation?: unknown } | undefined> | undefined;
-  return envelope?.[CLIENT_CAPABILITIES_META_KEY]?.elicitation !== undefined;
+function canElicit(context: ServerContext, result: TurnResult): boolean {
+  const envelope = context.mcpReq.envelope as Record<string, { elicitation?: { url?: unknown } } | undefined> | undefined;
+  const elicitation = envelope?.[CLIENT_CAPABILITIES_META_KEY]?.elicitation;
+  if (elicitation === undefined) return false;
+  const asksForPage = (result.pendingElicitations ?? []).some((question) => question.mode === 'url');
+  return !asksForPage || elicitation.url !== undefined;
 }
