@@ -95,6 +95,15 @@ describe('the AG-UI mapping', () => {
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt', interrupts: [{ id: 'call_1', reason: 'input_required', message: 'Which date?', toolCallId: 'call_1', responseSchema: QUESTION.requestedSchema }] } });
   });
 
+  it('gives a question that asks the user to open a page its URL in the interrupt, and no form', () => {
+    const page = { toolCallId: 'call_1', name: 'book', server: 'crm', message: 'Connect your CRM account.', requestedSchema: {}, mode: 'url' as const, url: 'https://login.example/authorize?state=s1', elicitationId: 'e1' };
+    const asked: LoopEvent[] = [...START, { type: 'tool-call', round: 1, call: { id: 'call_1', name: 'book', arguments: {} } }, { type: 'elicitation-required', round: 1, pendingElicitations: [page] }];
+    const events = agUiEventsOf(asked, { result: result({ stopReason: 'input_required', reply: 'A tool needs your answer.' }) });
+    const [interrupt] = events.at(-1).outcome.interrupts;
+    expect(interrupt).toMatchObject({ id: 'call_1', reason: 'input_required', message: 'Connect your CRM account.', metadata: { server: 'crm', mode: 'url', url: page.url, elicitationId: 'e1' } });
+    expect(interrupt.responseSchema).toBeUndefined();
+  });
+
   it('keeps the plan in the state, beside the todo list', () => {
     const events = agUiEventsOf([...START, { type: 'extension', name: 'todos', data: { todos: [] } }, { type: 'extension', name: 'plan', data: { plan: PLAN } }, { type: 'extension', name: 'task-start', data: { taskId: 1 } }], { result: result() });
     expect(events.filter((event) => event.type === 'STATE_SNAPSHOT').at(-1).snapshot).toEqual({ todos: [], plan: PLAN });

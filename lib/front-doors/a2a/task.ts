@@ -74,7 +74,7 @@ function stateOf(result: TurnResult): TaskState {
 function whatWaits(result: TurnResult): string {
   const lines = [result.reply.trim()];
   for (const call of result.pendingApprovals ?? []) lines.push(`Waiting for approval: ${call.name} (${call.server}) with ${JSON.stringify(call.arguments)}, call id ${call.toolCallId}.`);
-  for (const question of result.pendingElicitations ?? []) lines.push(`Waiting for an answer: ${question.message} (${question.name}, call id ${question.toolCallId}).`);
+  for (const question of result.pendingElicitations ?? []) lines.push(`Waiting for an answer: ${question.message}${question.url === undefined ? '' : ` (open ${question.url}, then accept)`} (${question.name}, call id ${question.toolCallId}).`);
   lines.push('Reply in this task with "approve" or "decline", or with a data part {"decisions": [{"toolCallId": "...", "approved": true}]} (an answer: {"toolCallId": "...", "answer": {"action": "accept", "content": {...}}}).');
   return lines.filter(Boolean).join('\n');
 }

@@ -97,13 +97,15 @@ export class AgUiEvents {
         return [...this.start(), ...this.closeText(), this.make('CUSTOM', { name: 'approval-required', value: { pendingApprovals: event.pendingApprovals } })];
       case 'elicitation-required':
         for (const pending of event.pendingElicitations) {
+          // A page to open (URL mode) has no form to fill in: its URL goes in the metadata, for the UI to show as a link.
+          const page = pending.mode === 'url' ? { mode: 'url', url: pending.url, ...(pending.elicitationId === undefined ? {} : { elicitationId: pending.elicitationId }) } : undefined;
           this.interrupts.push({
             id: pending.toolCallId,
             reason: 'input_required',
             message: pending.message,
             toolCallId: pending.toolCallId,
-            responseSchema: pending.requestedSchema,
-            metadata: { server: pending.server },
+            ...(page ? {} : { responseSchema: pending.requestedSchema }),
+            metadata: { server: pending.server, ...page },
           });
         }
         return [...this.start(), ...this.closeText(), this.make('CUSTOM', { name: 'elicitation-required', value: { pendingElicitations: event.pendingElicitations } })];
