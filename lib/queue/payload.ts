@@ -5,12 +5,14 @@ import { isEventBridgeEvent } from './aws-event-shapes.ts';
 import { isJsonObject } from '../core/json.ts';
 import { unknownFieldsText } from '../core/json.ts';
 import { readTraceContext, type TraceContext } from '../core/trace-context.ts';
+import type { ResponseFormat } from '../core/response-format.ts';
+import { readResponseFormat } from '../agent/turn/read-response-format.ts';
 
 /**
  * One question for one conversation, or the decisions on a paused turn's calls, sent asynchronously
  * (SQS, EventBridge or a direct invoke).
  */
-export type TurnRequest = TurnRequestBase & ({ message: string; decisions?: undefined } | { decisions: ApprovalDecision[]; message?: undefined });
+export type TurnRequest = TurnRequestBase & ({ message: string; decisions?: undefined; responseFormat?: ResponseFormat } | { decisions: ApprovalDecision[]; message?: undefined; responseFormat?: undefined });
 
 interface TurnRequestBase {
   conversationId: string;
@@ -31,9 +33,9 @@ interface TurnRequestBase {
   trace?: TraceContext;
 }
 
-const FIELDS = ['conversationId', 'message', 'decisions', 'requestId', 'owner', 'traceparent', 'tracestate'];
+const FIELDS = ['conversationId', 'message', 'decisions', 'requestId', 'owner', 'traceparent', 'tracestate', 'responseFormat'];
 const MAX_OWNER_CHARS = 512;
-const SHAPE = '{"conversationId": string, "message": string, "requestId": string, "owner"?: string} (or "decisions" instead of "message", to decide a paused turn\'s calls)';
+const SHAPE = '{"conversationId": string, "message": string, "requestId": string, "owner"?: string, "responseFormat"?: object} (or "decisions" instead of "message", to decide a paused turn\'s calls)';
 
 /**
  * The turn request in an SQS message body, an EventBridge event, or a direct invoke's payload.
@@ -66,7 +68,7 @@ function parseTurnRequest(value: unknown, maxMessageChars: number, where = 'payl
   if (unknown.length > 0) {
     throw new InputError('unknown_field', `${unknownFieldsText(unknown)} in the ${where}: it takes ${SHAPE}.`);
   }
-  const { conversationId, message, decisions, requestId, owner } = value;
+  const { conversationId, message, decisions, requestId, owner, responseFormat } = value;
   if (conversationId === undefined) {
     throw new InputError('missing_conversation_id', `The ${where} must have a "conversationId": the conversation this question belongs to (1 to 128 letters, digits, "_" or "-").`);
   }
@@ -85,11 +87,12 @@ function parseTurnRequest(value: unknown, maxMessageChars: number, where = 'payl
   const base = { conversationId, requestId, ...(owner === undefined ? {} : { owner }), ...(trace ? { trace } : {}) };
   if (decisions !== undefined) {
     if (message !== undefined) throw new InputError('invalid_payload', `The ${where} has both "message" and "decisions": send a question or decisions, one per request.`);
+    if (responseFormat !== undefined) throw new InputError('invalid_response_format', `"responseFormat" goes with a "message": a paused turn keeps the structured answer its question asked for.`);
     checkDecisions(decisions);
     return { ...base, decisions };
   }
   checkMessage(message, maxMessageChars);
-  return { ...base, message };
+  return { ...base, message, ...(responseFormat === undefined ? {} : { responseFormat: readResponseFormat(responseFormat) }) };
 }
 
 const kindOf = (value: unknown): string =>

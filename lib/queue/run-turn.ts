@@ -16,7 +16,7 @@ export interface TurnRunner {
 export async function runAndAnnounce(request: TurnRequest, deadlineAt: number, runner: TurnRunner): Promise<TurnResult> {
   const base = { conversationId: request.conversationId, requestId: request.requestId, deadlineAt, ...(request.owner === undefined ? {} : { owner: request.owner }), ...(request.trace ? { trace: request.trace } : {}) };
   const result = request.decisions === undefined
-    ? await runner.agent.ask({ ...base, message: request.message })
+    ? await runner.agent.ask({ ...base, message: request.message, ...(request.responseFormat ? { responseFormat: request.responseFormat } : {}) })
     : await runner.agent.decide({ ...base, decisions: request.decisions });
   // A replayed turn is announced again on purpose: the earlier announcement may be the very thing
   // that failed. Consumers dedupe on requestId (at-least-once delivery).

@@ -33,6 +33,14 @@ describe('readTurnRequest', () => {
     expect(read({ ...valid, traceparent: 'Root=1-5759e988-bd862e3fe1be46a994272793' })).toEqual(valid);
   });
 
+  it('takes a structured answer\'s responseFormat with a question, and refuses a bad one or one beside decisions, naming the fix', () => {
+    const responseFormat = { type: 'json_schema', name: 'order', schema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } };
+    expect(read({ ...valid, responseFormat })).toEqual({ ...valid, responseFormat });
+    expect(() => read({ ...valid, responseFormat: { type: 'text' } })).toThrow(expect.objectContaining({ code: 'invalid_response_format' }));
+    const decided = { conversationId: 'conv-1', requestId: 'req-2', decisions: [{ toolCallId: 'call_1', approved: true }] };
+    expect(() => read({ ...decided, responseFormat })).toThrow(/"responseFormat" goes with a "message"/);
+  });
+
   it('keeps the owner that scopes the conversation', () => {
     expect(read({ ...valid, owner: 'arn:aws:iam::123456789012:user/alice' })).toEqual({ ...valid, owner: 'arn:aws:iam::123456789012:user/alice' });
   });

@@ -36,6 +36,17 @@ describe('the queue worker with an EventBridge event', () => {
     expect(announced).toEqual([{ result, requestId: 'evt-6a7e8feb-b491-4cf7' }]);
   });
 
+  it('asks for the structured answer a request\'s responseFormat describes, and announces it as output', async () => {
+    const { work, model, announced } = worker([textReply('{"id": "ORD1"}')]);
+    const responseFormat = { type: 'json_schema', name: 'order', schema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } };
+
+    const result = await work({ ...eventBridgeEvent, detail: { ...eventBridgeEvent.detail, responseFormat } }, lambdaContext());
+
+    expect(result).toMatchObject({ stopReason: 'completed', output: { id: 'ORD1' } });
+    expect(announced[0]?.result.output).toEqual({ id: 'ORD1' });
+    expect(JSON.stringify(model!.requests[0])).toContain('"order"');
+  });
+
   it('throws for an event of another detail-type, so it goes to the on-failure destination', async () => {
     const { work, model } = worker([textReply('never')]);
 
