@@ -214,6 +214,18 @@ describe('an MCP server behind OAuth (authorization code)', () => {
     expect((await fileStore().read('notes'))?.requiredScope).toBeUndefined();
   });
 
+  it('asks for the scope the first real request is challenged with, when the server lets initialize through without a token', async () => {
+    // Its resource metadata offers a scope its tools do not accept: the challenge comes first (scope selection strategy).
+    double = await startOAuthServerDouble({ openInitialize: true, resourceScopes: ['notes:profile'] });
+    const config = configFor(AUTHORIZATION_CODE);
+
+    const authorizationUrl = await logIn(config);
+    const whoami = await call(gatewayFor(config), 'whoami');
+
+    expect(authorizationUrl.searchParams.get('scope')).toBe(`${READ_SCOPE} offline_access`);
+    expect(whoami).toEqual({ ok: true, text: `scopes: ${READ_SCOPE} offline_access` });
+  });
+
   it('works the same over legacy SSE, its own protected resource', async () => {
     double = await startOAuthServerDouble();
     const config = configFor(AUTHORIZATION_CODE, double.sseUrl, 'sse');

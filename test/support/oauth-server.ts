@@ -35,6 +35,10 @@ export interface OAuthServerDoubleOptions {
   authorizationServers?: string[];
   /** RFC 9207: advertise authorization_response_iss_parameter_supported and send `iss` with each authorization response. */
   issParameter?: boolean;
+  /** The MCP endpoint answers initialize and notifications without a token (as the conformance suite's servers do). */
+  openInitialize?: boolean;
+  /** The scopes_supported of its protected resource metadata (default: notes:read, what its challenges name). */
+  resourceScopes?: string[];
 }
 
 export type RecordedEvent =
@@ -188,10 +192,10 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
   const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: issuer });
   if (options.authorizationServers) {
     resource.get('/.well-known/oauth-protected-resource/mcp', (_request: Request, response: Response) => {
-      response.json({ resource: url, authorization_servers: options.authorizationServers, scopes_supported: [READ_SCOPE] });
+      response.json({ resource: url, authorization_servers: options.authorizationServers, scopes_supported: options.resourceScopes ?? [READ_SCOPE] });
     });
   }
-  resource.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: new URL(url), scopesSupported: [READ_SCOPE] }));
+  resource.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: new URL(url), scopesSupported: options.resourceScopes ?? [READ_SCOPE] }));
   resource.use(express.json());
   resource.use('/mcp', (request: Request, response: Response, next: NextFunction) => {
     const body = request.body as { method?: string; params?: { name?: string } } | undefined;
@@ -207,10 +211,12 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     });
     next();
   });
-  resource.use(
-    '/mcp',
-    requireBearerAuth({ verifier: provider, requiredScopes: [READ_SCOPE], resourceMetadataUrl, expectedResource: new URL(url) }),
-  );
+  const bearer = requireBearerAuth({ verifier: provider, requiredScopes: [READ_SCOPE], resourceMetadataUrl, expectedResource: new URL(url) });
+  resource.use('/mcp', (request: Request, response: Response, next: NextFunction) => {
+    const method = (request.body as { method?: string } | undefined)?.method ?? '';
+    if (options.openInitialize && (method === 'initialize' || method.startsWith('notifications/'))) return next();
+    return bearer(request, response, next);
+  });
   resource.post('/mcp', (request: Request, response: Response, next: NextFunction) => {
     // Step-up: writing needs a scope the first login did not ask for.
     const body = request.body as { method?: string; params?: { name?: string } };
