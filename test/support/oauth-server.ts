@@ -43,7 +43,9 @@ export interface OAuthServerDoubleOptions {
 
 export type RecordedEvent =
   | { side: 'token'; grant: string; clientId?: string; scope?: string; resource?: string }
-  | { side: 'mcp'; status: number; method?: string; tool?: string; token?: string };
+  | { side: 'mcp'; status: number; method?: string; tool?: string; token?: string }
+  /** A dynamic registration, with the application_type it asked for (SEP-837; the SDK's handler drops the field). */
+  | { side: 'register'; clientId: string; applicationType?: string };
 
 export interface OAuthServerDouble {
   /** The MCP endpoint (Streamable HTTP). */
@@ -54,6 +56,8 @@ export interface OAuthServerDouble {
   events: RecordedEvent[];
   /** Every token and code this server handed out, so tests can check none reached a log. */
   secretsIssued: string[];
+  /** From now on its protected resource metadata names these authorization servers (the server moved, SEP-2352). */
+  nameAuthorizationServers(servers: string[]): void;
   /** Makes every access token issued so far invalid before it expires (the next MCP request gets 401). */
   revokeAccessTokens(): void;
   close(): Promise<void>;
@@ -79,11 +83,14 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
   const accessTokens = new Map<string, IssuedToken>();
   const refreshTokens = new Map<string, IssuedToken>();
 
+  /** What the registration being handled asked for, read before the SDK's handler strips it. */
+  let registrationApplicationType: string | undefined;
   const clientsStore: OAuthRegisteredClientsStore = {
     getClient: (clientId) => clients.get(clientId),
     registerClient: (client) => {
       const registered = client as OAuthClientInformationFull;
       clients.set(registered.client_id, registered);
+      events.push({ side: 'register', clientId: registered.client_id, ...(registrationApplicationType ? { applicationType: registrationApplicationType } : {}) });
       if (registered.client_secret) secretsIssued.push(registered.client_secret);
       return registered;
     },
@@ -162,6 +169,11 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     }
     response.json(issue(clientId, body['scope']?.split(' ') ?? [READ_SCOPE], body['resource']));
   });
+  authorization.post('/register', express.json(), (request: Request, _response: Response, next: NextFunction) => {
+    const applicationType = (request.body as { application_type?: unknown } | undefined)?.application_type;
+    registrationApplicationType = typeof applicationType === 'string' ? applicationType : undefined;
+    next();
+  });
   const rateLimit = { rateLimit: false } as const;
   const servedMetadata = () => {
     const metadata: Record<string, unknown> = { ...createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported: [READ_SCOPE, WRITE_SCOPE, 'offline_access'] }) };
@@ -190,11 +202,11 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
   const url = `http://localhost:${port(resourceListener)}/mcp`;
   const resourceMetadataUrl = `http://localhost:${port(resourceListener)}/.well-known/oauth-protected-resource/mcp`;
   const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: issuer });
-  if (options.authorizationServers) {
-    resource.get('/.well-known/oauth-protected-resource/mcp', (_request: Request, response: Response) => {
-      response.json({ resource: url, authorization_servers: options.authorizationServers, scopes_supported: options.resourceScopes ?? [READ_SCOPE] });
-    });
-  }
+  let authorizationServers = options.authorizationServers;
+  resource.get('/.well-known/oauth-protected-resource/mcp', (_request: Request, response: Response, next: NextFunction) => {
+    if (!authorizationServers) return next();
+    response.json({ resource: url, authorization_servers: authorizationServers, scopes_supported: options.resourceScopes ?? [READ_SCOPE] });
+  });
   resource.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: new URL(url), scopesSupported: options.resourceScopes ?? [READ_SCOPE] }));
   resource.use(express.json());
   resource.use('/mcp', (request: Request, response: Response, next: NextFunction) => {
@@ -270,6 +282,9 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     issuer: issuer.href,
     events,
     secretsIssued,
+    nameAuthorizationServers(servers) {
+      authorizationServers = servers;
+    },
     revokeAccessTokens() {
       for (const grant of accessTokens.values()) grant.revoked = true;
     },
