@@ -6,8 +6,9 @@
  *
  * auth/* scenarios go through the product's own path: an agent.yml with an `oauth` block, the
  * login command for authorization-code grants (test/conformance/oauth-operator.ts), tokens in the
- * 0600 file store, and the gateway built as buildAgent builds it. When a call stops because the
- * server asked for a scope only a person can grant (step-up), the operator logs in once more.
+ * 0600 file store, and the gateway built as buildAgent builds it. When the gateway stops because
+ * only a person can go on (a scope the server asks for, a step-up; an authorization server it moved
+ * to) and its log names the login command, the operator logs in once more.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,12 @@ import { login, SERVER_NAME, writeAgentConfig } from './oauth-operator.ts';
 
 const url = process.argv.at(-1)!;
 const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '';
-const logger = createJsonLogger('warn');
+/** The gateway asked, in its log, for the login command (a step-up, or the server moved to another authorization server). */
+let loginAsked = false;
+const logger = createJsonLogger('warn', (line) => {
+  if (line.includes('npm run mcp-login')) loginAsked = true;
+  return process.stderr.write(line + '\n');
+});
 
 if (scenario.startsWith('auth/')) {
   process.exitCode = await runWithOAuth();
@@ -46,14 +52,16 @@ async function runWithOAuth(): Promise<number> {
     const config = loadConfig({ path: environment['AGENT_CONFIG']!, environment: { ...process.env, ...environment } });
     const store = createFileTokenStore(join(environment['LOCAL_DATA_DIR']!, TOKEN_FILE_NAME));
     for (let attempt = 1; ; attempt++) {
+      loginAsked = false;
       const gateway = createConfiguredGateway(config, { logger, oauthTokenStore: store });
       const succeeded = await useTools(gateway);
       await gateway.close();
       if (succeeded) return 0;
-      // A step-up the server asked for is recorded for the login; an operator logs in once more, not forever.
+      // The gateway names the login command when only a person can go on (a step-up, whose scope is
+      // recorded for the login; a new authorization server): an operator logs in once more, not forever.
       const required = (await store.read(SERVER_NAME))?.requiredScope;
-      if (attempt > 1 || grant !== 'authorization_code' || !required) return 1;
-      process.stdout.write(`the server asks for scope "${required}": logging in again\n`);
+      if (attempt > 1 || grant !== 'authorization_code' || !(required || loginAsked)) return 1;
+      process.stdout.write(required ? `the server asks for scope "${required}": logging in again\n` : 'the gateway asks for a login: logging in again\n');
       if ((await login(environment, scenario)) !== 0) return 1;
     }
   } finally {

@@ -73,8 +73,8 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
   return { environment, grant: oauth['grant'] === 'client_credentials' ? 'client_credentials' : 'authorization_code' };
 }
 
-/** Scenarios whose logins run `npm run mcp-login` as a process (step-up logs in twice). */
-const LOGIN_AS_A_PROCESS = new Set(['auth/metadata-default', 'auth/pre-registration', 'auth/scope-step-up']);
+/** Scenarios whose logins run `npm run mcp-login` as a process (step-up and migration log in twice; a wrong iss stops the command). */
+const LOGIN_AS_A_PROCESS = new Set(['auth/metadata-default', 'auth/pre-registration', 'auth/scope-step-up', 'auth/authorization-server-migration', 'auth/iss-wrong-issuer']);
 
 /** The login command, then the browser following the URL it prints; resolves to its exit code. */
 export async function login(environment: Record<string, string>, scenario: string): Promise<number> {

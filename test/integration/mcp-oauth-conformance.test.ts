@@ -3,7 +3,7 @@
  * against the gateway (test/conformance/client.ts): each scenario starts its own authorization
  * server and MCP server on localhost and judges, from what reached them, how the client discovered,
  * registered, authorized and used its tokens. Authorization-code scenarios go through agent.yml,
- * the login command (three as `npm run mcp-login` in its own process) and the token file, as an
+ * the login command (five as `npm run mcp-login` in its own process) and the token file, as an
  * operator would.
  *
  * Not run: the scenarios test/conformance/expected-failures.yml lists (each with its reason).
@@ -39,6 +39,16 @@ export const AUTH_SCENARIOS = [
   'auth/resource-mismatch',
   'auth/client-credentials-jwt',
   'auth/client-credentials-basic',
+  'auth/scope-step-up',
+  'auth/offline-access-scope',
+  'auth/offline-access-not-supported',
+  'auth/authorization-server-migration',
+  'auth/iss-supported',
+  'auth/iss-not-advertised',
+  'auth/iss-supported-missing',
+  'auth/iss-wrong-issuer',
+  'auth/iss-unexpected',
+  'auth/iss-normalized',
 ];
 
 /** Each scenario runs three Node processes (suite, client, login command): a few at a time on two cores. */

@@ -149,6 +149,8 @@ describe('the issuer of an authorization response (RFC 9207)', () => {
   it.each([
     ['another issuer', (query: URLSearchParams) => query.set('iss', 'https://mix-up.example/'), /came from https:\/\/mix-up\.example\/, not from http:\/\/localhost:\d+\//],
     ['no iss although the server sends it', (query: URLSearchParams) => query.delete('iss'), /carries no iss/],
+    // RFC 9207 §2.4: compared as strings, never normalized: "http://localhost:1234" is not "http://localhost:1234/".
+    ['its issuer without the trailing "/"', (query: URLSearchParams) => query.set('iss', query.get('iss')!.replace(/\/$/, '')), /came from http:\/\/localhost:\d+, not from http:\/\/localhost:\d+\//],
   ])('refuses a callback with %s and exchanges no code', async (_case, tamper, message) => {
     double = await startOAuthServerDouble({ issParameter: true });
     const { server, dependencies, query } = await startedLogin();

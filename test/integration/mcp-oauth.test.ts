@@ -214,6 +214,60 @@ describe('an MCP server behind OAuth (authorization code)', () => {
     expect((await fileStore().read('notes'))?.requiredScope).toBeUndefined();
   });
 
+  it('asks for the scope the first real request is challenged with, when the server lets initialize through without a token', async () => {
+    // Its resource metadata offers a scope its tools do not accept: the challenge comes first (scope selection strategy).
+    double = await startOAuthServerDouble({ openInitialize: true, resourceScopes: ['notes:profile'] });
+    const config = configFor(AUTHORIZATION_CODE);
+
+    const authorizationUrl = await logIn(config);
+    const whoami = await call(gatewayFor(config), 'whoami');
+
+    expect(authorizationUrl.searchParams.get('scope')).toBe(`${READ_SCOPE} offline_access`);
+    expect(whoami).toEqual({ ok: true, text: `scopes: ${READ_SCOPE} offline_access` });
+  });
+
+  it('registers as a native application (SEP-837): the login command\'s redirect is a loopback listener', async () => {
+    double = await startOAuthServerDouble();
+
+    await logIn(configFor(AUTHORIZATION_CODE));
+
+    expect(double.events.filter((event) => event.side === 'register')).toEqual([{ side: 'register', clientId: expect.any(String), applicationType: 'native' }]);
+  });
+
+  it('stops with a login that says why when the server moves to another authorization server, which is shown nothing of the old one (SEP-2352)', async () => {
+    double = await startOAuthServerDouble();
+    const moved = await startOAuthServerDouble();
+    try {
+      const config = configFor(AUTHORIZATION_CODE);
+      await logIn(config);
+      const gateway = gatewayFor(config);
+      // A refresh on 401 first: the gateway has then discovered (and remembers) the first authorization server.
+      expect(await call(gateway, 'whoami')).toMatchObject({ ok: true });
+      double.revokeAccessTokens();
+      expect(await call(gateway, 'whoami')).toMatchObject({ ok: true });
+      const before = (await fileStore().read('notes'))!;
+      double.nameAuthorizationServers([moved.issuer]);
+      double.revokeAccessTokens();
+
+      const refused = call(gateway, 'whoami');
+      await expect(refused).rejects.toThrow(/needs a person to authorize this service \(it now names the authorization server http:\/\/localhost:\d+\/, and this service's client and tokens came from http:\/\/localhost:\d+\/.*\): run `npm run mcp-login -- notes`/);
+      // Not even a registration at run time: that is the login's business.
+      expect(moved.events).toEqual([]);
+      const secondLogin = await logIn(config);
+
+      const registered = moved.events.filter((event) => event.side === 'register').map((event) => event.clientId);
+      expect(registered).toHaveLength(1);
+      expect(new URL(secondLogin).origin).toBe(new URL(moved.issuer).origin);
+      expect(secondLogin.searchParams.get('client_id')).toBe(registered[0]);
+      expect(registered[0]).not.toBe(before.client!.client_id);
+      // The new server saw one authorization code exchange by its own client: no old client, no old refresh token.
+      expect(moved.events.filter((event) => event.side === 'token')).toEqual([expect.objectContaining({ grant: 'authorization_code', clientId: registered[0] })]);
+      expect(JSON.stringify(moved.events)).not.toContain(before.tokens!.refresh_token!);
+    } finally {
+      await moved.close();
+    }
+  });
+
   it('works the same over legacy SSE, its own protected resource', async () => {
     double = await startOAuthServerDouble();
     const config = configFor(AUTHORIZATION_CODE, double.sseUrl, 'sse');

@@ -35,11 +35,17 @@ export interface OAuthServerDoubleOptions {
   authorizationServers?: string[];
   /** RFC 9207: advertise authorization_response_iss_parameter_supported and send `iss` with each authorization response. */
   issParameter?: boolean;
+  /** The MCP endpoint answers initialize and notifications without a token (as the conformance suite's servers do). */
+  openInitialize?: boolean;
+  /** The scopes_supported of its protected resource metadata (default: notes:read, what its challenges name). */
+  resourceScopes?: string[];
 }
 
 export type RecordedEvent =
   | { side: 'token'; grant: string; clientId?: string; scope?: string; resource?: string }
-  | { side: 'mcp'; status: number; method?: string; tool?: string; token?: string };
+  | { side: 'mcp'; status: number; method?: string; tool?: string; token?: string }
+  /** A dynamic registration, with the application_type it asked for (SEP-837; the SDK's handler drops the field). */
+  | { side: 'register'; clientId: string; applicationType?: string };
 
 export interface OAuthServerDouble {
   /** The MCP endpoint (Streamable HTTP). */
@@ -50,6 +56,8 @@ export interface OAuthServerDouble {
   events: RecordedEvent[];
   /** Every token and code this server handed out, so tests can check none reached a log. */
   secretsIssued: string[];
+  /** From now on its protected resource metadata names these authorization servers (the server moved, SEP-2352). */
+  nameAuthorizationServers(servers: string[]): void;
   /** Makes every access token issued so far invalid before it expires (the next MCP request gets 401). */
   revokeAccessTokens(): void;
   close(): Promise<void>;
@@ -75,11 +83,14 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
   const accessTokens = new Map<string, IssuedToken>();
   const refreshTokens = new Map<string, IssuedToken>();
 
+  /** What the registration being handled asked for, read before the SDK's handler strips it. */
+  let registrationApplicationType: string | undefined;
   const clientsStore: OAuthRegisteredClientsStore = {
     getClient: (clientId) => clients.get(clientId),
     registerClient: (client) => {
       const registered = client as OAuthClientInformationFull;
       clients.set(registered.client_id, registered);
+      events.push({ side: 'register', clientId: registered.client_id, ...(registrationApplicationType ? { applicationType: registrationApplicationType } : {}) });
       if (registered.client_secret) secretsIssued.push(registered.client_secret);
       return registered;
     },
@@ -158,6 +169,11 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     }
     response.json(issue(clientId, body['scope']?.split(' ') ?? [READ_SCOPE], body['resource']));
   });
+  authorization.post('/register', express.json(), (request: Request, _response: Response, next: NextFunction) => {
+    const applicationType = (request.body as { application_type?: unknown } | undefined)?.application_type;
+    registrationApplicationType = typeof applicationType === 'string' ? applicationType : undefined;
+    next();
+  });
   const rateLimit = { rateLimit: false } as const;
   const servedMetadata = () => {
     const metadata: Record<string, unknown> = { ...createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported: [READ_SCOPE, WRITE_SCOPE, 'offline_access'] }) };
@@ -186,12 +202,12 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
   const url = `http://localhost:${port(resourceListener)}/mcp`;
   const resourceMetadataUrl = `http://localhost:${port(resourceListener)}/.well-known/oauth-protected-resource/mcp`;
   const oauthMetadata = createOAuthMetadata({ provider, issuerUrl: issuer });
-  if (options.authorizationServers) {
-    resource.get('/.well-known/oauth-protected-resource/mcp', (_request: Request, response: Response) => {
-      response.json({ resource: url, authorization_servers: options.authorizationServers, scopes_supported: [READ_SCOPE] });
-    });
-  }
-  resource.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: new URL(url), scopesSupported: [READ_SCOPE] }));
+  let authorizationServers = options.authorizationServers;
+  resource.get('/.well-known/oauth-protected-resource/mcp', (_request: Request, response: Response, next: NextFunction) => {
+    if (!authorizationServers) return next();
+    response.json({ resource: url, authorization_servers: authorizationServers, scopes_supported: options.resourceScopes ?? [READ_SCOPE] });
+  });
+  resource.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: new URL(url), scopesSupported: options.resourceScopes ?? [READ_SCOPE] }));
   resource.use(express.json());
   resource.use('/mcp', (request: Request, response: Response, next: NextFunction) => {
     const body = request.body as { method?: string; params?: { name?: string } } | undefined;
@@ -207,10 +223,12 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     });
     next();
   });
-  resource.use(
-    '/mcp',
-    requireBearerAuth({ verifier: provider, requiredScopes: [READ_SCOPE], resourceMetadataUrl, expectedResource: new URL(url) }),
-  );
+  const bearer = requireBearerAuth({ verifier: provider, requiredScopes: [READ_SCOPE], resourceMetadataUrl, expectedResource: new URL(url) });
+  resource.use('/mcp', (request: Request, response: Response, next: NextFunction) => {
+    const method = (request.body as { method?: string } | undefined)?.method ?? '';
+    if (options.openInitialize && (method === 'initialize' || method.startsWith('notifications/'))) return next();
+    return bearer(request, response, next);
+  });
   resource.post('/mcp', (request: Request, response: Response, next: NextFunction) => {
     // Step-up: writing needs a scope the first login did not ask for.
     const body = request.body as { method?: string; params?: { name?: string } };
@@ -264,6 +282,9 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     issuer: issuer.href,
     events,
     secretsIssued,
+    nameAuthorizationServers(servers) {
+      authorizationServers = servers;
+    },
     revokeAccessTokens() {
       for (const grant of accessTokens.values()) grant.revoked = true;
     },

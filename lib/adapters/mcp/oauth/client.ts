@@ -5,8 +5,12 @@
  */
 import type { OAuthClientInformation, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthOptions } from './options.ts';
+import { applicationType, type ApplicationType } from './registration-metadata.ts';
 
-export function clientMetadataFor(settings: OAuthOptions, redirectUrl: string | undefined, scope: string | undefined): OAuthClientMetadata {
+/** The SDK's type has no `application_type` (SEP-837); it sends whatever the object holds. */
+type RegistrationMetadata = OAuthClientMetadata & { application_type: ApplicationType };
+
+export function clientMetadataFor(settings: OAuthOptions, redirectUrl: string | undefined, scope: string | undefined): RegistrationMetadata {
   const machine = settings.grant === 'client_credentials';
   const method = settings.tokenEndpointAuthMethod ?? (settings.privateKey ? 'private_key_jwt' : undefined);
   return {
@@ -17,6 +21,7 @@ export function clientMetadataFor(settings: OAuthOptions, redirectUrl: string | 
     ...(machine ? {} : { response_types: ['code'] }),
     ...(method ? { token_endpoint_auth_method: method } : {}),
     ...(scope ? { scope } : {}),
+    application_type: applicationType(redirectUrl),
   };
 }
 

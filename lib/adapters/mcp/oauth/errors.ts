@@ -40,11 +40,11 @@ function loginCommand(server: string): string {
 }
 
 /** No usable token, and only a person can get one. */
-export function authorizationRequired(server: string, storeLocation: string, scope: string | undefined): McpOAuthError {
+export function authorizationRequired(server: string, storeLocation: string, scope: string | undefined, reason?: string): McpOAuthError {
   return new McpOAuthError(
     'mcp_authorization_required',
     server,
-    `MCP server "${server}" needs a person to authorize this service${scope ? ` for scope "${scope}"` : ''}: ` +
+    `MCP server "${server}" needs a person to authorize this service${scope ? ` for scope "${scope}"` : ''}${reason ? ` (${reason})` : ''}: ` +
       `run \`${loginCommand(server)}\` (tokens are kept in ${storeLocation}).`,
   );
 }

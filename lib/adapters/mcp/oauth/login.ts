@@ -19,9 +19,10 @@ import type { OAuthOptions } from './options.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { OAuthDestinations, type OAuthNetwork } from './destinations.ts';
 import { McpOAuthError } from './errors.ts';
+import { checkIssuer } from './issuer-check.ts';
 import { probeChallenge, type ProbedServer } from './probe.ts';
 import { ServerOAuthProvider, type LoginInteraction } from './provider.ts';
-import { recordFor, type PendingLogin } from './record.ts';
+import { recordFor } from './record.ts';
 import { selectScope } from './scope.ts';
 import type { OAuthTokenStore } from './store.ts';
 
@@ -160,14 +161,3 @@ function providerFor(server: LoginServer, dependencies: LoginDependencies, inter
 }
 
 const networkOf = (dependencies: LoginDependencies): OAuthNetwork => dependencies.network ?? { allowLoopback: true };
-
-/**
- * RFC 9207 against mix-up attacks: a callback's `iss` must be exactly the issuer the person was sent
- * to, and must be there when that server says it sends it. Checked before anything else of the
- * callback, an error response included.
- */
-function checkIssuer(server: string, pending: PendingLogin, iss: string | null): void {
-  if (iss === null ? pending.issRequired !== true : pending.issuer === undefined || iss === pending.issuer) return;
-  const why = iss === null ? `carries no iss, although its authorization server (${pending.issuer}) sends one with every response` : `came from ${iss}, not from ${pending.issuer}, where the login went`;
-  throw new McpOAuthError('mcp_login_issuer_mismatch', server, `the callback for "${server}" ${why} (RFC 9207): start again`);
-}

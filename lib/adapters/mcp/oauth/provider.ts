@@ -26,6 +26,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OAuthOptions } from './options.ts';
 import { errorMessage } from '../../../core/errors.ts';
 import type { Logger } from '../../../core/logger.ts';
+import { movedFrom, moveReason } from './authorization-server-change.ts';
 import { clientAuthentication } from './client-auth.ts';
 import { clientMetadataFor, configuredClient } from './client.ts';
 import { OAuthDestinations, type OAuthNetwork } from './destinations.ts';
@@ -124,10 +125,13 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     if (configured) return configured;
     await this.load(!this.loaded);
     const client = this.record?.client;
-    if (!client && !this.interaction && this.settings.grant === 'authorization_code') {
+    if (!this.interaction && this.settings.grant === 'authorization_code') {
       // Registering a client is the login's business; at run time it would register a new one
-      // on every failed attempt.
-      throw this.authorizationRequired(undefined);
+      // on every failed attempt, or with a new authorization server no operator has seen.
+      if (!client) throw this.authorizationRequired(undefined);
+      const current = this.discovery?.authorizationServerUrl;
+      const previous = movedFrom(client, current);
+      if (previous !== undefined) throw authorizationRequired(this.name, this.dependencies.store.location, this.record?.requiredScope, moveReason(previous, current!));
     }
     return client;
   }
@@ -258,6 +262,8 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   /** The server answered 401: the token in hand is not good, so the store is read again first. */
   unauthorized(challengeScope: string | undefined): void {
     this.stale = true;
+    // Discovered again: the resource may name another authorization server now (SEP-2352).
+    this.discovery = undefined;
     if (challengeScope) this.challengeScope = challengeScope;
   }
 

@@ -31,6 +31,7 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AgentError } from '../../../core/errors.ts';
 import { SERVER_INFO_KEY, STATELESS_PROTOCOL_VERSION, type Era, type EraNegotiation } from './envelope.ts';
 
 const PROBE_TIMEOUT_MS = 5_000;
@@ -132,7 +133,11 @@ export class NegotiatingTransport implements Transport {
       const result = answer.result as Record<string, unknown>;
       const versions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
       return versions.includes(STATELESS_PROTOCOL_VERSION) ? result : undefined;
-    } catch {
+    } catch (error) {
+      // Not an answer of the server but this service's own verdict (OAuth: only a person can go on,
+      // the server moved to another authorization server): initialize would meet the same, and its
+      // refusal would hide this one's message.
+      if (error instanceof AgentError) throw error;
       // A 2025 server refuses the request (400 without a session, 404, 405): the stateful era.
       return undefined;
     } finally {
