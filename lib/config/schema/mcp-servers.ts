@@ -63,9 +63,18 @@ export const oauthSchema = z
   .strictObject({
     /**
      * `authorization_code`: a person authorizes once per server (`npm run mcp-login -- <server>`),
-     * then refresh tokens keep it going; `client_credentials`: machine to machine, no person.
+     * then refresh tokens keep it going; `client_credentials`: machine to machine, no person;
+     * `jwt-bearer`: machine to machine with a JWT the platform issued this workload (RFC 7523).
      */
-    grant: z.enum(['authorization_code', 'client_credentials']).default('authorization_code'),
+    grant: z.enum(['authorization_code', 'client_credentials', 'jwt-bearer']).default('authorization_code'),
+    /** jwt-bearer: the file the platform keeps the workload's JWT in (relative to agent.yml), read at every token request. */
+    assertionFile: z.string().min(1).optional(),
+    /**
+     * RFC 9449 DPoP: tokens bound to a key only this service holds. `auto`: when the authorization
+     * server lists ES256 in dpop_signing_alg_values_supported; `required`: always, and an unbound
+     * token is refused; `off`: never.
+     */
+    dpop: z.enum(['auto', 'required', 'off']).default('auto'),
     /** A pre-registered client. Without it: a client ID metadata document (clientMetadataUrl), else dynamic registration. */
     clientId: z.string().min(1).optional(),
     clientSecret: z.string().min(1).optional(),
@@ -109,6 +118,16 @@ export const oauthSchema = z
       if (!oauth.clientId) problem('clientId', 'client_credentials needs a pre-registered clientId');
       else if (!oauth.clientSecret && !oauth.privateKey) problem('clientSecret', 'client_credentials needs a clientSecret or a privateKey');
       if (oauth.clientMetadataUrl) problem('clientMetadataUrl', 'client metadata documents are for authorization_code clients');
+    }
+    if (oauth.grant === 'jwt-bearer') {
+      if (!oauth.assertionFile) problem('assertionFile', 'jwt-bearer needs the file the platform writes the workload identity token to (on EKS, the projected service account token)');
+      if (!oauth.clientId) problem('clientId', 'jwt-bearer needs the clientId the authorization server knows this workload by');
+      if (!oauth.authorizationServer) {
+        problem('authorizationServer', "the workload identity token is only ever presented to the authorization server named here: set it to that server's issuer URL (never to whatever the MCP server advertises)");
+      }
+      if (oauth.clientMetadataUrl) problem('clientMetadataUrl', 'client metadata documents are for authorization_code clients');
+    } else if (oauth.assertionFile) {
+      problem('assertionFile', 'an assertion file is read by grant: jwt-bearer only');
     }
   });
 

@@ -5,15 +5,16 @@
  */
 import type { OAuthClientInformation, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthOptions } from './options.ts';
+import { JWT_BEARER_GRANT_TYPE } from './workload-assertion.ts';
 
 export function clientMetadataFor(settings: OAuthOptions, redirectUrl: string | undefined, scope: string | undefined): OAuthClientMetadata {
-  const machine = settings.grant === 'client_credentials';
+  const machine = settings.grant !== 'authorization_code';
   const method = settings.tokenEndpointAuthMethod ?? (settings.privateKey ? 'private_key_jwt' : undefined);
   return {
     client_name: settings.clientName,
     redirect_uris: redirectUrl ? [redirectUrl] : [],
     // refresh_token: the service runs unattended, so it asks to be able to renew (SEP-2207).
-    grant_types: machine ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+    grant_types: machine ? [settings.grant === 'jwt-bearer' ? JWT_BEARER_GRANT_TYPE : 'client_credentials'] : ['authorization_code', 'refresh_token'],
     ...(machine ? {} : { response_types: ['code'] }),
     ...(method ? { token_endpoint_auth_method: method } : {}),
     ...(scope ? { scope } : {}),

@@ -29,10 +29,12 @@ import type { Logger } from '../../../core/logger.ts';
 import { clientAuthentication } from './client-auth.ts';
 import { clientMetadataFor, configuredClient } from './client.ts';
 import { OAuthDestinations, type OAuthNetwork } from './destinations.ts';
+import { DpopBinding } from './dpop.ts';
 import { authorizationRequired, McpOAuthError, redact } from './errors.ts';
 import { expiresAt, recordFor, type OAuthServerRecord } from './record.ts';
 import { covers, selectScope, union, words } from './scope.ts';
 import type { OAuthTokenStore } from './store.ts';
+import { workloadAssertionRequest } from './workload-assertion.ts';
 
 /** One remote MCP server with an `oauth` block. */
 interface OAuthServer {
@@ -70,6 +72,8 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   readonly server: OAuthServer;
   /** Where this server's OAuth requests may go: every fetch of its flows passes `destinations.guard`. */
   readonly destinations: OAuthDestinations;
+  /** DPoP proofs and the keys tokens are bound to (dpop.ts). */
+  readonly dpop: DpopBinding;
   addClientAuthentication?: AddClientAuthentication;
   private readonly dependencies: OAuthProviderDependencies;
   private readonly interaction: LoginInteraction | undefined;
@@ -89,6 +93,11 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     this.dependencies = dependencies;
     this.interaction = interaction;
     this.destinations = new OAuthDestinations(server, dependencies.network ?? { allowLoopback: false });
+    this.dpop = new DpopBinding(server.name, server.settings.dpop ?? 'auto', {
+      authorizationServerMetadata: () => this.discovery?.authorizationServerMetadata,
+      stored: async (presented) => (presented !== undefined && this.record?.tokens?.access_token !== presented ? this.load() : this.record),
+      startsAfresh: interaction !== undefined,
+    });
     const addClientAuthentication = clientAuthentication(server.settings);
     if (addClientAuthentication) this.addClientAuthentication = addClientAuthentication;
   }
@@ -101,8 +110,13 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     return this.server.name;
   }
 
+  /** Every request of this server's flows and of its transport: to allowed places only, with DPoP proofs where they apply. */
+  outgoing(fetch: FetchLike): FetchLike {
+    return this.dpop.wrap(this.destinations.guard(fetch));
+  }
+
   get redirectUrl(): string | undefined {
-    if (this.settings.grant === 'client_credentials') return undefined;
+    if (this.settings.grant !== 'authorization_code') return undefined;
     return this.interaction?.redirectUrl ?? this.settings.redirectUrl;
   }
 
@@ -111,7 +125,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const scope = this.settings.grant === 'client_credentials' ? this.clientCredentialsScope() : undefined;
+    const scope = this.settings.grant === 'authorization_code' ? undefined : this.clientCredentialsScope();
     return clientMetadataFor(this.settings, this.redirectUrl, scope);
   }
 
@@ -155,12 +169,14 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     const requestedScope = this.interaction?.requestedScope ?? this.tokenRequestScope ?? this.record?.requestedScope;
     const resourceMetadataUrl = this.interaction?.resourceMetadataUrl ?? this.discovery?.resourceMetadataUrl ?? this.record?.resourceMetadataUrl;
     const receivedAt = this.now();
+    const dpopKey = this.dpop.keyFor(tokens);
     await this.change((current) => {
-      const { requiredScope, pendingLogin, ...rest } = current;
+      const { requiredScope, pendingLogin, dpopKey: _previousKey, ...rest } = current;
       const granted = tokens.scope ?? requestedScope;
       return {
         ...rest,
         tokens,
+        ...(dpopKey === undefined ? {} : { dpopKey }),
         receivedAt,
         ...(requestedScope === undefined ? {} : { requestedScope }),
         ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
@@ -175,6 +191,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
       ...(tokens.expires_in === undefined ? {} : { expiresInSeconds: tokens.expires_in }),
       ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
       refreshable: tokens.refresh_token !== undefined,
+      ...(dpopKey === undefined ? {} : { dpopBound: true }),
       store: this.dependencies.store.location,
     });
   }
@@ -203,11 +220,12 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     return verifier;
   }
 
-  prepareTokenRequest(): URLSearchParams | undefined {
+  prepareTokenRequest(): URLSearchParams | Promise<URLSearchParams> | undefined {
     // undefined: the SDK's authorization_code exchange, with code, verifier and redirect URI.
-    if (this.settings.grant !== 'client_credentials') return undefined;
+    if (this.settings.grant === 'authorization_code') return undefined;
     const scope = this.clientCredentialsScope();
     this.tokenRequestScope = scope;
+    if (this.settings.grant === 'jwt-bearer') return workloadAssertionRequest(this.name, this.settings.assertionFile ?? '', scope);
     return new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
   }
 
@@ -267,7 +285,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
    * rather than letting the SDK refresh and fail, this stops with what the operator must do.
    */
   async insufficientScope(challengeScope: string | undefined): Promise<void> {
-    if (this.settings.grant === 'client_credentials') {
+    if (this.settings.grant !== 'authorization_code') {
       this.stepUpScope = union(words(this.stepUpScope), words(challengeScope)).join(' ') || undefined;
       return;
     }
@@ -323,7 +341,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   }
 
   private renewable(record: OAuthServerRecord): boolean {
-    return this.settings.grant === 'client_credentials' || record.tokens?.refresh_token !== undefined;
+    return this.settings.grant !== 'authorization_code' || record.tokens?.refresh_token !== undefined;
   }
 
   private renewOnce(): Promise<void> {
@@ -345,7 +363,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
         auth(this, {
           serverUrl: this.server.url,
           ...(resourceMetadataUrl ? { resourceMetadataUrl: new URL(resourceMetadataUrl) } : {}),
-          fetchFn: this.destinations.guard(this.dependencies.fetch ?? globalThis.fetch),
+          fetchFn: this.outgoing(this.dependencies.fetch ?? globalThis.fetch),
         }),
       );
     } catch (error) {
