@@ -39,6 +39,9 @@ export const AUTH_SCENARIOS = [
   'auth/resource-mismatch',
   'auth/client-credentials-jwt',
   'auth/client-credentials-basic',
+  'auth/dpop',
+  'auth/dpop-nonce',
+  'auth/wif-jwt-bearer',
 ];
 
 /** Each scenario runs three Node processes (suite, client, login command): a few at a time on two cores. */
