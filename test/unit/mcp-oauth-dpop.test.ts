@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { DpopBinding, type DpopMode } from '../../lib/adapters/mcp/oauth/dpop.ts';
+import { DpopBinding } from '../../lib/adapters/mcp/oauth/dpop.ts';
+import type { DpopMode } from '../../lib/adapters/mcp/oauth/options.ts';
 import { dpopProof, generateDpopKey, type DpopKey } from '../../lib/adapters/mcp/oauth/dpop-proof.ts';
 import { ServerOAuthProvider } from '../../lib/adapters/mcp/oauth/provider.ts';
 import { createMemoryTokenStore } from '../../lib/adapters/mcp/oauth/store.ts';
@@ -173,7 +174,7 @@ describe('the key a token is bound to', () => {
     const { base, seen } = await startServer(() => ({ status: 200, body: DPOP_TOKENS }));
     const store = createMemoryTokenStore();
     const logged: string[] = [];
-    const dependencies = { store, logger: createJsonLogger('debug', (line) => void logged.push(line)) };
+    const dependencies = { store, logger: createJsonLogger('debug', (line) => logged.push(line) > 0) };
 
     // A login: the token request proves a new key, which is stored with the tokens it brought.
     const login = new ServerOAuthProvider(server(base), dependencies, { redirectUrl: 'http://localhost:8976/callback', state: 'state-1' });

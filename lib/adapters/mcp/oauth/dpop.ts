@@ -19,8 +19,7 @@ import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { DPOP_ALGORITHM, dpopProof, generateDpopKey, type DpopKey } from './dpop-proof.ts';
 import { McpOAuthError } from './errors.ts';
-
-export type DpopMode = 'auto' | 'required' | 'off';
+import type { DpopMode } from './options.ts';
 
 /** What the binding reads of its provider. */
 export interface DpopSource {

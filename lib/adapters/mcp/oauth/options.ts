@@ -3,7 +3,9 @@
  * lib/config: the adapter reads no agent.yml; the composition root passes it the validated block,
  * and TypeScript checks there that the schema's output still fits these fields.
  */
-import type { DpopMode } from './dpop.ts';
+
+/** RFC 9449 DPoP: `auto` when the authorization server offers it, `required` always, `off` never (dpop.ts). */
+export type DpopMode = 'auto' | 'required' | 'off';
 
 /** Signing algorithms of a private key JWT (RFC 7523) that signed-jwt.ts knows keys for. */
 export type SigningAlgorithm = 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA';
