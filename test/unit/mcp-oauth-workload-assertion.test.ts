@@ -61,3 +61,24 @@ describe('the jwt-bearer grant of a workload', () => {
     await expect(failure).rejects.not.toMatchObject({ message: expect.stringContaining('hunter2') });
   });
 });
+
+describe('a rejected workload identity token', () => {
+  it('is not presented again (the SDK would at once after invalid_grant, and each reconnection would); the next one the platform writes is', async () => {
+    const file = join(directory, 'token');
+    await writeFile(file, jwt('workload'));
+    const provider = providerReading(file);
+    await provider.prepareTokenRequest();
+
+    // What auth() does on invalid_grant before it runs the grant again.
+    await provider.invalidateCredentials('tokens');
+
+    for (const _attempt of [1, 2]) {
+      await expect(provider.prepareTokenRequest()).rejects.toMatchObject({
+        code: 'mcp_oauth_assertion_unavailable',
+        message: expect.stringContaining('the authorization server rejected the workload identity token'),
+      });
+    }
+    await writeFile(file, jwt('rotated'));
+    expect((await provider.prepareTokenRequest())?.get('assertion')).toBe(jwt('rotated'));
+  });
+});

@@ -107,27 +107,22 @@ export const oauthSchema = z
     const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
     const method = oauth.tokenEndpointAuthMethod;
     if ((oauth.clientSecret || oauth.privateKey) && !oauth.clientId) problem('clientId', 'a client secret or private key needs the clientId it belongs to');
-    if ((oauth.clientSecret || oauth.privateKey) && !oauth.authorizationServer) {
-      problem('authorizationServer', `a ${oauth.clientSecret ? 'client secret' : 'private key'} is only ever presented to the authorization server named here: set it to that server's issuer URL (never to whatever the MCP server advertises)`);
+    const jwtBearer = oauth.grant === 'jwt-bearer';
+    if ((oauth.clientSecret || oauth.privateKey || jwtBearer) && !oauth.authorizationServer) {
+      const credential = oauth.clientSecret ? 'client secret' : oauth.privateKey ? 'private key' : 'workload identity token';
+      problem('authorizationServer', `a ${credential} is only ever presented to the authorization server named here: set it to that server's issuer URL (never to whatever the MCP server advertises)`);
     }
     if (oauth.clientSecret && oauth.privateKey) problem('privateKey', 'give either clientSecret or privateKey, not both');
     if (oauth.privateKey && method && method !== 'private_key_jwt') problem('tokenEndpointAuthMethod', 'a private key is used with private_key_jwt');
     if (method === 'private_key_jwt' && !oauth.privateKey) problem('privateKey', 'private_key_jwt needs a privateKey');
     if (oauth.clientId && method?.startsWith('client_secret') && !oauth.clientSecret) problem('clientSecret', `${method} needs a clientSecret`);
-    if (oauth.grant === 'client_credentials') {
-      if (!oauth.clientId) problem('clientId', 'client_credentials needs a pre-registered clientId');
-      else if (!oauth.clientSecret && !oauth.privateKey) problem('clientSecret', 'client_credentials needs a clientSecret or a privateKey');
+    if (oauth.grant !== 'authorization_code') {
+      if (!oauth.clientId) problem('clientId', `${oauth.grant} needs a pre-registered clientId`);
+      else if (!jwtBearer && !oauth.clientSecret && !oauth.privateKey) problem('clientSecret', 'client_credentials needs a clientSecret or a privateKey');
       if (oauth.clientMetadataUrl) problem('clientMetadataUrl', 'client metadata documents are for authorization_code clients');
     }
-    if (oauth.grant === 'jwt-bearer') {
-      if (!oauth.assertionFile) problem('assertionFile', 'jwt-bearer needs the file the platform writes the workload identity token to (on EKS, the projected service account token)');
-      if (!oauth.clientId) problem('clientId', 'jwt-bearer needs the clientId the authorization server knows this workload by');
-      if (!oauth.authorizationServer) {
-        problem('authorizationServer', "the workload identity token is only ever presented to the authorization server named here: set it to that server's issuer URL (never to whatever the MCP server advertises)");
-      }
-      if (oauth.clientMetadataUrl) problem('clientMetadataUrl', 'client metadata documents are for authorization_code clients');
-    } else if (oauth.assertionFile) {
-      problem('assertionFile', 'an assertion file is read by grant: jwt-bearer only');
+    if (jwtBearer !== (oauth.assertionFile !== undefined)) {
+      problem('assertionFile', jwtBearer ? 'jwt-bearer needs the file holding the workload identity token' : 'only grant: jwt-bearer reads an assertion file');
     }
   });
 

@@ -5,7 +5,9 @@
  */
 import type { OAuthClientInformation, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthOptions } from './options.ts';
-import { JWT_BEARER_GRANT_TYPE } from './workload-assertion.ts';
+
+/** RFC 7523 §2.1: the grant of workload identity federation (workload-assertion.ts). */
+export const JWT_BEARER_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 export function clientMetadataFor(settings: OAuthOptions, redirectUrl: string | undefined, scope: string | undefined): OAuthClientMetadata {
   const machine = settings.grant !== 'authorization_code';

@@ -14,6 +14,9 @@
  * When: `oauth.dpop: auto` (the default) when the authorization server lists ES256 in
  * dpop_signing_alg_values_supported; `required` always, and a token that comes back unbound is
  * refused; `off` never.
+ *
+ * Loaded as `#mcp-oauth-dpop`: Lambda bundles of a configuration without any `oauth` block leave it
+ * out (functions/substitutes/without-mcp-oauth.ts).
  */
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';

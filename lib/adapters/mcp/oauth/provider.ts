@@ -29,12 +29,12 @@ import type { Logger } from '../../../core/logger.ts';
 import { clientAuthentication } from './client-auth.ts';
 import { clientMetadataFor, configuredClient } from './client.ts';
 import { OAuthDestinations, type OAuthNetwork } from './destinations.ts';
-import { DpopBinding } from './dpop.ts';
+import { DpopBinding } from '#mcp-oauth-dpop';
 import { authorizationRequired, McpOAuthError, redact } from './errors.ts';
 import { expiresAt, recordFor, type OAuthServerRecord } from './record.ts';
 import { covers, selectScope, union, words } from './scope.ts';
 import type { OAuthTokenStore } from './store.ts';
-import { workloadAssertionRequest } from './workload-assertion.ts';
+import { WorkloadAssertion } from '#mcp-oauth-workload';
 
 /** One remote MCP server with an `oauth` block. */
 interface OAuthServer {
@@ -74,6 +74,8 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   readonly destinations: OAuthDestinations;
   /** DPoP proofs and the keys tokens are bound to (dpop.ts). */
   readonly dpop: DpopBinding;
+  /** grant: jwt-bearer: the platform's JWT, read at each token request. */
+  private readonly workload: WorkloadAssertion | undefined;
   addClientAuthentication?: AddClientAuthentication;
   private readonly dependencies: OAuthProviderDependencies;
   private readonly interaction: LoginInteraction | undefined;
@@ -98,6 +100,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
       stored: async (presented) => (presented !== undefined && this.record?.tokens?.access_token !== presented ? this.load() : this.record),
       startsAfresh: interaction !== undefined,
     });
+    this.workload = server.settings.grant === 'jwt-bearer' ? new WorkloadAssertion(server.name, server.settings.assertionFile ?? '') : undefined;
     const addClientAuthentication = clientAuthentication(server.settings);
     if (addClientAuthentication) this.addClientAuthentication = addClientAuthentication;
   }
@@ -225,13 +228,15 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     if (this.settings.grant === 'authorization_code') return undefined;
     const scope = this.clientCredentialsScope();
     this.tokenRequestScope = scope;
-    if (this.settings.grant === 'jwt-bearer') return workloadAssertionRequest(this.name, this.settings.assertionFile ?? '', scope);
+    if (this.workload) return this.workload.tokenRequest(scope);
     return new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     const rejected = this.record?.tokens?.access_token;
     const rejectedClient = this.record?.client?.client_id;
+    // The SDK calls this when the authorization server rejected the grant, right before it tries again.
+    if (scope === 'all' || scope === 'tokens') this.workload?.rejected();
     if (scope === 'all' || scope === 'tokens') {
       // Only the tokens this process used: newer ones another process stored are left alone.
       await this.change((current) => {
