@@ -136,6 +136,28 @@ describe('DPoP on the requests of one server', () => {
     expect(decodeJwt(proof)).toMatchObject({ htm: 'POST', htu: `${base}/mcp`, ath: createHash('sha256').update('access-1').digest('base64url'), nonce: 'rs-nonce' });
   });
 
+  it('keeps the authorization server\'s nonce and the resource server\'s apart, even on one host', async () => {
+    const { base, seen } = await startServer((_request, request) => {
+      const wanted = request.path === '/token' ? 'as-nonce' : 'rs-nonce';
+      if (nonceOf(request.proof) === wanted) return { status: 200, body: request.path === '/token' ? DPOP_TOKENS : {} };
+      return request.path === '/token'
+        ? { status: 400, headers: { 'dpop-nonce': wanted }, body: { error: 'use_dpop_nonce' } }
+        : { status: 401, headers: { 'dpop-nonce': wanted, 'www-authenticate': 'DPoP error="use_dpop_nonce"' }, body: {} };
+    });
+    const fetch = bindingWith('auto', { tokens: DPOP_TOKENS, dpopKey: generateDpopKey() }).wrap(globalThis.fetch);
+    const resourceRequest = { method: 'POST', headers: { authorization: 'Bearer access-1' }, body: '{}' };
+
+    for (const _round of [1, 2]) {
+      await fetch(`${base}/token`, tokenRequest('refresh_token'));
+      await fetch(`${base}/mcp`, resourceRequest);
+    }
+
+    // Challenged once each, the first time; afterwards each gets its own nonce unasked.
+    expect(seen.map((request) => `${request.path} ${nonceOf(request.proof)}`)).toEqual([
+      '/token undefined', '/token as-nonce', '/mcp undefined', '/mcp rs-nonce', '/token as-nonce', '/mcp rs-nonce',
+    ]);
+  });
+
   it('sends a Bearer token as it is, without a proof', async () => {
     const { base, seen } = await startServer(() => ({ status: 200, body: {} }));
     const fetch = bindingWith('auto', { tokens: { access_token: 'access-1', token_type: 'Bearer' } }).wrap(globalThis.fetch);

@@ -35,7 +35,10 @@ export interface DpopSource {
 }
 
 export class DpopBinding {
-  /** RFC 9449 §8-9: each server's latest nonce, by origin (the authorization and the resource server differ). */
+  /**
+   * RFC 9449 §8-9: each server's latest nonce, by role and origin: the authorization server's and
+   * the resource server's are their own, even where both share a host.
+   */
   private readonly nonces = new Map<string, string>();
   /** The key of the latest token request, kept with the tokens it brings. */
   private requestKey: DpopKey | undefined;
@@ -96,13 +99,14 @@ export class DpopBinding {
     isNonceChallenge: (response: Response) => Promise<boolean>,
   ): Promise<Response> {
     const url = new URL(input);
+    const nonceKey = `${accessToken === undefined ? 'token endpoint' : 'resource'} ${url.origin}`;
     const send = async () => {
       const headers = new Headers(init.headers);
-      const nonce = this.nonces.get(url.origin);
+      const nonce = this.nonces.get(nonceKey);
       headers.set('dpop', dpopProof(key, { method: init.method ?? 'GET', url, ...(accessToken === undefined ? {} : { accessToken }), ...(nonce === undefined ? {} : { nonce }) }));
       const response = await fetch(input, { ...init, headers });
       const offered = response.headers.get('dpop-nonce');
-      if (offered) this.nonces.set(url.origin, offered);
+      if (offered) this.nonces.set(nonceKey, offered);
       return { response, offered };
     };
     const first = await send();
