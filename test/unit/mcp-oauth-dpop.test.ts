@@ -223,4 +223,37 @@ describe('the key a token is bound to', () => {
     expect(logged.join('\n')).toContain('"dpopBound":true');
     expect(logged.join('\n')).not.toContain(stored.dpopKey!.privateJwk.d);
   });
+
+  it('is proved again when the provider renews the token itself, through discovery and the SDK\'s refresh', async () => {
+    let base = '';
+    const { base: started, seen } = await startServer((request) => {
+      if (request.url === '/.well-known/oauth-protected-resource/mcp') return { status: 200, body: { resource: `${base}/mcp`, authorization_servers: [base] } };
+      if (request.url === '/.well-known/oauth-authorization-server') {
+        return { status: 200, body: { issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, response_types_supported: ['code'], dpop_signing_alg_values_supported: ['ES256'] } };
+      }
+      if (request.url === '/token') return { status: 200, body: { access_token: 'access-2', token_type: 'DPoP', expires_in: 3600, refresh_token: 'refresh-2' } };
+      return { status: 404, body: {} };
+    });
+    base = started;
+    const dpopKey = generateDpopKey();
+    const store = createMemoryTokenStore({
+      tickets: {
+        serverUrl: `${base}/mcp`,
+        client: { client_id: 'agent', issuer: base },
+        tokens: { ...DPOP_TOKENS, issuer: base },
+        dpopKey,
+        // Issued an hour ago: due for renewal.
+        receivedAt: Date.now() - 3600_000,
+      },
+    });
+    const provider = new ServerOAuthProvider({ name: 'tickets', url: `${base}/mcp`, settings: oauthSchema.parse({}) }, { store, logger: createJsonLogger('error', () => true), network: { allowLoopback: true } });
+
+    expect((await provider.tokens())?.access_token).toBe('access-2');
+
+    const refresh = seen.find((request) => request.path === '/token')!;
+    expect(await thumbprintOf(refresh.proof)).toBe(await publicThumbprint(dpopKey));
+    expect(decodeJwt(refresh.proof!)).toMatchObject({ htm: 'POST', htu: `${base}/token` });
+    expect(decodeJwt(refresh.proof!)).not.toHaveProperty('ath');
+    expect(await store.read('tickets')).toMatchObject({ tokens: { access_token: 'access-2', token_type: 'DPoP' }, dpopKey });
+  });
 });
