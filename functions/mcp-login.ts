@@ -34,9 +34,9 @@ export async function runMcpLogin(name: string, { environment, say }: LoginComma
   };
   say(`MCP server "${name}" at ${server.url} (${server.oauth.grant}); tokens are kept in ${dependencies.store.location}.`);
 
-  if (server.oauth.grant === 'client_credentials') {
+  if (server.oauth.grant !== 'authorization_code') {
     await startLogin(server, dependencies);
-    say('Obtained a token with client_credentials and stored it. No person is needed for this server: the service fetches tokens itself.');
+    say(`Obtained a token with ${server.oauth.grant} and stored it. No person is needed for this server: the service fetches tokens itself.`);
     return;
   }
 

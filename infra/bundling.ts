@@ -98,6 +98,8 @@ export interface FunctionBundleOptions {
   a2a?: boolean;
   /** agent.yml has a toolPolicy (infra/tool-policy.ts): Cedar is bundled, its WebAssembly and these files go beside each function. */
   toolPolicy?: ToolPolicyFiles;
+  /** agent.yml gives some MCP server an `oauth` block: DPoP and workload identity are bundled. */
+  mcpOAuth?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -158,6 +160,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
     ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
     ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
+    ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts') }),
   };
 }
 

@@ -101,7 +101,10 @@ function serverConfig(name: string, entry: unknown, source: string): McpServerCo
   }
   if ('url' in fields) {
     const { type, ...server } = check(remoteServerSchema, entry, path, source);
-    return { name, type: type ?? 'auto', ...server, ...rootUris(server.roots, source) };
+    // A workload identity token file is found from agent.yml's folder, as a stdio server's cwd is.
+    const assertionFile = server.oauth?.assertionFile;
+    const oauth = server.oauth && assertionFile ? { oauth: { ...server.oauth, assertionFile: resolve(dirname(source), assertionFile) } } : {};
+    return { name, type: type ?? 'auto', ...server, ...oauth, ...rootUris(server.roots, source) };
   }
   throw new ConfigError(
     `${source} is invalid:\n  - ${path}: give either "command" (a stdio server) or "url" (a Streamable HTTP or SSE server)`,

@@ -47,7 +47,7 @@ async function runWithOAuth(): Promise<number> {
   const directory = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
   try {
     const { environment, grant } = await writeAgentConfig(directory, scenario, url);
-    // client_credentials needs no person: the gateway gets its own tokens at its first 401.
+    // client_credentials and jwt-bearer need no person: the gateway gets its own tokens at its first 401.
     if (grant === 'authorization_code' && (await login(environment, scenario)) !== 0) return 1;
     const config = loadConfig({ path: environment['AGENT_CONFIG']!, environment: { ...process.env, ...environment } });
     const store = createFileTokenStore(join(environment['LOCAL_DATA_DIR']!, TOKEN_FILE_NAME));

@@ -26,11 +26,13 @@ interface ScenarioContext {
   client_secret?: string;
   private_key_pem?: string;
   signing_algorithm?: string;
+  /** auth/wif-jwt-bearer: the workload's JWT, as its platform would write it to a file. */
+  valid_jwt?: string;
 }
 
 export interface OperatorSetup {
   environment: Record<string, string>;
-  grant: 'authorization_code' | 'client_credentials';
+  grant: 'authorization_code' | 'client_credentials' | 'jwt-bearer';
 }
 
 /** agent.yml for the scenario in `directory`; secrets only as ${VAR}, their values in the environment. */
@@ -56,6 +58,11 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
       authorizationServer: await authorizationServer(),
     };
     environment['CONFORMANCE_PRIVATE_KEY'] = context.private_key_pem ?? '';
+  } else if (scenario === 'auth/wif-jwt-bearer') {
+    // The platform's part: the workload identity token in a file (EKS projects one into the pod).
+    const assertionFile = join(directory, 'workload-token.jwt');
+    await writeFile(assertionFile, context.valid_jwt ?? '', { mode: 0o600 });
+    oauth = { grant: 'jwt-bearer', clientId: context.client_id, assertionFile, authorizationServer: await authorizationServer() };
   } else {
     const redirectUrl = `http://localhost:${await freePort()}/callback`;
     oauth = { redirectUrl };
@@ -70,7 +77,7 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
     mcpServers: { [SERVER_NAME]: { type: 'http', url: serverUrl, oauth } },
   };
   await writeFile(environment['AGENT_CONFIG']!, stringify(config));
-  return { environment, grant: oauth['grant'] === 'client_credentials' ? 'client_credentials' : 'authorization_code' };
+  return { environment, grant: (oauth['grant'] as OperatorSetup['grant'] | undefined) ?? 'authorization_code' };
 }
 
 /** Scenarios whose logins run `npm run mcp-login` as a process (step-up and migration log in twice; a wrong iss stops the command). */

@@ -49,6 +49,9 @@ export const AUTH_SCENARIOS = [
   'auth/iss-wrong-issuer',
   'auth/iss-unexpected',
   'auth/iss-normalized',
+  'auth/dpop',
+  'auth/dpop-nonce',
+  'auth/wif-jwt-bearer',
 ];
 
 /** Each scenario runs three Node processes (suite, client, login command): a few at a time on two cores. */

@@ -45,8 +45,23 @@ describe('the oauth block of a remote MCP server', () => {
     ['an unknown key', '{ clientID: agent }', /oauth\.clientID: unknown key, did you mean "clientId"\?/],
     ['an unknown grant', '{ grant: password }', /oauth\.grant: /],
     ['a scope with a space', '{ scopes: ["read write"] }', /oauth\.scopes\.0: a scope is one word/],
+    ['jwt-bearer without its token file', '{ grant: jwt-bearer, clientId: agent, authorizationServer: "https://login.example.com" }', /oauth\.assertionFile: jwt-bearer needs the file holding the workload identity token/],
+    ['jwt-bearer without a client', '{ grant: jwt-bearer, assertionFile: /var/run/token, authorizationServer: "https://login.example.com" }', /oauth\.clientId: jwt-bearer needs a pre-registered clientId/],
+    ['jwt-bearer without the authorization server its token is for', '{ grant: jwt-bearer, clientId: agent, assertionFile: /var/run/token }', /oauth\.authorizationServer: a workload identity token is only ever presented to the authorization server named here/],
+    ['a token file for another grant', '{ assertionFile: /var/run/token }', /oauth\.assertionFile: only grant: jwt-bearer reads an assertion file/],
+    ['an unknown DPoP setting', '{ dpop: sometimes }', /oauth\.dpop: /],
   ])('rejects %s', (_case, oauth, message) => {
     expect(configFailure(serverWith(oauth), { S: 'x', KEY: 'y' })).toMatch(message);
+  });
+
+  it('uses DPoP where the authorization server offers it, unless told otherwise', () => {
+    expect(parseAgentYml(serverWith('{}')).mcpServers[0]).toMatchObject({ oauth: { dpop: 'auto' } });
+    expect(parseAgentYml(serverWith('{ dpop: required }')).mcpServers[0]).toMatchObject({ oauth: { dpop: 'required' } });
+  });
+
+  it('finds a workload identity token file from agent.yml\'s folder', () => {
+    const [server] = parseAgentYml(serverWith('{ grant: jwt-bearer, clientId: agent, assertionFile: secrets/token.jwt, authorizationServer: "https://login.example.com" }')).mcpServers;
+    expect(server).toMatchObject({ oauth: { grant: 'jwt-bearer', assertionFile: '/etc/agent/secrets/token.jwt' } });
   });
 
   it('rejects an Authorization header beside oauth, which would hide the token', () => {

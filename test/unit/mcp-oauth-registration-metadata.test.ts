@@ -9,6 +9,7 @@ const settings: OAuthOptions = {
   redirectUrl: 'http://localhost:8976/callback',
   clientName: 'MCP agent service',
   refreshBeforeExpirySeconds: 60,
+  dpop: 'auto',
 };
 
 describe('the application_type this client registers as (SEP-837)', () => {

@@ -66,6 +66,8 @@ describe('functionBundling', () => {
       `#ui-streams=${substitute('without-ui-streams.ts')}`,
       `#mcp-server-door=${substitute('without-mcp-server-door.ts')}`,
       `#call-policy=${substitute('without-call-policy.ts')}`,
+      `#mcp-oauth-dpop=${substitute('without-mcp-oauth.ts')}`,
+      `#mcp-oauth-workload=${substitute('without-mcp-oauth.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
@@ -92,6 +94,13 @@ describe('functionBundling', () => {
     const withCode = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, codeInterpreter: true });
     expect(withCode).not.toHaveProperty('#code-interpreter');
     expect(withCode).not.toHaveProperty('#python-sandbox');
+  });
+
+  it('bundles DPoP and workload identity only when agent.yml gives some MCP server an oauth block', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts') });
+    const withOAuth = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, mcpOAuth: true });
+    expect(withOAuth).not.toHaveProperty('#mcp-oauth-dpop');
+    expect(withOAuth).not.toHaveProperty('#mcp-oauth-workload');
   });
 
   it('bundles the UI toolkit doors only when agent.yml turns uiStreams on', () => {

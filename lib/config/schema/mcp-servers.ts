@@ -63,9 +63,18 @@ export const oauthSchema = z
   .strictObject({
     /**
      * `authorization_code`: a person authorizes once per server (`npm run mcp-login -- <server>`),
-     * then refresh tokens keep it going; `client_credentials`: machine to machine, no person.
+     * then refresh tokens keep it going; `client_credentials`: machine to machine, no person;
+     * `jwt-bearer`: machine to machine with a JWT the platform issued this workload (RFC 7523).
      */
-    grant: z.enum(['authorization_code', 'client_credentials']).default('authorization_code'),
+    grant: z.enum(['authorization_code', 'client_credentials', 'jwt-bearer']).default('authorization_code'),
+    /** jwt-bearer: the file the platform keeps the workload's JWT in (relative to agent.yml), read at every token request. */
+    assertionFile: z.string().min(1).optional(),
+    /**
+     * RFC 9449 DPoP: tokens bound to a key only this service holds. `auto`: when the authorization
+     * server lists ES256 in dpop_signing_alg_values_supported; `required`: always, and an unbound
+     * token is refused; `off`: never.
+     */
+    dpop: z.enum(['auto', 'required', 'off']).default('auto'),
     /** A pre-registered client. Without it: a client ID metadata document (clientMetadataUrl), else dynamic registration. */
     clientId: z.string().min(1).optional(),
     clientSecret: z.string().min(1).optional(),
@@ -98,17 +107,22 @@ export const oauthSchema = z
     const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
     const method = oauth.tokenEndpointAuthMethod;
     if ((oauth.clientSecret || oauth.privateKey) && !oauth.clientId) problem('clientId', 'a client secret or private key needs the clientId it belongs to');
-    if ((oauth.clientSecret || oauth.privateKey) && !oauth.authorizationServer) {
-      problem('authorizationServer', `a ${oauth.clientSecret ? 'client secret' : 'private key'} is only ever presented to the authorization server named here: set it to that server's issuer URL (never to whatever the MCP server advertises)`);
+    const jwtBearer = oauth.grant === 'jwt-bearer';
+    if ((oauth.clientSecret || oauth.privateKey || jwtBearer) && !oauth.authorizationServer) {
+      const credential = oauth.clientSecret ? 'client secret' : oauth.privateKey ? 'private key' : 'workload identity token';
+      problem('authorizationServer', `a ${credential} is only ever presented to the authorization server named here: set it to that server's issuer URL (never to whatever the MCP server advertises)`);
     }
     if (oauth.clientSecret && oauth.privateKey) problem('privateKey', 'give either clientSecret or privateKey, not both');
     if (oauth.privateKey && method && method !== 'private_key_jwt') problem('tokenEndpointAuthMethod', 'a private key is used with private_key_jwt');
     if (method === 'private_key_jwt' && !oauth.privateKey) problem('privateKey', 'private_key_jwt needs a privateKey');
     if (oauth.clientId && method?.startsWith('client_secret') && !oauth.clientSecret) problem('clientSecret', `${method} needs a clientSecret`);
-    if (oauth.grant === 'client_credentials') {
-      if (!oauth.clientId) problem('clientId', 'client_credentials needs a pre-registered clientId');
-      else if (!oauth.clientSecret && !oauth.privateKey) problem('clientSecret', 'client_credentials needs a clientSecret or a privateKey');
+    if (oauth.grant !== 'authorization_code') {
+      if (!oauth.clientId) problem('clientId', `${oauth.grant} needs a pre-registered clientId`);
+      else if (!jwtBearer && !oauth.clientSecret && !oauth.privateKey) problem('clientSecret', 'client_credentials needs a clientSecret or a privateKey');
       if (oauth.clientMetadataUrl) problem('clientMetadataUrl', 'client metadata documents are for authorization_code clients');
+    }
+    if (jwtBearer !== (oauth.assertionFile !== undefined)) {
+      problem('assertionFile', jwtBearer ? 'jwt-bearer needs the file holding the workload identity token' : 'only grant: jwt-bearer reads an assertion file');
     }
   });
 

@@ -23,7 +23,11 @@ type McpOAuthErrorCode =
   /** Discovery named a place the flow may not go: plain http, a private or link-local address, another origin. */
   | 'mcp_oauth_destination_refused'
   /** An authorization server's metadata names another issuer, or it is not the one agent.yml names. */
-  | 'mcp_oauth_issuer_mismatch';
+  | 'mcp_oauth_issuer_mismatch'
+  /** agent.yml requires DPoP (`dpop: required`) and the authorization server cannot bind tokens to a key. */
+  | 'mcp_oauth_dpop_unavailable'
+  /** The jwt-bearer grant's workload identity token file is missing, unreadable or holds no JWT. */
+  | 'mcp_oauth_assertion_unavailable';
 
 export class McpOAuthError extends AgentError<McpOAuthErrorCode> {
   readonly server: string;

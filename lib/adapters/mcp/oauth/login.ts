@@ -96,7 +96,7 @@ export async function startLogin(server: LoginServer, dependencies: LoginDepende
     serverUrl: server.url,
     ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
     ...(scope ? { scope } : {}),
-    fetchFn: fetch,
+    fetchFn: provider.dpop.wrap(fetch),
   });
   if (result === 'AUTHORIZED') return { status: 'authorized' };
   const { authorizationUrl, codeVerifier } = interaction;
@@ -151,7 +151,7 @@ export async function completeLogin(server: LoginServer, dependencies: LoginDepe
     authorizationCode: code,
     ...(pending.resourceMetadataUrl ? { resourceMetadataUrl: new URL(pending.resourceMetadataUrl) } : {}),
     ...(pending.scope ? { scope: pending.scope } : {}),
-    fetchFn: provider.destinations.guard(dependencies.fetch ?? globalThis.fetch),
+    fetchFn: provider.outgoing(dependencies.fetch ?? globalThis.fetch),
   });
   return pending.scope ? { scope: pending.scope } : {};
 }

@@ -4,14 +4,24 @@
  * and TypeScript checks there that the schema's output still fits these fields.
  */
 
+/** RFC 9449 DPoP: `auto` when the authorization server offers it, `required` always, `off` never (dpop.ts). */
+export type DpopMode = 'auto' | 'required' | 'off';
+
 /** Signing algorithms of a private key JWT (RFC 7523) that signed-jwt.ts knows keys for. */
 export type SigningAlgorithm = 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA';
 
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 
 export interface OAuthOptions {
-  /** `authorization_code`: a person authorizes once; `client_credentials`: machine to machine. */
-  grant: 'authorization_code' | 'client_credentials';
+  /**
+   * `authorization_code`: a person authorizes once; `client_credentials`: machine to machine;
+   * `jwt-bearer`: machine to machine with a JWT the platform issued (workload identity, RFC 7523).
+   */
+  grant: 'authorization_code' | 'client_credentials' | 'jwt-bearer';
+  /** jwt-bearer: the file holding the workload's JWT, read again at every token request. */
+  assertionFile?: string;
+  /** RFC 9449 DPoP-bound tokens: `auto` when the authorization server supports them (dpop.ts). */
+  dpop: DpopMode;
   /** A pre-registered client; without it, a client metadata document or dynamic registration. */
   clientId?: string;
   clientSecret?: string;

@@ -30,10 +30,12 @@ import { movedFrom, moveReason } from './authorization-server-change.ts';
 import { clientAuthentication } from './client-auth.ts';
 import { clientMetadataFor, configuredClient } from './client.ts';
 import { OAuthDestinations, type OAuthNetwork } from './destinations.ts';
+import { DpopBinding } from '#mcp-oauth-dpop';
 import { authorizationRequired, McpOAuthError, redact } from './errors.ts';
 import { expiresAt, recordFor, type OAuthServerRecord } from './record.ts';
 import { covers, selectScope, union, words } from './scope.ts';
 import type { OAuthTokenStore } from './store.ts';
+import { WorkloadAssertion } from '#mcp-oauth-workload';
 
 /** One remote MCP server with an `oauth` block. */
 interface OAuthServer {
@@ -71,6 +73,10 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   readonly server: OAuthServer;
   /** Where this server's OAuth requests may go: every fetch of its flows passes `destinations.guard`. */
   readonly destinations: OAuthDestinations;
+  /** DPoP proofs and the keys tokens are bound to (dpop.ts). */
+  readonly dpop: DpopBinding;
+  /** grant: jwt-bearer: the platform's JWT, read at each token request. */
+  private readonly workload: WorkloadAssertion | undefined;
   addClientAuthentication?: AddClientAuthentication;
   private readonly dependencies: OAuthProviderDependencies;
   private readonly interaction: LoginInteraction | undefined;
@@ -90,6 +96,12 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     this.dependencies = dependencies;
     this.interaction = interaction;
     this.destinations = new OAuthDestinations(server, dependencies.network ?? { allowLoopback: false });
+    this.dpop = new DpopBinding(server.name, server.settings.dpop ?? 'auto', {
+      authorizationServerMetadata: () => this.discovery?.authorizationServerMetadata,
+      stored: async (presented) => (presented !== undefined && this.record?.tokens?.access_token !== presented ? this.load() : this.record),
+      startsAfresh: interaction !== undefined,
+    });
+    this.workload = server.settings.grant === 'jwt-bearer' ? new WorkloadAssertion(server.name, server.settings.assertionFile ?? '') : undefined;
     const addClientAuthentication = clientAuthentication(server.settings);
     if (addClientAuthentication) this.addClientAuthentication = addClientAuthentication;
   }
@@ -102,8 +114,13 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     return this.server.name;
   }
 
+  /** Every request of this server's flows and of its transport: to allowed places only, with DPoP proofs where they apply. */
+  outgoing(fetch: FetchLike): FetchLike {
+    return this.dpop.wrap(this.destinations.guard(fetch));
+  }
+
   get redirectUrl(): string | undefined {
-    if (this.settings.grant === 'client_credentials') return undefined;
+    if (this.settings.grant !== 'authorization_code') return undefined;
     return this.interaction?.redirectUrl ?? this.settings.redirectUrl;
   }
 
@@ -112,7 +129,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const scope = this.settings.grant === 'client_credentials' ? this.clientCredentialsScope() : undefined;
+    const scope = this.settings.grant === 'authorization_code' ? undefined : this.clientCredentialsScope();
     return clientMetadataFor(this.settings, this.redirectUrl, scope);
   }
 
@@ -159,12 +176,14 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     const requestedScope = this.interaction?.requestedScope ?? this.tokenRequestScope ?? this.record?.requestedScope;
     const resourceMetadataUrl = this.interaction?.resourceMetadataUrl ?? this.discovery?.resourceMetadataUrl ?? this.record?.resourceMetadataUrl;
     const receivedAt = this.now();
+    const dpopKey = this.dpop.keyFor(tokens);
     await this.change((current) => {
-      const { requiredScope, pendingLogin, ...rest } = current;
+      const { requiredScope, pendingLogin, dpopKey: _previousKey, ...rest } = current;
       const granted = tokens.scope ?? requestedScope;
       return {
         ...rest,
         tokens,
+        ...(dpopKey === undefined ? {} : { dpopKey }),
         receivedAt,
         ...(requestedScope === undefined ? {} : { requestedScope }),
         ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
@@ -179,6 +198,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
       ...(tokens.expires_in === undefined ? {} : { expiresInSeconds: tokens.expires_in }),
       ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
       refreshable: tokens.refresh_token !== undefined,
+      ...(dpopKey === undefined ? {} : { dpopBound: true }),
       store: this.dependencies.store.location,
     });
   }
@@ -207,17 +227,20 @@ export class ServerOAuthProvider implements OAuthClientProvider {
     return verifier;
   }
 
-  prepareTokenRequest(): URLSearchParams | undefined {
+  prepareTokenRequest(): URLSearchParams | Promise<URLSearchParams> | undefined {
     // undefined: the SDK's authorization_code exchange, with code, verifier and redirect URI.
-    if (this.settings.grant !== 'client_credentials') return undefined;
+    if (this.settings.grant === 'authorization_code') return undefined;
     const scope = this.clientCredentialsScope();
     this.tokenRequestScope = scope;
+    if (this.workload) return this.workload.tokenRequest(scope);
     return new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     const rejected = this.record?.tokens?.access_token;
     const rejectedClient = this.record?.client?.client_id;
+    // The SDK calls this when the authorization server rejected the grant, right before it tries again.
+    if (scope === 'all' || scope === 'tokens') this.workload?.rejected();
     if (scope === 'all' || scope === 'tokens') {
       // Only the tokens this process used: newer ones another process stored are left alone.
       await this.change((current) => {
@@ -273,7 +296,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
    * rather than letting the SDK refresh and fail, this stops with what the operator must do.
    */
   async insufficientScope(challengeScope: string | undefined): Promise<void> {
-    if (this.settings.grant === 'client_credentials') {
+    if (this.settings.grant !== 'authorization_code') {
       this.stepUpScope = union(words(this.stepUpScope), words(challengeScope)).join(' ') || undefined;
       return;
     }
@@ -329,7 +352,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
   }
 
   private renewable(record: OAuthServerRecord): boolean {
-    return this.settings.grant === 'client_credentials' || record.tokens?.refresh_token !== undefined;
+    return this.settings.grant !== 'authorization_code' || record.tokens?.refresh_token !== undefined;
   }
 
   private renewOnce(): Promise<void> {
@@ -351,7 +374,7 @@ export class ServerOAuthProvider implements OAuthClientProvider {
         auth(this, {
           serverUrl: this.server.url,
           ...(resourceMetadataUrl ? { resourceMetadataUrl: new URL(resourceMetadataUrl) } : {}),
-          fetchFn: this.destinations.guard(this.dependencies.fetch ?? globalThis.fetch),
+          fetchFn: this.outgoing(this.dependencies.fetch ?? globalThis.fetch),
         }),
       );
     } catch (error) {

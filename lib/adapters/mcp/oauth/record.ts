@@ -1,15 +1,18 @@
 /**
  * What the token store keeps per MCP server. Everything here is secret or close to it (tokens,
- * dynamically registered client secrets, a PKCE verifier): it lives only in the token store (a
+ * dynamically registered client secrets, a PKCE verifier, a DPoP private key): it lives only in the token store (a
  * 0600 file locally, Secrets Manager on AWS) and is never logged.
  */
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { DpopKey } from './dpop-proof.ts';
 
 export interface OAuthServerRecord {
   /** The MCP server URL the record was made for: when agent.yml points the name elsewhere, it is ignored. */
   serverUrl: string;
   /** As the SDK hands them over (with the `issuer` stamp of the authorization server that issued them). */
   tokens?: OAuthTokens;
+  /** The key pair the tokens are bound to (RFC 9449 DPoP), when the authorization server bound them. */
+  dpopKey?: DpopKey;
   /** When the tokens arrived (ms since the epoch): `expires_in` counts from here. */
   receivedAt?: number;
   /** The scope asked for when these tokens were obtained (a token response need not repeat it). */

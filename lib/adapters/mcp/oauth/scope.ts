@@ -11,7 +11,7 @@
  */
 
 export interface ScopeSources {
-  grant: 'authorization_code' | 'client_credentials';
+  grant: 'authorization_code' | 'client_credentials' | 'jwt-bearer';
   configured?: readonly string[] | undefined;
   challenge?: string | undefined;
   resourceScopes?: readonly string[] | undefined;

@@ -21,7 +21,7 @@ export function serverAuthorization(provider: ServerOAuthProvider): McpServerAut
   return {
     provider,
     // The transport's fetch carries its MCP requests and the SDK's OAuth requests alike: each is checked.
-    forTransport: (fetch) => ({ authProvider: provider, fetch: watchChallenges(provider, provider.destinations.guard(fetch)) }),
+    forTransport: (fetch) => ({ authProvider: provider, fetch: watchChallenges(provider, provider.outgoing(fetch)) }),
   };
 }
 

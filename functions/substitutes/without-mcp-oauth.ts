@@ -1,0 +1,20 @@
+/**
+ * Stands in for DPoP (`#mcp-oauth-dpop`: lib/adapters/mcp/oauth/dpop.ts) and workload identity
+ * (`#mcp-oauth-workload`: lib/adapters/mcp/oauth/workload-assertion.ts) in the Lambda bundles of a
+ * configuration whose MCP servers have no `oauth` block (infra/bundling.ts, functionSubstitutes).
+ * Without such a block no OAuth provider is made; a function that makes one anyway fails, saying
+ * why, rather than sending tokens without the proofs agent.yml asked for.
+ */
+const MISSING = 'bundled without MCP OAuth: deploy again with the oauth block in agent.yml';
+
+export class DpopBinding {
+  constructor() {
+    throw new Error(MISSING);
+  }
+}
+
+export class WorkloadAssertion {
+  constructor() {
+    throw new Error(MISSING);
+  }
+}
