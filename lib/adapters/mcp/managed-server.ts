@@ -271,7 +271,10 @@ export class ManagedServer {
       if (this.options.shutdown.aborted) return;
       this.failure = { message: this.describe(error, deadline, 'did not connect and list its tools'), at: Date.now(), refused: refusedAccess(error) };
       this.options.logger.warn('mcp server unavailable', { server: this.spec.name, transport: this.transport, error: this.failure.message });
-      this.backoff.attemptFailed();
+      // A server called on the caller's behalf cannot connect before a caller comes (a start-up
+      // listing, /health): the first turn that has one connects it at once, without a backoff.
+      if (waitsForCaller(error)) this.backoff.succeeded();
+      else this.backoff.attemptFailed();
     } finally {
       deadline.dispose();
     }
@@ -359,6 +362,11 @@ function pause(ms: number): Promise<void> {
 }
 
 /** The server answered the connection with 401 or 403, or needs a login nobody has made yet. */
+function waitsForCaller(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if ((cause as { code?: unknown }).code === 'mcp_caller_token_missing') return true;
+  return false;
+}
+
 function refusedAccess(error: unknown): boolean {
   if (error instanceof UnauthorizedError) return true;
   const status = (error as { code?: unknown }).code;

@@ -23,7 +23,11 @@ type McpOAuthErrorCode =
   /** Discovery named a place the flow may not go: plain http, a private or link-local address, another origin. */
   | 'mcp_oauth_destination_refused'
   /** An authorization server's metadata names another issuer, or it is not the one agent.yml names. */
-  | 'mcp_oauth_issuer_mismatch';
+  | 'mcp_oauth_issuer_mismatch'
+  /** A server that acts on the caller's behalf (auth.mode token-exchange, enterprise-managed), and the turn has no caller token. */
+  | 'mcp_caller_token_missing'
+  /** The token endpoint (or the identity provider) refused to exchange the caller's token. */
+  | 'mcp_token_exchange_refused';
 
 export class McpOAuthError extends AgentError<McpOAuthErrorCode> {
   readonly server: string;

@@ -1,0 +1,134 @@
+/**
+ * On-behalf-of tokens through `npm start` (AUTH_MODE=cognito; LOCAL_CALLER_HEADER stands in for
+ * the authorizer, and the Authorization header carries the caller's own token as it does behind
+ * API Gateway): an MCP server with `auth.mode: token-exchange` sees each caller as themselves. The
+ * token endpoint and the MCP server are a real HTTP token endpoint and the SDK's server behind its
+ * bearer check (test/support/token-exchange-server.ts); the model is scripted to call my_notes and
+ * repeat what the tool answered.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
+import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { ACCESS_TOKEN_TYPE, startTokenExchangeDouble, TOKEN_EXCHANGE_GRANT, type TokenExchangeDouble } from '../support/token-exchange-server.ts';
+
+const ALICE_TOKEN = 'alice-own-token-7f3a9c2e41d8';
+const BOB_TOKEN = 'bob-own-token-0b6e5d4c3a21';
+const MALLORY_TOKEN = 'mallory-own-token-9e8d7c6b5a43';
+const CLIENT_SECRET = 'agent-client-secret-5a1b2c3d';
+
+describe('auth.mode token-exchange through npm start', () => {
+  let identity: TokenExchangeDouble;
+  let model: ScriptedOpenAIServer;
+  let local: ConfiguredLocalServer;
+
+  beforeAll(async () => {
+    identity = await startTokenExchangeDouble({
+      users: { [ALICE_TOKEN]: 'alice', [BOB_TOKEN]: 'bob', [MALLORY_TOKEN]: 'mallory' },
+      refused: ['mallory'],
+      clientId: 'mcp-agent',
+      clientSecret: CLIENT_SECRET,
+      notes: { alice: ['buy oat milk'], bob: ['call the dentist'] },
+    });
+    // Every turn: call my_notes, then answer with what the tool said.
+    model = await startScriptedOpenAIServer((body: ChatRequestBody) => {
+      const last = body.messages.at(-1)!;
+      if (last['role'] === 'tool') return textReply(`The tool said: ${String(last['content'])}`);
+      return toolCallsReply([{ id: 'call_notes', name: 'my_notes', arguments: {} }]);
+    });
+    const agentYml = [
+      'tools: { reconnectMaxDelaySeconds: 1 }',
+      'mcpServers:',
+      '  notes:',
+      '    type: http',
+      `    url: ${identity.url}`,
+      '    auth: { mode: token-exchange }',
+      `    oauth: { clientId: mcp-agent, clientSecret: "\${NOTES_CLIENT_SECRET}", authorizationServer: ${identity.issuer} }`,
+      '',
+    ].join('\n');
+    local = await startConfiguredLocalServer(agentYml, model, { AUTH_MODE: 'cognito', LOCAL_CALLER_HEADER: 'x-caller', NOTES_CLIENT_SECRET: CLIENT_SECRET, POWERTOOLS_LOG_LEVEL: 'DEBUG' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await local?.close();
+    await model?.close();
+    await identity?.close();
+  });
+
+  const ask = async (caller: string, token: string | undefined, message: string) => {
+    const response = await fetch(`${local.server.url}/conversations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-caller': caller, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ message }),
+    });
+    return { status: response.status, body: (await response.json()) as { conversationId: string; reply: string; toolCalls: Array<{ ok: boolean }> } };
+  };
+
+  it('exchanges the caller\'s token (RFC 8693, with the client\'s Basic credentials) and the MCP server sees that user', async () => {
+    const answer = await ask('alice', ALICE_TOKEN, 'What are my notes?');
+
+    expect(answer.status).toBe(201);
+    expect(answer.body.reply, local.server.output()).toBe('The tool said: notes of alice: buy oat milk');
+    expect(identity.exchanges.at(-1)).toEqual({
+      status: 200,
+      clientId: 'mcp-agent',
+      body: { grant_type: TOKEN_EXCHANGE_GRANT, subject_token: ALICE_TOKEN, subject_token_type: ACCESS_TOKEN_TYPE, requested_token_type: ACCESS_TOKEN_TYPE, resource: identity.url },
+    });
+    const call = identity.mcpRequests.find((request) => request.method === 'tools/call');
+    expect(call).toEqual({ status: 200, method: 'tools/call', subject: 'alice', audience: identity.url });
+  });
+
+  it('shows two callers their own data, and exchanges once per caller while the token lasts', async () => {
+    const bob = await ask('bob', BOB_TOKEN, 'What are my notes?');
+    const alice = await ask('alice', ALICE_TOKEN, 'And again?');
+
+    expect(bob.body.reply).toBe('The tool said: notes of bob: call the dentist');
+    expect(alice.body.reply).toBe('The tool said: notes of alice: buy oat milk');
+    const subjects = identity.exchanges.filter((exchange) => exchange.status === 200).map((exchange) => exchange.body['subject_token']);
+    expect(subjects).toEqual([ALICE_TOKEN, BOB_TOKEN]);
+    expect(identity.mcpRequests.filter((request) => request.method === 'tools/call').map((request) => request.subject)).toEqual(['alice', 'bob', 'alice']);
+  });
+
+  it('answers the model with the endpoint\'s reason when the exchange is refused, and the server is not called', async () => {
+    const callsBefore = identity.mcpRequests.filter((request) => request.method === 'tools/call').length;
+
+    const answer = await ask('mallory', MALLORY_TOKEN, 'What are my notes?');
+
+    expect(answer.status).toBe(201);
+    expect(answer.body.toolCalls[0]).toMatchObject({ ok: false });
+    expect(answer.body.reply).toContain('exchanging the user\'s token for one of this server was refused (invalid_grant: mallory may not use this resource (HTTP 400))');
+    expect(identity.mcpRequests.filter((request) => request.method === 'tools/call')).toHaveLength(callsBefore);
+    expect(local.server.output()).toContain('mcp token exchange refused');
+  });
+
+  it('answers the model that there is no user token when the caller presented none', async () => {
+    const answer = await ask('carol', undefined, 'What are my notes?');
+
+    expect(answer.status).toBe(201);
+    expect(answer.body.toolCalls[0]).toMatchObject({ ok: false });
+    expect(answer.body.reply).toContain('this turn has no user token');
+  });
+
+  it('keeps the callers\' tokens and the exchanged ones out of the stored conversations and the log', async () => {
+    const conversation = await fetch(`${local.server.url}/conversations/${(await ask('alice', ALICE_TOKEN, 'Once more')).body.conversationId}`, { headers: { 'x-caller': 'alice', authorization: `Bearer ${ALICE_TOKEN}` } });
+    const stored = await conversation.text();
+    expect(conversation.status).toBe(200);
+    expect(stored).toContain('notes of alice');
+    const secrets = [ALICE_TOKEN, BOB_TOKEN, MALLORY_TOKEN, CLIENT_SECRET, ...identity.issued];
+    const files = filesUnder(join(local.folder, 'data')).map((path) => readFileSync(path).toString('latin1'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const secret of secrets) {
+      expect(stored).not.toContain(secret);
+      expect(local.server.output()).not.toContain(secret);
+      for (const file of files) expect(file.includes(secret), secret).toBe(false);
+    }
+  });
+});
+
+function filesUnder(folder: string): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
