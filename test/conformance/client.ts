@@ -8,6 +8,8 @@
  * login command for authorization-code grants (test/conformance/oauth-operator.ts), tokens in the
  * 0600 file store, and the gateway built as buildAgent builds it. When a call stops because the
  * server asked for a scope only a person can grant (step-up), the operator logs in once more.
+ * Enterprise-managed authorization needs no login: the calls carry the user's ID token the
+ * scenario gives, as a signed-in caller's request carries its bearer.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import { createFileTokenStore, TOKEN_FILE_NAME } from '../../lib/adapters/mcp/oa
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { createConfiguredGateway } from '../../lib/configured-gateway.ts';
 import { loadConfig } from '../../lib/config/load.ts';
+import { CallerToken, withCallerToken } from '../../lib/core/caller-token.ts';
 import { createJsonLogger } from '../../lib/core/logger.ts';
 import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { login, SERVER_NAME, writeAgentConfig } from './oauth-operator.ts';
@@ -40,14 +43,15 @@ if (scenario.startsWith('auth/')) {
 async function runWithOAuth(): Promise<number> {
   const directory = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
   try {
-    const { environment, grant } = await writeAgentConfig(directory, scenario, url);
+    const { environment, grant, callerToken } = await writeAgentConfig(directory, scenario, url);
     // client_credentials needs no person: the gateway gets its own tokens at its first 401.
     if (grant === 'authorization_code' && (await login(environment, scenario)) !== 0) return 1;
     const config = loadConfig({ path: environment['AGENT_CONFIG']!, environment: { ...process.env, ...environment } });
     const store = createFileTokenStore(join(environment['LOCAL_DATA_DIR']!, TOKEN_FILE_NAME));
     for (let attempt = 1; ; attempt++) {
       const gateway = createConfiguredGateway(config, { logger, oauthTokenStore: store });
-      const succeeded = await useTools(gateway);
+      // enterprise-managed: the calls go as a signed-in caller's would, with the user's ID token.
+      const succeeded = await withCallerToken(callerToken === undefined ? undefined : new CallerToken(callerToken), () => useTools(gateway));
       await gateway.close();
       if (succeeded) return 0;
       // A step-up the server asked for is recorded for the login; an operator logs in once more, not forever.

@@ -26,11 +26,18 @@ interface ScenarioContext {
   client_secret?: string;
   private_key_pem?: string;
   signing_algorithm?: string;
+  /** auth/enterprise-managed-authorization: the enterprise identity provider and the user's ID token from it. */
+  idp_client_id?: string;
+  idp_id_token?: string;
+  idp_issuer?: string;
+  idp_token_endpoint?: string;
 }
 
 export interface OperatorSetup {
   environment: Record<string, string>;
-  grant: 'authorization_code' | 'client_credentials';
+  /** enterprise-managed: no login; each call goes with the user's ID token (`callerToken`), as a signed-in caller's request would. */
+  grant: 'authorization_code' | 'client_credentials' | 'enterprise-managed';
+  callerToken?: string;
 }
 
 /** agent.yml for the scenario in `directory`; secrets only as ${VAR}, their values in the environment. */
@@ -41,6 +48,7 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
     LOCAL_DATA_DIR: join(directory, 'data'),
   };
   let oauth: Record<string, unknown>;
+  let auth: Record<string, unknown> | undefined;
   // A secret or key is only ever presented to the authorization server agent.yml names: the
   // operator looks it up once, as from the server's documentation.
   const authorizationServer = async () => (await discoverOAuthServerInfo(serverUrl)).authorizationServerUrl;
@@ -56,6 +64,12 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
       authorizationServer: await authorizationServer(),
     };
     environment['CONFORMANCE_PRIVATE_KEY'] = context.private_key_pem ?? '';
+  } else if (scenario === 'auth/enterprise-managed-authorization') {
+    // The user's ID token is exchanged at the identity provider for an ID-JAG, which this client
+    // (registered at the MCP server's authorization server) presents with the jwt-bearer grant.
+    auth = { mode: 'enterprise-managed', identityProvider: { tokenEndpoint: context.idp_token_endpoint, clientId: context.idp_client_id } };
+    oauth = { clientId: context.client_id, clientSecret: '${CONFORMANCE_CLIENT_SECRET}', authorizationServer: await authorizationServer() };
+    environment['CONFORMANCE_CLIENT_SECRET'] = context.client_secret ?? '';
   } else {
     const redirectUrl = `http://localhost:${await freePort()}/callback`;
     oauth = { redirectUrl };
@@ -67,9 +81,10 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
   }
   const config = {
     tools: { connectTimeoutSeconds: 10, reconnectMaxDelaySeconds: 1 },
-    mcpServers: { [SERVER_NAME]: { type: 'http', url: serverUrl, oauth } },
+    mcpServers: { [SERVER_NAME]: { type: 'http', url: serverUrl, oauth, ...(auth ? { auth } : {}) } },
   };
   await writeFile(environment['AGENT_CONFIG']!, stringify(config));
+  if (auth) return { environment, grant: 'enterprise-managed', ...(context.idp_id_token ? { callerToken: context.idp_id_token } : {}) };
   return { environment, grant: oauth['grant'] === 'client_credentials' ? 'client_credentials' : 'authorization_code' };
 }
 

@@ -39,6 +39,7 @@ export const AUTH_SCENARIOS = [
   'auth/resource-mismatch',
   'auth/client-credentials-jwt',
   'auth/client-credentials-basic',
+  'auth/enterprise-managed-authorization',
 ];
 
 /** Each scenario runs three Node processes (suite, client, login command): a few at a time on two cores. */
