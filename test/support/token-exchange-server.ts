@@ -23,7 +23,10 @@ export interface TokenExchangeDoubleOptions {
   /** Subjects whose exchange the endpoint refuses (invalid_grant). */
   refused?: string[];
   clientId: string;
-  clientSecret: string;
+  /** Absent: a public client, named by its client_id parameter. */
+  clientSecret?: string;
+  /** A careless endpoint that quotes the subject token in its refusals (the client must not pass it on). */
+  quotesSubjectInRefusals?: boolean;
   /** Lifetime of an exchanged token. Default 3600. */
   expiresInSeconds?: number;
   /** Each user's notes, shown by the MCP server's my_notes tool. */
@@ -77,12 +80,12 @@ export async function startTokenExchangeDouble(options: TokenExchangeDoubleOptio
   });
   identity.post('/token', (request: Request, response: Response) => {
     const body = request.body as Record<string, string>;
-    const client = basicClient(request.headers.authorization);
+    const client = options.clientSecret === undefined ? (body.client_id ? { id: body.client_id, secret: undefined } : undefined) : basicClient(request.headers.authorization);
     const refuse = (status: number, error: string, description: string) => {
       exchanges.push({ body, ...(client ? { clientId: client.id } : {}), status });
-      response.status(status).json({ error, error_description: description });
+      response.status(status).json({ error, error_description: options.quotesSubjectInRefusals ? `${description} (subject_token=${body.subject_token})` : description });
     };
-    if (!client || client.id !== options.clientId || client.secret !== options.clientSecret) return refuse(401, 'invalid_client', 'the client did not authenticate with its Basic credentials');
+    if (!client || client.id !== options.clientId || client.secret !== options.clientSecret) return refuse(401, 'invalid_client', 'the client did not authenticate');
     if (body.grant_type !== TOKEN_EXCHANGE_GRANT) return refuse(400, 'unsupported_grant_type', `expected ${TOKEN_EXCHANGE_GRANT}`);
     if (body.subject_token_type !== ACCESS_TOKEN_TYPE) return refuse(400, 'invalid_request', 'subject_token_type must be an access token');
     if (body.requested_token_type !== ACCESS_TOKEN_TYPE) return refuse(400, 'invalid_request', 'requested_token_type must be an access token');
@@ -105,6 +108,10 @@ export async function startTokenExchangeDouble(options: TokenExchangeDoubleOptio
       return { token, clientId: options.clientId, scopes: [], expiresAt: Math.floor(grant.expiresAt / 1000), resource: new URL(grant.audience), extra: { subject: grant.subject } };
     },
   };
+  // RFC 9728: the MCP server names its authorization server, for clients that discover the token endpoint.
+  resource.get('/.well-known/oauth-protected-resource/mcp', (_request, response) => {
+    response.json({ resource: url, authorization_servers: [issuer] });
+  });
   resource.use(express.json());
   resource.use('/mcp', (request: Request, response: Response, next: NextFunction) => {
     response.on('finish', () => {
