@@ -82,7 +82,7 @@ describe('on-behalf-of tokens (RFC 8693) against a confidential client\'s token 
     const logger = recordingLogger();
     const exchanger = new OnBehalfOf({ name: 'notes', url: identity.url, auth: exchangeAuth(), oauth: confidentialClient(identity.issuer) }, { logger, network: { allowLoopback: true } });
 
-    const refusal = await as(MALLORY, () => exchanger.ready()).catch((error: unknown) => error as Error & { code: string });
+    const refusal = (await as(MALLORY, () => exchanger.ready()).then(() => undefined, (error: unknown) => error)) as Error & { code: string };
 
     expect(refusal.code).toBe('mcp_token_exchange_refused');
     expect(refusal.message).toBe('MCP server "notes" was not called: exchanging the user\'s token for one of this server was refused (invalid_grant: mallory may not use this resource (subject_token=[redacted]) (HTTP 400)).');

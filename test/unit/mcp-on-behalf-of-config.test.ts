@@ -1,8 +1,12 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { actsOnBehalfOfCallers, attachOAuth, usesOAuth } from '../../lib/adapters/mcp/oauth/attach.ts';
+import { findLoginServer } from '../../lib/adapters/mcp/oauth/login.ts';
+import { OnBehalfOf } from '../../lib/adapters/mcp/oauth/on-behalf-of.ts';
 import { CallerToken } from '../../lib/core/caller-token.ts';
 import { callerTokenOf } from '../../lib/http/caller-token-of.ts';
 import { configFailure, parseAgentYml } from '../support/agent-yml.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const serverWith = (auth: string, rest = '') => `
 mcpServers:
@@ -66,5 +70,20 @@ describe('the caller token a request carries', () => {
     const shown = [JSON.stringify({ token }), inspect({ token }), String(token), JSON.stringify({ ...token }), `${token}`];
     for (const text of shown) expect(text).not.toContain('secret-caller-token');
     expect(JSON.stringify({ token })).toBe('{"token":"[caller token]"}');
+  });
+});
+
+describe('a server called on its callers\' behalf, to the rest of the service', () => {
+  const agentYml = serverWith('{ mode: token-exchange }', '    oauth: { clientId: agent, clientSecret: "${S}", authorizationServer: "https://login.example.com" }');
+
+  it('needs no token store (on Lambda: no token secret), and its exchanger is attached', () => {
+    const config = parseAgentYml(agentYml, { S: 'x' });
+    expect(usesOAuth(config.mcpServers)).toBe(false);
+    expect(actsOnBehalfOfCallers(config.mcpServers)).toBe(true);
+    expect(attachOAuth(config.mcpServers, { store: undefined as never, logger: recordingLogger(), network: { allowLoopback: false } })[0]).toMatchObject({ onBehalfOf: expect.any(OnBehalfOf) });
+  });
+
+  it('has nothing for mcp-login to log in', () => {
+    expect(() => findLoginServer(parseAgentYml(agentYml, { S: 'x' }), 'crm')).toThrow('"crm" is called on behalf of each caller (auth.mode token-exchange): there is nothing to log in');
   });
 });

@@ -7,7 +7,9 @@
 import type { Logger } from '../../../core/logger.ts';
 import type { OAuthNetwork } from './destinations.ts';
 import type { OAuthOptions } from './options.ts';
-import { OnBehalfOf, type OnBehalfOfOptions } from './on-behalf-of.ts';
+// The Lambda bundles of a configuration without auth.mode leave it out (infra/bundling.ts).
+import { OnBehalfOf } from '#on-behalf-of';
+import type { OnBehalfOfOptions } from './on-behalf-of.ts';
 import { ServerOAuthProvider } from './provider.ts';
 import type { OAuthTokenStore } from './store.ts';
 import { serverAuthorization, type McpServerAuthorization } from './transport.ts';
@@ -38,7 +40,14 @@ export function attachOAuth<Server extends OAuthCandidate>(servers: readonly Ser
   });
 }
 
-/** True when some server needs a token store or acts on the caller's behalf. */
+/** True when some server needs a token store: an `oauth` block with the service's own identity. */
 export function usesOAuth(servers: readonly OAuthCandidate[]): boolean {
-  return servers.some((server) => server.type !== 'stdio' && (server.oauth !== undefined || (server.auth !== undefined && server.auth.mode !== 'service')));
+  return servers.some((server) => server.type !== 'stdio' && server.oauth !== undefined && !actsOnBehalf(server));
 }
+
+/** True when some server is called with its callers' identity (exchanged tokens live in memory: no store). */
+export function actsOnBehalfOfCallers(servers: readonly OAuthCandidate[]): boolean {
+  return servers.some((server) => server.type !== 'stdio' && actsOnBehalf(server));
+}
+
+const actsOnBehalf = (server: Exclude<OAuthCandidate, { type: 'stdio' }>) => server.auth !== undefined && server.auth.mode !== 'service';
