@@ -119,6 +119,33 @@ describe('on-behalf-of tokens (RFC 8693) against a confidential client\'s token 
   });
 });
 
+describe('a server called on its callers\' behalf, first reached by a caller it refuses', () => {
+  let identity: TokenExchangeDouble;
+  beforeAll(async () => {
+    identity = await startTokenExchangeDouble({ users: { [ALICE]: 'alice', [MALLORY]: 'mallory' }, refused: ['mallory'], clientId: 'agent', clientSecret: SECRET, notes: { alice: ['alpha'] } });
+  });
+  afterAll(() => identity?.close());
+
+  it('connects at once for the next caller: a refused caller says nothing of the server', async () => {
+    const onBehalfOf = new OnBehalfOf({ name: 'notes', url: identity.url, auth: exchangeAuth(), oauth: confidentialClient(identity.issuer) }, { logger: recordingLogger(), network: { allowLoopback: true } });
+    // A backoff of a minute would hold the next caller out, were the refusal counted against the server.
+    const gateway = createMcpGateway({
+      servers: [{ name: 'notes', type: 'http', url: identity.url, headers: {}, onBehalfOf }],
+      settings: { connectTimeoutSeconds: 10, catalogTtlSeconds: 60, reconnectMaxDelaySeconds: 60, maxResultBytes: 1_000_000 },
+      logger: recordingLogger(),
+    });
+    try {
+      expect(await as(MALLORY, () => gateway.listTools())).toEqual([]);
+      await as(ALICE, () => gateway.listTools());
+      const alice = await as(ALICE, () => gateway.callTool('my_notes', {}, { signal: AbortSignal.timeout(10_000), timeoutMs: 10_000 }));
+
+      expect(alice.text).toBe('notes of alice: alpha');
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe('on-behalf-of tokens for a public client', () => {
   let identity: TokenExchangeDouble;
   beforeAll(async () => {

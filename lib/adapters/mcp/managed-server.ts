@@ -272,8 +272,9 @@ export class ManagedServer {
       this.failure = { message: this.describe(error, deadline, 'did not connect and list its tools'), at: Date.now(), refused: refusedAccess(error) };
       this.options.logger.warn('mcp server unavailable', { server: this.spec.name, transport: this.transport, error: this.failure.message });
       // A server called on the caller's behalf cannot connect before a caller comes (a start-up
-      // listing, /health): the first turn that has one connects it at once, without a backoff.
-      if (waitsForCaller(error)) this.backoff.succeeded();
+      // listing, /health), nor with a caller whose token is refused: that says nothing of the
+      // server, so the next turn with a (good) caller token connects it at once, without a backoff.
+      if (failedForTheCaller(error)) this.backoff.succeeded();
       else this.backoff.attemptFailed();
     } finally {
       deadline.dispose();
@@ -362,8 +363,9 @@ function pause(ms: number): Promise<void> {
 }
 
 /** The server answered the connection with 401 or 403, or needs a login nobody has made yet. */
-function waitsForCaller(error: unknown): boolean {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) if ((cause as { code?: unknown }).code === 'mcp_caller_token_missing') return true;
+const CALLER_FAILURES: readonly unknown[] = ['mcp_caller_token_missing', 'mcp_token_exchange_refused'];
+function failedForTheCaller(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (CALLER_FAILURES.includes((cause as { code?: unknown }).code)) return true;
   return false;
 }
 
