@@ -49,6 +49,15 @@ describe('on-behalf-of tokens (RFC 8693) against a confidential client\'s token 
     });
   });
 
+  it('reaches a configured token endpoint of another origin than the authorization server: agent.yml named it', async () => {
+    const elsewhere = identity.tokenEndpoint.replace('//localhost:', '//127.0.0.1:');
+    const exchanger = new OnBehalfOf({ name: 'notes', url: identity.url, auth: exchangeAuth({ tokenEndpoint: elsewhere }), oauth: confidentialClient(identity.issuer) }, { logger: recordingLogger(), network: { allowLoopback: true } });
+
+    const token = await as(BOB, () => exchanger.ready());
+
+    expect(identity.issued).toContain(token);
+  });
+
   it('keeps each caller\'s token until refreshBeforeExpirySeconds before it expires, then exchanges again', async () => {
     let now = 1_000_000;
     const exchanger = new OnBehalfOf({ name: 'notes', url: identity.url, auth: exchangeAuth(), oauth: confidentialClient(identity.issuer) }, { logger: recordingLogger(), network: { allowLoopback: true }, now: () => now });

@@ -137,7 +137,7 @@ export class OnBehalfOf {
           ...(auth.audience ? { audience: auth.audience } : {}),
           ...(auth.scopes ? { scopes: auth.scopes } : {}),
         });
-        return await requestToken(tokenEndpoint, parameters, { authenticate: this.clientAuthentication(metadata), fetch: this.tokenFetch(), now: this.now });
+        return await requestToken(tokenEndpoint, parameters, { authenticate: this.clientAuthentication(metadata), fetch: this.tokenFetch(tokenEndpoint), now: this.now });
       }
       // enterprise-managed: the identity provider issues the grant, the server's authorization server the token.
       const { tokenEndpoint, metadata, issuer } = await this.authorizationServer();
@@ -146,7 +146,7 @@ export class OnBehalfOf {
         idJagRequestParameters({ idToken: subjectToken, subjectTokenType: auth.subjectTokenType, authorizationServer: issuer ?? tokenEndpoint, resource: this.server.url, ...(auth.scopes ? { scopes: auth.scopes } : {}) }),
         { authenticate: this.identityProviderAuthentication(), fetch, now: this.now },
       );
-      return await requestToken(tokenEndpoint, jwtBearerParameters(grant.token, auth.scopes), { authenticate: this.clientAuthentication(metadata), fetch: this.tokenFetch(), now: this.now });
+      return await requestToken(tokenEndpoint, jwtBearerParameters(grant.token, auth.scopes), { authenticate: this.clientAuthentication(metadata), fetch: this.tokenFetch(tokenEndpoint), now: this.now });
     } catch (error) {
       throw this.refusal(error, subjectToken);
     }
@@ -180,17 +180,25 @@ export class OnBehalfOf {
     return named;
   }
 
-  private async identityProviderTokenEndpoint(): Promise<string> {
+  private identityProviderEndpoint: Promise<string> | undefined;
+
+  /** The identity provider agent.yml names: its token endpoint as written, else from its metadata (read once). */
+  private identityProviderTokenEndpoint(): Promise<string> {
     const provider = this.server.auth.identityProvider!;
-    if (provider.tokenEndpoint) return provider.tokenEndpoint;
-    const metadata = await discoverAuthorizationServerMetadata(provider.issuer!);
-    if (!metadata) throw new Error(`the identity provider ${provider.issuer} publishes no metadata: set auth.identityProvider.tokenEndpoint`);
-    return metadata.token_endpoint;
+    if (provider.tokenEndpoint) return Promise.resolve(provider.tokenEndpoint);
+    this.identityProviderEndpoint ??= discoverAuthorizationServerMetadata(provider.issuer!).then((metadata) => {
+      if (!metadata) throw new Error(`the identity provider ${provider.issuer} publishes no metadata: set auth.identityProvider.tokenEndpoint`);
+      return metadata.token_endpoint;
+    });
+    return this.identityProviderEndpoint.catch((error: unknown) => {
+      this.identityProviderEndpoint = undefined;
+      throw error;
+    });
   }
 
-  /** The configured and discovered endpoints were checked already; anything the metadata named goes through the same guard. */
-  private tokenFetch(): FetchLike {
-    return this.destinations.guard(fetch);
+  /** The token endpoint agent.yml names is reached as written; one that metadata named goes through the discovery's guard. */
+  private tokenFetch(endpoint: string): FetchLike {
+    return endpoint === this.server.auth.tokenEndpoint ? fetch : this.destinations.guard(fetch);
   }
 
   private clientAuthentication(metadata: AuthorizationServerMetadata | undefined): AuthenticateClient | undefined {
