@@ -31,11 +31,12 @@ describe('auth.mode token-exchange through npm start', () => {
       clientSecret: CLIENT_SECRET,
       notes: { alice: ['buy oat milk'], bob: ['call the dentist'] },
     });
-    // Every turn: call my_notes, then answer with what the tool said.
+    // Every turn: call my_notes (whoami when asked who the user is), then answer with what the tool said.
     model = await startScriptedOpenAIServer((body: ChatRequestBody) => {
       const last = body.messages.at(-1)!;
       if (last['role'] === 'tool') return textReply(`The tool said: ${String(last['content'])}`);
-      return toolCallsReply([{ id: 'call_notes', name: 'my_notes', arguments: {} }]);
+      const tool = String(last['content']).includes('Who am I') ? 'whoami' : 'my_notes';
+      return toolCallsReply([{ id: `call_${tool}`, name: tool, arguments: {} }]);
     });
     const agentYml = [
       'tools: { reconnectMaxDelaySeconds: 1 }',
@@ -44,6 +45,7 @@ describe('auth.mode token-exchange through npm start', () => {
       '    type: http',
       `    url: ${identity.url}`,
       '    auth: { mode: token-exchange }',
+      '    requireApproval: [whoami]',
       `    oauth: { clientId: mcp-agent, clientSecret: "\${NOTES_CLIENT_SECRET}", authorizationServer: ${identity.issuer} }`,
       '',
     ].join('\n');
@@ -108,6 +110,21 @@ describe('auth.mode token-exchange through npm start', () => {
     expect(answer.status).toBe(201);
     expect(answer.body.toolCalls[0]).toMatchObject({ ok: false });
     expect(answer.body.reply).toContain('this turn has no user token');
+  });
+
+  it('runs an approved call with the token of the caller who approved it, the paused turn having stored none', async () => {
+    const paused = await ask('bob', BOB_TOKEN, 'Who am I?');
+    expect(paused.body).toMatchObject({ stopReason: 'approval_required' });
+    const toolCallId = (paused.body as unknown as { pendingApprovals: Array<{ toolCallId: string }> }).pendingApprovals[0]!.toolCallId;
+
+    const resumed = await fetch(`${local.server.url}/conversations/${paused.body.conversationId}/approvals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-caller': 'bob', authorization: `Bearer ${BOB_TOKEN}` },
+      body: JSON.stringify({ decisions: [{ toolCallId, approved: true }] }),
+    });
+
+    expect(resumed.status).toBe(200);
+    expect(((await resumed.json()) as { reply: string }).reply).toBe('The tool said: you are bob');
   });
 
   it('keeps the callers\' tokens and the exchanged ones out of the stored conversations and the log', async () => {
