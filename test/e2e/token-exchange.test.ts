@@ -4,13 +4,15 @@
  * API Gateway): an MCP server with `auth.mode: token-exchange` sees each caller as themselves. The
  * token endpoint and the MCP server are a real HTTP token endpoint and the SDK's server behind its
  * bearer check (test/support/token-exchange-server.ts); the model is scripted to call my_notes and
- * repeat what the tool answered.
+ * repeat what the tool answered. `auth.mode: enterprise-managed` likewise, against an enterprise
+ * identity provider issuing ID-JAGs and an authorization server taking them (enterprise-idp-server.ts).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { ID_JAG_TYPE, ID_TOKEN_TYPE, startEnterpriseDouble, type EnterpriseDouble } from '../support/enterprise-idp-server.ts';
 import { ACCESS_TOKEN_TYPE, startTokenExchangeDouble, TOKEN_EXCHANGE_GRANT, type TokenExchangeDouble } from '../support/token-exchange-server.ts';
 
 const ALICE_TOKEN = 'alice-own-token-7f3a9c2e41d8';
@@ -140,6 +142,68 @@ describe('auth.mode token-exchange through npm start', () => {
       expect(local.server.output()).not.toContain(secret);
       for (const file of files) expect(file.includes(secret), secret).toBe(false);
     }
+  });
+});
+
+describe('auth.mode enterprise-managed through npm start', () => {
+  const ALICE_ID_TOKEN = 'alice-id-token-from-the-enterprise-idp-3c4d';
+  const IDP_SECRET = 'idp-client-secret-8e7f';
+  const AS_SECRET = 'as-client-secret-6a5b';
+  let enterprise: EnterpriseDouble;
+  let model: ScriptedOpenAIServer;
+  let local: ConfiguredLocalServer;
+
+  beforeAll(async () => {
+    enterprise = await startEnterpriseDouble({
+      idTokens: { [ALICE_ID_TOKEN]: 'alice' },
+      identityProviderClient: { id: 'agent-at-idp', secret: IDP_SECRET },
+      authorizationServerClient: { id: 'agent', secret: AS_SECRET },
+      notes: { alice: ['quarterly plan'] },
+    });
+    model = await startScriptedOpenAIServer((body: ChatRequestBody) => {
+      const last = body.messages.at(-1)!;
+      if (last['role'] === 'tool') return textReply(`The tool said: ${String(last['content'])}`);
+      return toolCallsReply([{ id: 'call_notes', name: 'my_notes', arguments: {} }]);
+    });
+    const agentYml = [
+      'mcpServers:',
+      '  wiki:',
+      '    type: http',
+      `    url: ${enterprise.url}`,
+      `    auth: { mode: enterprise-managed, identityProvider: { issuer: "${enterprise.identityProviderIssuer}", clientId: agent-at-idp, clientSecret: "\${IDP_SECRET}" } }`,
+      `    oauth: { clientId: agent, clientSecret: "\${AS_SECRET}", authorizationServer: "${enterprise.authorizationServerIssuer}" }`,
+      '',
+    ].join('\n');
+    local = await startConfiguredLocalServer(agentYml, model, { AUTH_MODE: 'cognito', LOCAL_CALLER_HEADER: 'x-caller', IDP_SECRET, AS_SECRET, POWERTOOLS_LOG_LEVEL: 'DEBUG' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await local?.close();
+    await model?.close();
+    await enterprise?.close();
+  });
+
+  it('exchanges the user\'s ID token for an ID-JAG at the identity provider, then for an access token with the jwt-bearer grant; the server sees that user', async () => {
+    const response = await fetch(`${local.server.url}/conversations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-caller': 'alice', authorization: `Bearer ${ALICE_ID_TOKEN}` },
+      body: JSON.stringify({ message: 'What are my notes?' }),
+    });
+    const answer = (await response.json()) as { reply: string };
+
+    expect(answer.reply, local.server.output()).toBe('The tool said: notes of alice: quarterly plan');
+    expect(enterprise.requests.map((request) => [request.at, request.status])).toEqual([['identity-provider', 200], ['authorization-server', 200]]);
+    expect(enterprise.requests[0]!.body).toEqual({
+      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+      subject_token: ALICE_ID_TOKEN,
+      subject_token_type: ID_TOKEN_TYPE,
+      requested_token_type: ID_JAG_TYPE,
+      audience: enterprise.authorizationServerIssuer,
+      resource: enterprise.url,
+    });
+    expect(enterprise.requests[1]!.body).toEqual({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: enterprise.issued[0] });
+    expect(enterprise.mcpRequests.find((request) => request.method === 'tools/call')).toEqual({ status: 200, method: 'tools/call', subject: 'alice', audience: enterprise.url });
+    for (const secret of [ALICE_ID_TOKEN, IDP_SECRET, AS_SECRET, ...enterprise.issued]) expect(local.server.output()).not.toContain(secret);
   });
 });
 

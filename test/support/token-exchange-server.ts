@@ -57,7 +57,7 @@ export async function startTokenExchangeDouble(options: TokenExchangeDoubleOptio
   const exchanges: TokenExchangeRequest[] = [];
   const mcpRequests: TokenExchangeDouble['mcpRequests'] = [];
   const issued: string[] = [];
-  const tokens = new Map<string, { subject: string; audience: string; expiresAt: number }>();
+  const tokens = new Map<string, IssuedGrant>();
 
   const identity = express();
   identity.use(express.urlencoded({ extended: false }));
@@ -101,41 +101,8 @@ export async function startTokenExchangeDouble(options: TokenExchangeDoubleOptio
     response.json({ access_token: token, issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: expiresIn });
   });
 
-  const verifier = {
-    async verifyAccessToken(token: string) {
-      const grant = tokens.get(token);
-      if (!grant || grant.expiresAt < Date.now()) throw new InvalidTokenError('unknown or expired token');
-      return { token, clientId: options.clientId, scopes: [], expiresAt: Math.floor(grant.expiresAt / 1000), resource: new URL(grant.audience), extra: { subject: grant.subject } };
-    },
-  };
   // RFC 9728: the MCP server names its authorization server, for clients that discover the token endpoint.
-  resource.get('/.well-known/oauth-protected-resource/mcp', (_request, response) => {
-    response.json({ resource: url, authorization_servers: [issuer] });
-  });
-  resource.use(express.json());
-  resource.use('/mcp', (request: Request, response: Response, next: NextFunction) => {
-    response.on('finish', () => {
-      const token = request.headers.authorization?.replace(/^Bearer /, '');
-      const grant = token === undefined ? undefined : tokens.get(token);
-      const method = (request.body as { method?: string } | undefined)?.method;
-      mcpRequests.push({ status: response.statusCode, ...(grant ? { subject: grant.subject, audience: grant.audience } : {}), ...(method ? { method } : {}) });
-    });
-    next();
-  });
-  resource.use('/mcp', requireBearerAuth({ verifier, expectedResource: new URL(url) }));
-  resource.post('/mcp', async (request: Request, response: Response) => {
-    const server = notesServer(options.notes);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    response.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response, request.body);
-  });
-  resource.all('/mcp', (_request: Request, response: Response) => {
-    response.status(405).set('Allow', 'POST').end();
-  });
+  mountNotesServer(resource, url, tokens, mcpRequests, options.notes, issuer);
 
   return {
     url,
@@ -148,6 +115,57 @@ export async function startTokenExchangeDouble(options: TokenExchangeDoubleOptio
       await Promise.all([close(identityListener), close(resourceListener)]);
     },
   };
+}
+
+/** A token the identity system issued for one subject and one audience (an MCP server's URL). */
+export interface IssuedGrant {
+  subject: string;
+  audience: string;
+  expiresAt: number;
+}
+
+/**
+ * The MCP server of a double: the SDK's server behind requireBearerAuth, taking only the tokens in
+ * `tokens` issued for its own URL, recording whom each request was for, and showing each user
+ * their own notes. It also publishes its protected resource metadata (naming `authorizationServer`).
+ */
+export function mountNotesServer(resource: express.Express, url: string, tokens: Map<string, IssuedGrant>, mcpRequests: TokenExchangeDouble['mcpRequests'], notes: Record<string, string[]>, authorizationServer?: string): void {
+  if (authorizationServer) {
+    resource.get('/.well-known/oauth-protected-resource/mcp', (_request, response) => {
+      response.json({ resource: url, authorization_servers: [authorizationServer] });
+    });
+  }
+  const verifier = {
+    async verifyAccessToken(token: string) {
+      const grant = tokens.get(token);
+      if (!grant || grant.expiresAt < Date.now()) throw new InvalidTokenError('unknown or expired token');
+      return { token, clientId: 'client', scopes: [], expiresAt: Math.floor(grant.expiresAt / 1000), resource: new URL(grant.audience), extra: { subject: grant.subject } };
+    },
+  };
+  resource.use(express.json());
+  resource.use('/mcp', (request: Request, response: Response, next: NextFunction) => {
+    response.on('finish', () => {
+      const token = request.headers.authorization?.replace(/^Bearer /, '');
+      const grant = token === undefined ? undefined : tokens.get(token);
+      const method = (request.body as { method?: string } | undefined)?.method;
+      mcpRequests.push({ status: response.statusCode, ...(grant ? { subject: grant.subject, audience: grant.audience } : {}), ...(method ? { method } : {}) });
+    });
+    next();
+  });
+  resource.use('/mcp', requireBearerAuth({ verifier, expectedResource: new URL(url) }));
+  resource.post('/mcp', async (request: Request, response: Response) => {
+    const server = notesServer(notes);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    response.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response, request.body);
+  });
+  resource.all('/mcp', (_request: Request, response: Response) => {
+    response.status(405).set('Allow', 'POST').end();
+  });
 }
 
 /** The tools answer with what the token says: the subject it names, and that subject's own notes. */
@@ -163,24 +181,24 @@ function notesServer(notes: Record<string, string[]>): McpServer {
   return server;
 }
 
-function basicClient(header: string | undefined): { id: string; secret: string } | undefined {
+export function basicClient(header: string | undefined): { id: string; secret: string } | undefined {
   const encoded = /^Basic (.+)$/.exec(header ?? '')?.[1];
   if (!encoded) return undefined;
   const [id, secret] = Buffer.from(encoded, 'base64').toString('utf8').split(':').map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
   return id === undefined || secret === undefined ? undefined : { id, secret };
 }
 
-function listen(app: express.Express): Promise<HttpServer> {
+export function listen(app: express.Express): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
     const server = app.listen(0, '127.0.0.1', (error?: Error) => (error ? reject(error) : resolve(server)));
   });
 }
 
-function port(server: HttpServer): number {
+export function port(server: HttpServer): number {
   return (server.address() as AddressInfo).port;
 }
 
-function close(server: HttpServer): Promise<void> {
+export function close(server: HttpServer): Promise<void> {
   return new Promise((resolve) => {
     server.closeAllConnections();
     server.close(() => resolve());
