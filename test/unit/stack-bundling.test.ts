@@ -66,6 +66,7 @@ describe('functionBundling', () => {
       `#ui-streams=${substitute('without-ui-streams.ts')}`,
       `#mcp-server-door=${substitute('without-mcp-server-door.ts')}`,
       `#call-policy=${substitute('without-call-policy.ts')}`,
+      `#on-behalf-of=${substitute('without-on-behalf-of.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
@@ -92,6 +93,11 @@ describe('functionBundling', () => {
     const withCode = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, codeInterpreter: true });
     expect(withCode).not.toHaveProperty('#code-interpreter');
     expect(withCode).not.toHaveProperty('#python-sandbox');
+  });
+
+  it('bundles the on-behalf-of exchanger only when some MCP server of agent.yml has an auth.mode other than service', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#on-behalf-of': substitute('without-on-behalf-of.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, onBehalfOf: true })).not.toHaveProperty('#on-behalf-of');
   });
 
   it('bundles the UI toolkit doors only when agent.yml turns uiStreams on', () => {
