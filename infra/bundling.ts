@@ -96,6 +96,8 @@ export interface FunctionBundleOptions {
   mcpServerDoor?: boolean;
   /** agent.yml turns the A2A front door on (infra/a2a-door.ts): only then are the door and @a2a-js/sdk bundled. */
   a2a?: boolean;
+  /** Some MCP server of agent.yml is called on its callers' behalf (auth.mode token-exchange or enterprise-managed): the exchanger is bundled. */
+  onBehalfOf?: boolean;
   /** agent.yml has a toolPolicy (infra/tool-policy.ts): Cedar is bundled, its WebAssembly and these files go beside each function. */
   toolPolicy?: ToolPolicyFiles;
   /** agent.yml gives some MCP server an `oauth` block: DPoP and workload identity are bundled. */
@@ -133,6 +135,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #mcp-server-door (the MCP SDK's v2 server package and the door): only where agent.yml turns
  *   mcpServerDoor on;
  * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about 105 KB): only where agent.yml turns a2a on;
+ * - #on-behalf-of (token exchange and enterprise-managed authorization for MCP servers called as
+ *   their callers, about 7 KB): only where some server of agent.yml has such an auth.mode;
  * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
  *   beside the code): only where agent.yml has a toolPolicy.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
@@ -161,6 +165,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
     ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
     ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts') }),
+    ...(options.onBehalfOf ? {} : { '#on-behalf-of': substitute('without-on-behalf-of.ts') }),
   };
 }
 

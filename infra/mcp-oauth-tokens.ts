@@ -43,7 +43,8 @@ export class McpOAuthTokens extends Construct {
 
 /**
  * The servers of an agent.yml that have an `oauth` block, read as written: the synth needs no
- * environment for the `${VAR}`s the functions will fill in.
+ * environment for the `${VAR}`s the functions will fill in. A server called on its callers'
+ * behalf (auth.mode other than service) keeps no tokens: its `oauth` block only names the client.
  */
 export function oauthServerNames(agentConfigFile: string): string[] {
   const document = agentFile(agentConfigFile) as { mcpServers?: Record<string, unknown> };
@@ -51,5 +52,16 @@ export function oauthServerNames(agentConfigFile: string): string[] {
   if (!servers || typeof servers !== 'object') return [];
   return Object.entries(servers)
     .filter(([, server]) => server !== null && typeof server === 'object' && (server as { oauth?: unknown }).oauth != null)
+    .filter(([, server]) => ((server as { auth?: { mode?: unknown } }).auth?.mode ?? 'service') === 'service')
     .map(([name]) => name);
+}
+
+/** True when some server of an agent.yml, read as written, is called on its callers' behalf (auth.mode token-exchange or enterprise-managed). */
+export function usesOnBehalfOf(agentConfigFile: string): boolean {
+  const servers = (agentFile(agentConfigFile) as { mcpServers?: Record<string, unknown> })?.mcpServers;
+  if (!servers || typeof servers !== 'object') return false;
+  return Object.values(servers).some((server) => {
+    const mode = server !== null && typeof server === 'object' ? (server as { auth?: { mode?: unknown } }).auth?.mode : undefined;
+    return mode !== undefined && mode !== 'service';
+  });
 }

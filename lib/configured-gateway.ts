@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { createMcpGateway } from './adapters/mcp/gateway.ts';
-import { attachOAuth, usesOAuth } from './adapters/mcp/oauth/attach.ts';
+import { actsOnBehalfOfCallers, attachOAuth, usesOAuth } from './adapters/mcp/oauth/attach.ts';
 import { createFileTokenStore, TOKEN_FILE_NAME } from './adapters/mcp/oauth/file-store.ts';
 import type { OAuthNetwork } from './adapters/mcp/oauth/destinations.ts';
 import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
@@ -23,7 +23,7 @@ interface ConfiguredGatewayOptions extends Pick<McpGatewayOptions, 'onElicitatio
 }
 
 export function createConfiguredGateway(config: Pick<AgentConfig, 'mcpServers' | 'tools'>, options: ConfiguredGatewayOptions): ToolGateway {
-  const servers = usesOAuth(config.mcpServers)
+  const servers = usesOAuth(config.mcpServers) || actsOnBehalfOfCallers(config.mcpServers)
     ? attachOAuth(config.mcpServers, { store: options.oauthTokenStore ?? defaultTokenStore(), logger: options.logger, network: options.oauthNetwork ?? { allowLoopback: runsLocally(process.env) } })
     : config.mcpServers;
   const { onElicitation, onSampling } = options;

@@ -1,3 +1,4 @@
+import type { CallerToken } from '../core/caller-token.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { HistoryMessage } from '../core/messages.ts';
 import type { ResponseFormat } from '../core/response-format.ts';
@@ -38,6 +39,12 @@ interface TurnRequest {
   onEvent?: (event: LoopEvent) => void;
   /** The caller's W3C trace context: the turn's MCP calls carry it on (and its spans join it, with telemetry on). */
   trace?: TraceContext;
+  /**
+   * The bearer token the caller presented (AUTH_MODE=cognito), for MCP servers that act on the
+   * caller's behalf (auth.mode token-exchange, enterprise-managed). Memory only: never stored,
+   * queued or logged; a turn without one (a queued turn) answers such calls with the reason.
+   */
+  callerToken?: CallerToken;
 }
 
 export interface AskInput extends TurnRequest {

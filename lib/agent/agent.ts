@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { CallerToken } from '../core/caller-token.ts';
 import { ModelNotConfiguredError, NotFoundError } from '../core/errors.ts';
 import { windowOfMessages } from '../core/history.ts';
 import type { ConversationKey, ConversationState } from '../core/ports/conversation-store.ts';
@@ -49,7 +50,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
     return parts.model;
   };
   /** What both kinds of request share: ids, lease and the owner's budgets around the work. */
-  const admitted = <T>(input: { conversationId: string; owner?: string; requestId?: string; deadlineAt?: number }, refuseWhenSpent: boolean, work: (scope: RequestScope, admission: Admission) => Promise<T>) =>
+  const admitted = <T>(input: { conversationId: string; owner?: string; requestId?: string; deadlineAt?: number; callerToken?: CallerToken }, refuseWhenSpent: boolean, work: (scope: RequestScope, admission: Admission) => Promise<T>) =>
     scopes.start(input, (scope) => budgets.admitted({ owner: scope.key.owner, holder: scope.claimId, lease: scope.lease, refuseWhenSpent }, (admission) => work(scope, admission)));
 
   async function ask(input: AskInput): Promise<TurnResult> {

@@ -25,6 +25,11 @@ export function assertSecretsFromEnvironment(document: unknown, source: string):
           'agent.yml must not hold secrets',
       );
     }
+    // The enterprise identity provider's client secret (auth.mode enterprise-managed) likewise.
+    const identityProviderSecret = field(field(field(server, 'auth'), 'identityProvider'), 'clientSecret');
+    if (identityProviderSecret !== undefined && !(typeof identityProviderSecret === 'string' && WHOLE_PLACEHOLDER.test(identityProviderSecret.trim()))) {
+      problems.push(`mcpServers.${name}.auth.identityProvider.clientSecret: write it as \${VARIABLE} and put the secret in that environment variable; agent.yml must not hold secrets`);
+    }
   }
   if (problems.length > 0) throw new ConfigError(`${source} is invalid:\n${problems.map((line) => `  - ${line}`).join('\n')}`);
 }

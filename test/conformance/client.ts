@@ -9,6 +9,8 @@
  * 0600 file store, and the gateway built as buildAgent builds it. When the gateway stops because
  * only a person can go on (a scope the server asks for, a step-up; an authorization server it moved
  * to) and its log names the login command, the operator logs in once more.
+ * Enterprise-managed authorization needs no login: the calls carry the user's ID token the
+ * scenario gives, as a signed-in caller's request carries its bearer.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ import { createFileTokenStore, TOKEN_FILE_NAME } from '../../lib/adapters/mcp/oa
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { createConfiguredGateway } from '../../lib/configured-gateway.ts';
 import { loadConfig } from '../../lib/config/load.ts';
+import { CallerToken, withCallerToken } from '../../lib/core/caller-token.ts';
 import { createJsonLogger } from '../../lib/core/logger.ts';
 import type { ToolGateway } from '../../lib/core/ports/tools.ts';
 import { login, SERVER_NAME, writeAgentConfig } from './oauth-operator.ts';
@@ -46,7 +49,7 @@ if (scenario.startsWith('auth/')) {
 async function runWithOAuth(): Promise<number> {
   const directory = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
   try {
-    const { environment, grant } = await writeAgentConfig(directory, scenario, url);
+    const { environment, grant, callerToken } = await writeAgentConfig(directory, scenario, url);
     // client_credentials and jwt-bearer need no person: the gateway gets its own tokens at its first 401.
     if (grant === 'authorization_code' && (await login(environment, scenario)) !== 0) return 1;
     const config = loadConfig({ path: environment['AGENT_CONFIG']!, environment: { ...process.env, ...environment } });
@@ -54,7 +57,8 @@ async function runWithOAuth(): Promise<number> {
     for (let attempt = 1; ; attempt++) {
       loginAsked = false;
       const gateway = createConfiguredGateway(config, { logger, oauthTokenStore: store });
-      const succeeded = await useTools(gateway);
+      // enterprise-managed: the calls go as a signed-in caller's would, with the user's ID token.
+      const succeeded = await withCallerToken(callerToken === undefined ? undefined : new CallerToken(callerToken), () => useTools(gateway));
       await gateway.close();
       if (succeeded) return 0;
       // The gateway names the login command when only a person can go on (a step-up, whose scope is

@@ -28,11 +28,18 @@ interface ScenarioContext {
   signing_algorithm?: string;
   /** auth/wif-jwt-bearer: the workload's JWT, as its platform would write it to a file. */
   valid_jwt?: string;
+  /** auth/enterprise-managed-authorization: the enterprise identity provider and the user's ID token from it. */
+  idp_client_id?: string;
+  idp_id_token?: string;
+  idp_issuer?: string;
+  idp_token_endpoint?: string;
 }
 
 export interface OperatorSetup {
   environment: Record<string, string>;
-  grant: 'authorization_code' | 'client_credentials' | 'jwt-bearer';
+  /** enterprise-managed: no login; each call goes with the user's ID token (`callerToken`), as a signed-in caller's request would. */
+  grant: 'authorization_code' | 'client_credentials' | 'jwt-bearer' | 'enterprise-managed';
+  callerToken?: string;
 }
 
 /** agent.yml for the scenario in `directory`; secrets only as ${VAR}, their values in the environment. */
@@ -43,6 +50,7 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
     LOCAL_DATA_DIR: join(directory, 'data'),
   };
   let oauth: Record<string, unknown>;
+  let auth: Record<string, unknown> | undefined;
   // A secret or key is only ever presented to the authorization server agent.yml names: the
   // operator looks it up once, as from the server's documentation.
   const authorizationServer = async () => (await discoverOAuthServerInfo(serverUrl)).authorizationServerUrl;
@@ -63,6 +71,12 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
     const assertionFile = join(directory, 'workload-token.jwt');
     await writeFile(assertionFile, context.valid_jwt ?? '', { mode: 0o600 });
     oauth = { grant: 'jwt-bearer', clientId: context.client_id, assertionFile, authorizationServer: await authorizationServer() };
+  } else if (scenario === 'auth/enterprise-managed-authorization') {
+    // The user's ID token is exchanged at the identity provider for an ID-JAG, which this client
+    // (registered at the MCP server's authorization server) presents with the jwt-bearer grant.
+    auth = { mode: 'enterprise-managed', identityProvider: { tokenEndpoint: context.idp_token_endpoint, clientId: context.idp_client_id } };
+    oauth = { clientId: context.client_id, clientSecret: '${CONFORMANCE_CLIENT_SECRET}', authorizationServer: await authorizationServer() };
+    environment['CONFORMANCE_CLIENT_SECRET'] = context.client_secret ?? '';
   } else {
     const redirectUrl = `http://localhost:${await freePort()}/callback`;
     oauth = { redirectUrl };
@@ -74,9 +88,10 @@ export async function writeAgentConfig(directory: string, scenario: string, serv
   }
   const config = {
     tools: { connectTimeoutSeconds: 10, reconnectMaxDelaySeconds: 1 },
-    mcpServers: { [SERVER_NAME]: { type: 'http', url: serverUrl, oauth } },
+    mcpServers: { [SERVER_NAME]: { type: 'http', url: serverUrl, oauth, ...(auth ? { auth } : {}) } },
   };
   await writeFile(environment['AGENT_CONFIG']!, stringify(config));
+  if (auth) return { environment, grant: 'enterprise-managed', ...(context.idp_id_token ? { callerToken: context.idp_id_token } : {}) };
   return { environment, grant: (oauth['grant'] as OperatorSetup['grant'] | undefined) ?? 'authorization_code' };
 }
 

@@ -52,6 +52,7 @@ export const AUTH_SCENARIOS = [
   'auth/dpop',
   'auth/dpop-nonce',
   'auth/wif-jwt-bearer',
+  'auth/enterprise-managed-authorization',
 ];
 
 /** Each scenario runs three Node processes (suite, client, login command): a few at a time on two cores. */

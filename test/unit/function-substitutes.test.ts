@@ -9,6 +9,7 @@ import addFormats from '../../functions/substitutes/without-ajv-formats.ts';
 import { EventStreamSerde, eventStreamSerdeProvider } from '../../functions/substitutes/without-event-streams.ts';
 import { GetParameterCommand, SSMClient } from '../../functions/substitutes/without-ssm.ts';
 import { openAIProvider } from '../../functions/substitutes/without-openai.ts';
+import { OnBehalfOf } from '../../functions/substitutes/without-on-behalf-of.ts';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -90,5 +91,6 @@ describe('stand-ins for code the functions never run', () => {
     expect(() => eventStreamSerdeProvider()).toThrow(/event stream/);
     expect(openAIProvider.notConfigured({} as never, {})).toMatch(/bundled without the OpenAI-compatible provider/);
     expect(() => openAIProvider.create({} as never, {} as never)).toThrow(/bundled without the OpenAI-compatible provider/);
+    expect(() => new OnBehalfOf({ name: 'crm' })).toThrow('bundled without on-behalf-of tokens: deploy again with auth.mode token-exchange or enterprise-managed for MCP server "crm" in agent.yml');
   });
 });

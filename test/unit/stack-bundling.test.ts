@@ -68,6 +68,7 @@ describe('functionBundling', () => {
       `#call-policy=${substitute('without-call-policy.ts')}`,
       `#mcp-oauth-dpop=${substitute('without-mcp-oauth.ts')}`,
       `#mcp-oauth-workload=${substitute('without-mcp-oauth.ts')}`,
+      `#on-behalf-of=${substitute('without-on-behalf-of.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
@@ -101,6 +102,11 @@ describe('functionBundling', () => {
     const withOAuth = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, mcpOAuth: true });
     expect(withOAuth).not.toHaveProperty('#mcp-oauth-dpop');
     expect(withOAuth).not.toHaveProperty('#mcp-oauth-workload');
+  });
+
+  it('bundles the on-behalf-of exchanger only when some MCP server of agent.yml has an auth.mode other than service', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#on-behalf-of': substitute('without-on-behalf-of.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, onBehalfOf: true })).not.toHaveProperty('#on-behalf-of');
   });
 
   it('bundles the UI toolkit doors only when agent.yml turns uiStreams on', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { oauthServerNames } from '../../infra/mcp-oauth-tokens.ts';
+import { oauthServerNames, usesOnBehalfOf } from '../../infra/mcp-oauth-tokens.ts';
 import { logicalId, templateFor } from '../support/stack-template.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'stack-mcp-oauth-'));
@@ -38,6 +38,14 @@ describe('McpAgentStack with MCP servers behind OAuth', () => {
   it('reads the servers with an oauth block from agent.yml as written', () => {
     expect(oauthServerNames(withOAuth)).toEqual(['tickets', 'wiki']);
     expect(oauthServerNames(join(process.cwd(), 'agent.yml'))).toEqual([]);
+    expect(usesOnBehalfOf(withOAuth)).toBe(false);
+  });
+
+  it('keeps no token secret for servers called on their callers\' behalf, and bundles their exchanger', () => {
+    const onBehalf = join(folder, 'on-behalf.yml');
+    writeFileSync(onBehalf, 'mcpServers:\n  crm:\n    url: https://crm.example.com/mcp\n    auth: { mode: token-exchange }\n    oauth: { clientId: agent, clientSecret: "${CRM_SECRET}", authorizationServer: "https://login.example.com" }\n');
+    expect(oauthServerNames(onBehalf)).toEqual([]);
+    expect(usesOnBehalfOf(onBehalf)).toBe(true);
   });
 
   it('creates one token secret holding an empty document, kept by default, and outputs its ARN', () => {

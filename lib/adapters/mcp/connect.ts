@@ -142,7 +142,8 @@ function createTransport(spec: Exclude<McpServerSpec, InMemorySpec>, kind: Trans
   // Every response body the transport reads messages from is bounded as it arrives.
   const bounded = createBoundedFetch({ ...bounds, legacySse: kind === 'sse', onLost });
   // OAuth 2.1 (lib/adapters/mcp/oauth/): the server's token provider, and the fetch that watches its challenges.
-  const oauth = spec.authorization?.forTransport(bounded) ?? { fetch: bounded };
+  // Or the caller's own identity: each request carries the token exchanged for its caller (oauth/on-behalf-of.ts).
+  const oauth = spec.authorization?.forTransport(bounded) ?? { fetch: spec.onBehalfOf?.wrapFetch(bounded) ?? bounded };
   if (kind === 'sse') return new SSEClientTransport(url, { requestInit, ...oauth, fetch: withTraceHeaders(oauth.fetch) });
   // Streamable HTTP speaks either era; which one is settled by the first request (stateless/).
   const negotiation = new EraNegotiation(CLIENT_INFO, options.capabilities);

@@ -111,6 +111,8 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
       const waitMs = reconnectWaitMs(callOptions.timeoutMs);
       const call = { name, originalName: route.originalName, ...(callOptions.caller ? { caller: callOptions.caller } : {}) };
       try {
+        // A server called on the caller's behalf gets this caller's token first: a missing or refused one is the call's answer.
+        await onBehalfOf(server)?.ready();
         return await server.run(async (connection) => {
           const listed = server.listedTools.find((entry) => entry.tool.name === route.originalName);
           if (!listed) throw new ToolCallError('tool_unknown', `Unknown tool "${name}": its MCP server "${server.spec.name}" no longer lists it.`);
@@ -142,6 +144,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
         throw new ToolCallError('resource_not_allowed', `Reading ${uri} of the MCP server "${serverName}" is not allowed: its readResources lists ${allowed.join(', ')}.`);
       }
       try {
+        await onBehalfOf(server)?.ready();
         return await server.run(
           (connection) => readServerResource(connection, { server: serverName, uri }, readOptions),
           reconnectWaitMs(readOptions.timeoutMs),
@@ -170,6 +173,8 @@ function asToolCallError(error: unknown, name: string, server: string): unknown 
   }
   return error;
 }
+
+const onBehalfOf = (server: ManagedServer) => ('onBehalfOf' in server.spec ? server.spec.onBehalfOf : undefined);
 
 function assertDistinctServerNames(options: McpGatewayOptions): void {
   const seen = new Set<string>();

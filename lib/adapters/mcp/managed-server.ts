@@ -59,7 +59,8 @@ export class ManagedServer {
   /** Bumped by list_changed, so a listing that was in flight at that moment is not trusted. */
   private generation = 0;
   /** The last attempt's failure; `refused`: the server turned the service away (401/403), which waiting does not cure. */
-  private failure: { message: string; at: number; refused: boolean } | undefined;
+  /** `forCaller`: the attempt failed for its caller's token (missing, refused), which says nothing of the server. */
+  private failure: { message: string; at: number; refused: boolean; forCaller?: boolean } | undefined;
   /** When the last working session broke; cleared once connected again. */
   private brokeAt: number | undefined;
   private transport: TransportKind;
@@ -123,7 +124,8 @@ export class ManagedServer {
     // catalog. A reconnection runs in the background and gets a moment: a server that hangs
     // must not hold up every turn; its tools come back with the next listing after it succeeds.
     // A server whose session just broke keeps its tools offered: its reconnection is not waited for.
-    if (!this.failure) await (this.connecting ?? this.connect());
+    // A failure for a caller's token is no failure of the server: the next caller's attempt is a first connection.
+    if (!this.failure || this.failure.forCaller) await (this.connecting ?? this.connect());
     else if (this.reconnectingAfterBreak()) {
       if (!this.connecting && this.backoff.waitMs === 0) void this.connect();
     } else if (this.connecting || this.backoff.waitMs === 0) await this.reconnectWithin(LISTING_WAIT_MS);
@@ -269,9 +271,14 @@ export class ManagedServer {
     } catch (error) {
       await connection?.close();
       if (this.options.shutdown.aborted) return;
-      this.failure = { message: this.describe(error, deadline, 'did not connect and list its tools'), at: Date.now(), refused: refusedAccess(error) };
+      // A server called on the caller's behalf cannot connect before a caller comes (a start-up
+      // listing, /health), nor with a caller whose token is refused: that says nothing of the
+      // server, so the next turn with a (good) caller token connects it at once, without a backoff.
+      const forCaller = failedForTheCaller(error);
+      this.failure = { message: this.describe(error, deadline, 'did not connect and list its tools'), at: Date.now(), refused: refusedAccess(error), ...(forCaller ? { forCaller } : {}) };
       this.options.logger.warn('mcp server unavailable', { server: this.spec.name, transport: this.transport, error: this.failure.message });
-      this.backoff.attemptFailed();
+      if (forCaller) this.backoff.succeeded();
+      else this.backoff.attemptFailed();
     } finally {
       deadline.dispose();
     }
@@ -359,6 +366,12 @@ function pause(ms: number): Promise<void> {
 }
 
 /** The server answered the connection with 401 or 403, or needs a login nobody has made yet. */
+const CALLER_FAILURES: readonly unknown[] = ['mcp_caller_token_missing', 'mcp_token_exchange_refused'];
+function failedForTheCaller(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (CALLER_FAILURES.includes((cause as { code?: unknown }).code)) return true;
+  return false;
+}
+
 function refusedAccess(error: unknown): boolean {
   if (error instanceof UnauthorizedError) return true;
   const status = (error as { code?: unknown }).code;

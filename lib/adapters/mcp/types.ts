@@ -6,6 +6,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../../core/logger.ts';
 import type { ElicitationRequest, ElicitationResult, SamplingRequest, SamplingResult, ServerRequestContext } from '../../core/ports/tools.ts';
+import type { OnBehalfOf } from './oauth/on-behalf-of.ts';
 import type { McpServerAuthorization } from './oauth/transport.ts';
 
 /** `decline` every elicitation, accept with the schema's `defaults`, or `ask` a person. */
@@ -28,6 +29,8 @@ export type McpServerSpec =
   | ({ name: string; type: 'http' | 'sse' | 'auto'; url: string; headers: Record<string, string> } & ClientFeatures & {
       /** OAuth 2.1 for this server (lib/adapters/mcp/oauth/attach.ts), when agent.yml gives it an `oauth` block. */
       authorization?: McpServerAuthorization;
+      /** Calls made with the caller's identity (auth.mode token-exchange, enterprise-managed): oauth/on-behalf-of.ts. */
+      onBehalfOf?: OnBehalfOf;
     })
   | ({
       name: string;

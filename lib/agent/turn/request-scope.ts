@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { withCallerToken, type CallerToken } from '../../core/caller-token.ts';
 import { withLogContext } from '../../core/log-context.ts';
 import type { Logger } from '../../core/logger.ts';
 import { withTraceContext, type TraceContext } from '../../core/trace-context.ts';
@@ -27,13 +28,14 @@ interface ScopeServices {
 /** Starts requests, and says what opening their turn needs from them. */
 export function requestScopes({ settings, store, logger, now }: ScopeServices) {
   /** The ids, deadline and lease of one request; its log lines, adapters' included, carry the ids, and its calls the caller's trace context. */
-  function start<T>(input: { conversationId: string; owner?: string; requestId?: string; deadlineAt?: number; trace?: TraceContext }, work: (scope: RequestScope) => Promise<T>): Promise<T> {
+  function start<T>(input: { conversationId: string; owner?: string; requestId?: string; deadlineAt?: number; trace?: TraceContext; callerToken?: CallerToken }, work: (scope: RequestScope) => Promise<T>): Promise<T> {
     const key: ConversationKey = { conversationId: input.conversationId, ...(input.owner ? { owner: input.owner } : {}) };
     const requestId = input.requestId ?? randomUUID();
     const deadlineAt = input.deadlineAt ?? now() + settings.turnTimeoutMs;
     // Short and renewed while this process lives; never past the deadline and a margin, when its holder is surely gone.
     const lease = createLease({ durationMs: settings.leaseMs, latestEnd: deadlineAt + settings.leaseMarginMs, now, logger });
-    return withTraceContext(input.trace, () => withLogContext({ conversationId: key.conversationId, requestId }, () => work({ key, requestId, deadlineAt, lease, claimId: randomUUID() })));
+    // The caller's token reaches the MCP requests made within (servers acting on its behalf), and nothing that is stored.
+    return withCallerToken(input.callerToken, () => withTraceContext(input.trace, () => withLogContext({ conversationId: key.conversationId, requestId }, () => work({ key, requestId, deadlineAt, lease, claimId: randomUUID() }))));
   }
 
   /** What opening a turn (a question's or a decision's) takes from the request, as of now. */

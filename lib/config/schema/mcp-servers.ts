@@ -126,12 +126,74 @@ export const oauthSchema = z
     }
   });
 
+/** RFC 8693 token types a caller's token may be presented as (the `subject_token_type`). */
+const SUBJECT_TOKEN_TYPES = {
+  access_token: 'urn:ietf:params:oauth:token-type:access_token',
+  id_token: 'urn:ietf:params:oauth:token-type:id_token',
+  jwt: 'urn:ietf:params:oauth:token-type:jwt',
+} as const;
+
+/**
+ * Whose identity a remote server is called with. `service` (default): the service's own (its
+ * headers, or the tokens of its `oauth` block). `token-exchange`: the caller's own bearer token,
+ * exchanged (RFC 8693) for a token whose audience is this server, so the server sees the real
+ * user; the `oauth` block then only names the client and how it authenticates at the token
+ * endpoint. `enterprise-managed` (SEP-990): the caller's ID token from the enterprise identity
+ * provider is exchanged there for an identity assertion grant (ID-JAG), which the server's
+ * authorization server takes with the jwt-bearer grant (RFC 7523) for an access token.
+ */
+export const serverAuthSchema = z
+  .strictObject({
+    mode: z.enum(['service', 'token-exchange', 'enterprise-managed']).default('service'),
+    /**
+     * token-exchange: where the exchange is made. Absent: the token endpoint of oauth.authorizationServer's
+     * metadata, else of the authorization server the MCP server's protected resource metadata names.
+     */
+    tokenEndpoint: z.url().optional(),
+    /** token-exchange: sent as `audience`, for token endpoints that name their resources by a logical name. */
+    audience: z.string().min(1).optional(),
+    /** What the caller's token is: access_token (token-exchange's default), id_token (enterprise-managed's), or jwt. */
+    subjectTokenType: z.enum(['access_token', 'id_token', 'jwt']).optional(),
+    /** Scopes asked for with the exchange (token-exchange) or the jwt-bearer grant (enterprise-managed). */
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'a scope is one word of printable ASCII')).optional(),
+    /** enterprise-managed: the enterprise identity provider that issues identity assertion grants. */
+    identityProvider: z
+      .strictObject({
+        /** Its issuer URL: the token endpoint is read from its metadata when tokenEndpoint is absent. */
+        issuer: z.url().optional(),
+        tokenEndpoint: z.url().optional(),
+        /** This service's client at the identity provider. */
+        clientId: z.string().min(1).optional(),
+        /** Only as `${VAR}`; sent with client_secret_basic. */
+        clientSecret: z.string().min(1).optional(),
+      })
+      .refine((provider) => provider.issuer !== undefined || provider.tokenEndpoint !== undefined, 'name the identity provider\'s issuer or its tokenEndpoint')
+      .optional(),
+    /** An exchanged token is used until this long before it expires, then exchanged again. */
+    refreshBeforeExpirySeconds: seconds().default(60),
+  })
+  .superRefine((auth, context) => {
+    const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
+    if (auth.mode === 'enterprise-managed' && !auth.identityProvider) problem('identityProvider', 'enterprise-managed needs the identity provider that issues identity assertion grants');
+    if (auth.mode !== 'enterprise-managed' && auth.identityProvider) problem('identityProvider', 'an identity provider is only used by mode enterprise-managed');
+    if (auth.identityProvider?.clientSecret && !auth.identityProvider.clientId) problem('identityProvider', 'a client secret needs the clientId it belongs to');
+    if (auth.mode === 'service' && (auth.tokenEndpoint || auth.audience || auth.subjectTokenType || auth.scopes)) {
+      problem('mode', 'tokenEndpoint, audience, subjectTokenType and scopes belong to mode token-exchange or enterprise-managed');
+    }
+  })
+  .transform((auth) => ({
+    ...auth,
+    subjectTokenType: SUBJECT_TOKEN_TYPES[auth.subjectTokenType ?? (auth.mode === 'enterprise-managed' ? 'id_token' : 'access_token')],
+  }));
+
 export const remoteServerSchema = z.strictObject({
   type: z.enum(['http', 'sse']).optional(),
   url: z.url(),
   headers: stringMap().default({}),
   /** OAuth 2.1 (the MCP authorization specification): tokens are obtained, stored and refreshed for this server. */
   oauth: oauthSchema.optional(),
+  /** Whose identity calls reach the server with: the service's (default) or the caller's (token-exchange, enterprise-managed). */
+  auth: serverAuthSchema.optional(),
   ...toolPolicyFields,
   ...clientFeatureFields,
 }).superRefine((server, context) => {
@@ -139,6 +201,16 @@ export const remoteServerSchema = z.strictObject({
   const authorization = Object.keys(server.headers).find((name) => name.toLowerCase() === 'authorization');
   if (server.oauth && authorization) {
     context.addIssue({ code: 'custom', path: ['headers', authorization], message: 'an Authorization header cannot be combined with oauth, which sends its own' });
+  }
+  const mode = server.auth?.mode ?? 'service';
+  if (mode !== 'service' && authorization) {
+    context.addIssue({ code: 'custom', path: ['headers', authorization], message: `an Authorization header cannot be combined with auth.mode ${mode}, which sends the caller's token` });
+  }
+  if (mode === 'enterprise-managed' && !server.oauth?.clientId) {
+    context.addIssue({ code: 'custom', path: ['oauth', 'clientId'], message: 'enterprise-managed needs the client registered at the MCP server\'s authorization server (oauth.clientId), which presents the identity assertion grant' });
+  }
+  if (mode !== 'service' && server.type === 'sse') {
+    context.addIssue({ code: 'custom', path: ['auth', 'mode'], message: `auth.mode ${mode} needs Streamable HTTP (type http): each request then carries its caller's token` });
   }
 });
 

@@ -11,6 +11,7 @@ import type { Logger } from '../../core/logger.ts';
 import type { ResponseFormat } from '../../core/response-format.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import { traceOf } from '../../http/trace-of.ts';
+import { callerTokenOf } from '../../http/caller-token-of.ts';
 import type { HttpRequest, HttpResponse } from '../../http/types.ts';
 import { decisionsOf } from './decisions.ts';
 import { a2aFailureOf } from './errors.ts';
@@ -168,7 +169,7 @@ export class AgentRequestHandler implements A2ARequestHandler {
     const message = params.message;
     if (!message) throw new RequestMalformedError('The request has no message.');
     const requestId = REQUEST_ID_PATTERN.test(message.messageId) ? { requestId: message.messageId } : {};
-    const common = { ...requestId, ...this.owner(), ...(this.request.deadlineAt === undefined ? {} : { deadlineAt: this.request.deadlineAt }), ...traceOf(this.request) };
+    const common = { ...requestId, ...this.owner(), ...(this.request.deadlineAt === undefined ? {} : { deadlineAt: this.request.deadlineAt }), ...traceOf(this.request), ...callerTokenOf(this.request) };
     if (message.taskId) {
       const key = this.taskKey(message.taskId);
       if (message.contextId && message.contextId !== key.conversationId) throw new RequestMalformedError(`Task ${message.taskId} belongs to context ${key.conversationId}, not ${message.contextId}.`);

@@ -7,6 +7,7 @@ import { readResponseFormat } from '../../agent/turn/read-response-format.ts';
 import { checkConversationId, REQUEST_ID_PATTERN, type ApprovalDecision } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../../http/body.ts';
 import { traceOf } from '../../http/trace-of.ts';
+import { callerTokenOf } from '../../http/caller-token-of.ts';
 import type { HttpRequest } from '../../http/types.ts';
 
 /** An AG-UI run, read and checked before a turn starts. */
@@ -40,6 +41,7 @@ export function readAgUiRun(request: HttpRequest, maxBodyBytes: number): AgUiRun
     ...(request.owner ? { owner: request.owner } : {}),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     ...traceOf(request),
+    ...callerTokenOf(request),
   };
   if (Array.isArray(body.resume) && body.resume.length > 0) {
     const decisions = body.resume.map(resumeDecision);

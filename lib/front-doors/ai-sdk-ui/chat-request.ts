@@ -7,6 +7,7 @@ import { readResponseFormat } from '../../agent/turn/read-response-format.ts';
 import { checkConversationId, REQUEST_ID_PATTERN, type ApprovalDecision } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../../http/body.ts';
 import { traceOf } from '../../http/trace-of.ts';
+import { callerTokenOf } from '../../http/caller-token-of.ts';
 import type { HttpRequest } from '../../http/types.ts';
 
 /** A useChat request, read and checked before a turn starts: a question, or approval decisions. */
@@ -44,6 +45,7 @@ export function readChatCall(request: HttpRequest, maxBodyBytes: number): ChatCa
     ...(request.owner ? { owner: request.owner } : {}),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     ...traceOf(request),
+    ...callerTokenOf(request),
   };
   if (last.role === 'assistant') {
     const decisions = approvalResponses(last.parts);

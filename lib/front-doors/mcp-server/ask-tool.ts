@@ -5,6 +5,7 @@ import type { LoopEvent } from '../../agent/loop/loop-events.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { TurnResult } from '../../core/turn.ts';
 import { errorResponse } from '../../http/errors.ts';
+import type { CallerToken } from '../../core/caller-token.ts';
 import type { TraceContext } from '../../core/trace-context.ts';
 import { askTheClient, decisionsFrom, isPaused, readPausedTurnState, waitingText } from './paused-turn.ts';
 import { progressReporter } from './progress.ts';
@@ -16,6 +17,8 @@ export interface Caller {
   owner?: string;
   deadlineAt?: number;
   trace?: TraceContext;
+  /** The bearer the caller presented, for MCP servers that act on its behalf (memory only). */
+  callerToken?: CallerToken;
 }
 
 interface AskArguments {
@@ -42,7 +45,7 @@ export function registerAskTool(server: McpServer, services: { agent: Agent; log
     },
     async (input, context) => {
       const onEvent = progressOf(context);
-      const owned = { ...(caller.owner ? { owner: caller.owner } : {}), ...(caller.deadlineAt === undefined ? {} : { deadlineAt: caller.deadlineAt }), ...(caller.trace ? { trace: caller.trace } : {}), ...(onEvent ? { onEvent } : {}) };
+      const owned = { ...(caller.owner ? { owner: caller.owner } : {}), ...(caller.deadlineAt === undefined ? {} : { deadlineAt: caller.deadlineAt }), ...(caller.trace ? { trace: caller.trace } : {}), ...(caller.callerToken ? { callerToken: caller.callerToken } : {}), ...(onEvent ? { onEvent } : {}) };
       const paused = readPausedTurnState(context.mcpReq.requestState());
       let result: TurnResult;
       try {

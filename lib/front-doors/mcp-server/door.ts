@@ -4,6 +4,7 @@ import type { StreamingHttpResponse } from '../../http/event-stream.ts';
 import type { FrontDoor, FrontDoorServices } from '../../http/front-door.ts';
 import { routeFor } from '../../http/route-method.ts';
 import { traceOf } from '../../http/trace-of.ts';
+import { callerTokenOf } from '../../http/caller-token-of.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { registerAskTool, type Caller } from './ask-tool.ts';
 import { mcpErrorResponse } from './errors.ts';
@@ -63,6 +64,7 @@ export function mcpServerFrontDoor(settings: McpServerDoorSettings, protectedRes
       ...(request.owner ? { owner: request.owner } : {}),
       ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
       ...traceOf(request),
+      ...callerTokenOf(request),
     };
     // The caller travels as the SDK's authInfo, the way it hands a request's identity to the server it builds.
     const authInfo = { token: '', clientId: request.owner ?? 'anonymous', scopes: [], extra: { caller } };

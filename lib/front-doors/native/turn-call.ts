@@ -7,6 +7,7 @@ import { readResponseFormat } from '../../agent/turn/read-response-format.ts';
 import { checkDecisions, checkMessage, checkRequestId } from '../../agent/turn/validate-input.ts';
 import { readJsonObject } from '../../http/body.ts';
 import { traceOf } from '../../http/trace-of.ts';
+import { callerTokenOf } from '../../http/caller-token-of.ts';
 import type { RouteMatch } from './routes.ts';
 import type { HttpRequest } from '../../http/types.ts';
 
@@ -31,6 +32,7 @@ export function readTurnCall(request: HttpRequest, match: RouteMatch, maxBodyByt
     ...(request.claims ? { claims: request.claims } : {}),
     // The caller's W3C trace context: the turn joins its trace.
     ...traceOf(request),
+    ...callerTokenOf(request),
   };
   if (match.route === 'decideApprovals') {
     refuseUnknown(body, ['decisions', 'requestId'], 'the body takes "decisions" and optionally "requestId"');

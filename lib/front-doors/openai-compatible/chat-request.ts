@@ -12,6 +12,7 @@ import { ParameterError } from './errors.ts';
 import { CONVERSATION_HEADER, IDEMPOTENCY_HEADER } from './headers.ts';
 import { readChatMessages } from './messages.ts';
 import { traceOf } from '../../http/trace-of.ts';
+import { callerTokenOf } from '../../http/caller-token-of.ts';
 
 /** A POST /v1/chat/completions request, read and checked before any turn starts. */
 export interface ChatCompletionCall {
@@ -77,6 +78,7 @@ export function readChatCompletionCall(request: HttpRequest, options: ChatReques
     ...(request.claims ? { claims: request.claims } : {}),
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     ...traceOf(request),
+    ...callerTokenOf(request),
   };
   return {
     stream,

@@ -27,7 +27,12 @@ type McpOAuthErrorCode =
   /** agent.yml requires DPoP (`dpop: required`) and the authorization server cannot bind tokens to a key. */
   | 'mcp_oauth_dpop_unavailable'
   /** The jwt-bearer grant's workload identity token file is missing, unreadable or holds no JWT. */
-  | 'mcp_oauth_assertion_unavailable';
+  | 'mcp_oauth_assertion_unavailable'
+
+  /** A server that acts on the caller's behalf (auth.mode token-exchange, enterprise-managed), and the turn has no caller token. */
+  | 'mcp_caller_token_missing'
+  /** The token endpoint (or the identity provider) refused to exchange the caller's token. */
+  | 'mcp_token_exchange_refused';
 
 export class McpOAuthError extends AgentError<McpOAuthErrorCode> {
   readonly server: string;

@@ -44,7 +44,7 @@ export interface LoginDependencies {
 }
 
 /** What the lookup reads of a server entry: every entry has a name and a type; a remote one may have an `oauth` block. */
-type LoginCandidate = { name: string; type: 'stdio' } | (ProbedServer & { name: string; oauth?: OAuthOptions });
+type LoginCandidate = { name: string; type: 'stdio' } | (ProbedServer & { name: string; oauth?: OAuthOptions; auth?: { mode: string } });
 
 type LoginStart =
   | { status: 'authorize'; authorizationUrl: URL; redirectUrl: string; scope?: string }
@@ -53,6 +53,10 @@ type LoginStart =
 /** The remote server `name` of agent.yml, when it has an `oauth` block. */
 export function findLoginServer(config: { mcpServers: readonly LoginCandidate[] }, name: string): LoginServer {
   const server = config.mcpServers.find((candidate) => candidate.name === name);
+  // Such a server is called with each caller's own exchanged token: nobody logs the service in.
+  if (server && server.type !== 'stdio' && server.auth && server.auth.mode !== 'service') {
+    throw new McpOAuthError('mcp_oauth_not_configured', name, `"${name}" is called on behalf of each caller (auth.mode ${server.auth.mode}): there is nothing to log in`);
+  }
   if (server && server.type !== 'stdio' && server.oauth) return { name, url: server.url, type: server.type, headers: server.headers, oauth: server.oauth };
   const withOAuth = config.mcpServers.filter((candidate) => candidate.type !== 'stdio' && candidate.oauth).map((candidate) => candidate.name);
   throw new McpOAuthError(
