@@ -18,6 +18,7 @@ import { schemaValidator } from './schema/compile.ts';
 import { registerAnswers, type ServerRequestAnswers } from './server-requests.ts';
 import { EraNegotiation, STATELESS_PROTOCOL_VERSION } from './stateless/envelope.ts';
 import { NegotiatingTransport } from './stateless/negotiating-transport.ts';
+import type { HeaderParameter } from './stateless/param-headers.ts';
 import { logStderrLines } from './stderr.ts';
 import type { McpServerSpec, TransportKind } from './types.ts';
 
@@ -32,6 +33,11 @@ export interface ServerConnection {
   era: 'stateless' | 'stateful';
   /** How requests of the server are answered (in the stateless era, inside its results). */
   answers: ServerRequestAnswers;
+  /**
+   * Stateless era over HTTP: per tool, the arguments its calls carry as `Mcp-Param-*` headers
+   * (SEP-2243), filled from each listing.
+   */
+  headerParameters?: Map<string, HeaderParameter[]>;
   close(): Promise<void>;
 }
 
@@ -104,7 +110,8 @@ async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOp
     await untilAborted(client.connect(transport, { signal: options.signal }), options.signal);
     const stateless = transport instanceof NegotiatingTransport && transport.era === 'stateless';
     const protocolVersion = stateless ? STATELESS_PROTOCOL_VERSION : negotiated();
-    return { client, transport: kind, protocolVersion, era: stateless ? 'stateless' : 'stateful', answers: options.answers, close };
+    const headerParameters = stateless ? { headerParameters: transport.headerParameters } : {};
+    return { client, transport: kind, protocolVersion, era: stateless ? 'stateless' : 'stateful', answers: options.answers, ...headerParameters, close };
   } catch (error) {
     closed = true;
     await client.close().catch(() => undefined);

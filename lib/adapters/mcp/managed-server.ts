@@ -284,7 +284,10 @@ export class ManagedServer {
       signal,
       timeoutMs: ms(this.options.settings.connectTimeoutSeconds),
       tasksSupported: tasks !== undefined,
+      headerParameters: connection.headerParameters !== undefined,
     });
+    connection.headerParameters?.clear();
+    for (const entry of listing.tools) if (entry.headerParameters) connection.headerParameters?.set(entry.tool.name, entry.headerParameters);
     this.tools = listing.tools;
     this.skipped = listing.skipped;
     this.known = listing.tools.map((entry) => entry.tool.name);

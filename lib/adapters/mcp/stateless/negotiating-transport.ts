@@ -11,8 +11,11 @@
  *                                  │   result is handed back as the initialize result,
  *                                  │   notifications/initialized is dropped, every later message
  *                                  │   carries the envelope
- *                                  └─ anything else (a 2025 server answers 400, 404, or an error) ─▶
- *                                      the original initialize goes out: the stateful era, as before
+ *                                  ├─ -32022 (unsupported version) naming 2026-07-28 ─▶ asked once more
+ *                                  └─ anything else (a 2025 server answers 400, 404, or an error;
+ *                                      -32022 naming only 2025 revisions) ─▶ initialize goes out
+ *                                      (proposing the newest revision the server named): the stateful
+ *                                      era, as before
  *
  * A 2025 server therefore costs one extra POST per connection. What each message carries is in
  * envelope.ts; results with `resultType: "input_required"` are answered in input-required.ts.
@@ -21,6 +24,7 @@ import { StreamableHTTPError, type StreamableHTTPClientTransport } from '@modelc
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
   isInitializeRequest,
   isInitializedNotification,
   isJSONRPCRequest,
@@ -31,6 +35,7 @@ import {
   type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { HeaderParameter } from './param-headers.ts';
 import { SERVER_INFO_KEY, STATELESS_PROTOCOL_VERSION, type Era, type EraNegotiation } from './envelope.ts';
 
 const PROBE_TIMEOUT_MS = 5_000;
@@ -54,6 +59,11 @@ export class NegotiatingTransport implements Transport {
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
+  }
+
+  /** Per tool, the arguments its calls carry as `Mcp-Param-*` headers (stateless era only). */
+  get headerParameters(): Map<string, HeaderParameter[]> {
+    return this.negotiation.headerParameters;
   }
 
   /** The underlying transport, for ending its session (stateful era only). */
@@ -97,12 +107,16 @@ export class NegotiatingTransport implements Transport {
   }
 
   private async negotiate(initialize: JSONRPCRequest, options?: TransportSendOptions): Promise<void> {
-    const discovered = await this.discover(`server-discover-${String(initialize.id)}`);
-    if (!discovered) {
+    const probeId = `server-discover-${String(initialize.id)}`;
+    let discovery = await this.discover(probeId);
+    // -32022 names the versions the server does speak: asked again once when 2026-07-28 is one of them.
+    if (discovery.kind === 'unsupported' && discovery.supported.includes(STATELESS_PROTOCOL_VERSION)) discovery = await this.discover(`${probeId}-again`);
+    if (discovery.kind !== 'stateless') {
       this.negotiation.era = 'stateful';
-      return this.inner.send(initialize, options);
+      return this.inner.send(discovery.kind === 'unsupported' ? proposing(initialize, discovery.supported) : initialize, options);
     }
     this.negotiation.era = 'stateless';
+    const discovered = discovery.result;
     const meta = (discovered._meta ?? {}) as Record<string, unknown>;
     const serverInfo = (meta[SERVER_INFO_KEY] ?? discovered.serverInfo ?? { name: 'unknown', version: '' }) as Implementation;
     // What the SDK's Client expects of initialize; it accepts only the 2025 revisions it knows,
@@ -116,8 +130,8 @@ export class NegotiatingTransport implements Transport {
     queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id: initialize.id, result }));
   }
 
-  /** server/discover; undefined when the server does not speak the stateless era. */
-  private async discover(id: string): Promise<Record<string, unknown> | undefined> {
+  /** server/discover: the server speaks the stateless era, refuses the version naming those it speaks, or neither. */
+  private async discover(id: string): Promise<Discovery> {
     let timer: NodeJS.Timeout | undefined;
     const answered = new Promise<JSONRPCMessage | undefined>((resolve) => {
       this.probe = { id, answer: resolve };
@@ -126,20 +140,48 @@ export class NegotiatingTransport implements Transport {
     });
     try {
       const request = this.negotiation.withEnvelope({ jsonrpc: '2.0', id, method: 'server/discover', params: {} });
-      await this.inner.send(request);
-      const answer = await answered;
-      if (!answer || !('result' in answer)) return undefined;
+      let answer: JSONRPCMessage | undefined;
+      try {
+        await this.inner.send(request);
+        answer = await answered;
+      } catch (error) {
+        // A 2025 server refuses the request (400 without a session, 404, 405); a 2026 one that
+        // refuses the version answers 400 with -32022 in the body.
+        answer = errorAnswerIn(error, id);
+      }
+      if (!answer) return { kind: 'neither' };
+      if ('error' in answer) return unsupportedVersions(answer) ?? { kind: 'neither' };
+      if (!('result' in answer)) return { kind: 'neither' };
       const result = answer.result as Record<string, unknown>;
       const versions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
-      return versions.includes(STATELESS_PROTOCOL_VERSION) ? result : undefined;
-    } catch {
-      // A 2025 server refuses the request (400 without a session, 404, 405): the stateful era.
-      return undefined;
+      return versions.includes(STATELESS_PROTOCOL_VERSION) ? { kind: 'stateless', result } : { kind: 'neither' };
     } finally {
       clearTimeout(timer);
       this.probe = undefined;
     }
   }
+}
+
+type Discovery = { kind: 'stateless'; result: Record<string, unknown> } | { kind: 'unsupported'; supported: string[] } | { kind: 'neither' };
+
+/** SEP-2575's UnsupportedProtocolVersion error, with the versions the server says it supports. */
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+function unsupportedVersions(answer: JSONRPCMessage): Discovery | undefined {
+  if (!('error' in answer) || answer.error.code !== UNSUPPORTED_PROTOCOL_VERSION) return undefined;
+  const supported = (answer.error.data as { supported?: unknown } | undefined)?.supported;
+  return { kind: 'unsupported', supported: Array.isArray(supported) ? supported.filter((version): version is string => typeof version === 'string') : [] };
+}
+
+/**
+ * The initialize of the stateful era, proposing the newest 2025 revision both sides speak when the
+ * server named its versions (the SDK proposes its own newest, and the server would have to answer
+ * with another); unchanged when they share none.
+ */
+function proposing(initialize: JSONRPCRequest, supported: string[]): JSONRPCRequest {
+  const shared = SUPPORTED_PROTOCOL_VERSIONS.find((version) => supported.includes(version));
+  if (!shared) return initialize;
+  return { ...initialize, params: { ...initialize.params, protocolVersion: shared } };
 }
 
 /** The JSON-RPC error response for `id` that the SDK's HTTP error carries in its message, if any. */
