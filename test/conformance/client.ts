@@ -29,8 +29,9 @@ if (scenario.startsWith('auth/')) {
 } else {
   const gateway = createMcpGateway({
     servers: [{ name: SERVER_NAME, type: 'http', url, headers: {} }],
-    // Elicitation answered with the schema's defaults: what the elicitation scenarios check.
-    settings: { connectTimeoutSeconds: 10, catalogTtlSeconds: 60, reconnectMaxDelaySeconds: 60, maxResultBytes: 1024 * 1024, elicitation: 'defaults' },
+    // Elicitation answered with the schema's defaults: what the elicitation scenarios check. The
+    // suite starts all its clients at once: on a loaded two-core machine 10 s to connect was too few.
+    settings: { connectTimeoutSeconds: 60, catalogTtlSeconds: 60, reconnectMaxDelaySeconds: 60, maxResultBytes: 1024 * 1024, elicitation: 'defaults' },
     logger,
   });
   await useTools(gateway);
