@@ -98,6 +98,8 @@ export interface FunctionBundleOptions {
   a2a?: boolean;
   /** agent.yml has a toolPolicy (infra/tool-policy.ts): Cedar is bundled, its WebAssembly and these files go beside each function. */
   toolPolicy?: ToolPolicyFiles;
+  /** agent.yml names an MCP server with a url (infra/mcp-remote.ts): only then is the MCP client's HTTP side bundled. */
+  mcpRemote?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -132,7 +134,9 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  *   mcpServerDoor on;
  * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about 105 KB): only where agent.yml turns a2a on;
  * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
- *   beside the code): only where agent.yml has a toolPolicy.
+ *   beside the code): only where agent.yml has a toolPolicy;
+ * - #mcp-remote (the MCP client's Streamable HTTP and SSE transports and the stateless era, about
+ *   34 KB): only where agent.yml names an MCP server with a url.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -158,6 +162,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
     ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
     ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
+    ...(options.mcpRemote ? {} : { '#mcp-remote': substitute('without-mcp-remote.ts') }),
   };
 }
 

@@ -14,7 +14,8 @@ import * as z from 'zod';
 import type { JsonObject } from '../../core/json.ts';
 import { compileSchema } from './schema/compile.ts';
 import { fitSchemaForModel } from './schema/fit.ts';
-import { headerParametersOf, type HeaderParameter } from './stateless/param-headers.ts';
+import { headerParametersOf } from '#mcp-remote';
+import type { HeaderParameter } from './stateless/param-headers.ts';
 
 export interface ListedTool {
   tool: Tool;
