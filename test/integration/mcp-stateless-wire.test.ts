@@ -29,11 +29,11 @@ describe('the MCP gateway on the wire to a 2026-07-28 server', () => {
   let gateway: ToolGateway | undefined;
   let url = '';
 
-  const start = async (env: Record<string, string>) => {
+  const start = async (env: Record<string, string>, connectTimeoutSeconds = 20) => {
     const started = await startFixtureOverHttp(STATELESS_SERVER, env);
     child = started.process;
     url = started.url;
-    gateway = createMcpGateway(gatewayOptions([{ name: 'modern', type: 'http', url, headers: {} }]));
+    gateway = createMcpGateway(gatewayOptions([{ name: 'modern', type: 'http', url, headers: {} }], { connectTimeoutSeconds }));
     return gateway;
   };
   const seen = async (): Promise<Seen[]> => (await fetch(url.replace(/\/mcp$/, '/seen'))).json() as Promise<Seen[]>;
@@ -73,6 +73,14 @@ describe('the MCP gateway on the wire to a 2026-07-28 server', () => {
       expect(post.headers['mcp-protocol-version']).toBe('2025-06-18');
       expect(post.metaKeys.filter((key) => key.startsWith('io.modelcontextprotocol/'))).toEqual([]);
     }
+  }, 60_000);
+
+  it('gives a server/discover that is never answered half the connect time, then initializes', async () => {
+    await start({ LEGACY: 'stateless', HANG_DISCOVER: '1' }, 4);
+
+    expect(await call('add', { a: 2, b: 2 })).toEqual({ ok: true, text: '4' });
+
+    expect(await gateway!.status()).toMatchObject([{ status: 'connected', protocolVersion: '2025-11-25' }]);
   }, 60_000);
 
   it('mirrors x-mcp-header arguments in Mcp-Param-* headers, which the server checks against the body', async () => {

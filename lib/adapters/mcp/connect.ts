@@ -39,6 +39,8 @@ export interface ServerConnection {
 interface ConnectOptions {
   /** Aborts the attempt (connect timeout or gateway shutdown); whatever was started is closed. */
   signal: AbortSignal;
+  /** The connect timeout that signal keeps. */
+  connectTimeoutMs: number;
   logger: Logger;
   /** A message larger than this is cut off while it arrives; only its request fails. */
   maxResultBytes: number;
@@ -138,7 +140,7 @@ function createTransport(spec: Exclude<McpServerSpec, InMemorySpec>, kind: Trans
     if (transport.stderr) logStderrLines(transport.stderr, spec.name, logger);
     return transport;
   }
-  return createRemoteTransport(spec, kind === 'sse' ? 'sse' : 'http', { clientInfo: CLIENT_INFO, capabilities: options.capabilities, logger, maxResultBytes, onLost });
+  return createRemoteTransport(spec, kind === 'sse' ? 'sse' : 'http', { clientInfo: CLIENT_INFO, capabilities: options.capabilities, logger, maxResultBytes, connectTimeoutMs: options.connectTimeoutMs, onLost });
 }
 
 /** The client hands the negotiated version to transports that take it; stdio does not, so ask all. */

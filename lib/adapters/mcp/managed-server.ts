@@ -242,6 +242,7 @@ export class ManagedServer {
       // The server process outlives this turn: its stderr lines must not carry this turn's ids.
       connection = await withoutLogContext(() => connectServer(this.spec, {
         signal: deadline.signal,
+        connectTimeoutMs: ms(this.options.settings.connectTimeoutSeconds),
         logger: this.options.logger,
         maxResultBytes: this.options.settings.maxResultBytes,
         capabilities,

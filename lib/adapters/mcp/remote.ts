@@ -26,6 +26,8 @@ interface RemoteOptions {
   capabilities: ClientCapabilities;
   logger: Logger;
   maxResultBytes: number;
+  /** The time to connect and list the tools: half of it is for server/discover to be answered. */
+  connectTimeoutMs: number;
   /** A stream that owes answers ended for good (bounded/fetch.ts). */
   onLost(reason: string): void;
 }
@@ -40,7 +42,7 @@ export function createRemoteTransport(spec: RemoteSpec, kind: 'http' | 'sse', op
   if (kind === 'sse') return new SSEClientTransport(url, { requestInit, ...oauth, fetch: withTraceHeaders(oauth.fetch) });
   // Streamable HTTP speaks either era; which one is settled by the first request (stateless/).
   const negotiation = new EraNegotiation(options.clientInfo, options.capabilities);
-  return new NegotiatingTransport(new StreamableHTTPClientTransport(url, { requestInit, ...oauth, fetch: negotiation.wrapFetch(withTraceHeaders(oauth.fetch)) }), negotiation);
+  return new NegotiatingTransport(new StreamableHTTPClientTransport(url, { requestInit, ...oauth, fetch: negotiation.wrapFetch(withTraceHeaders(oauth.fetch)) }), negotiation, options.connectTimeoutMs / 2);
 }
 
 /** The stateless era's revision and header declarations, once a transport has connected in it. */

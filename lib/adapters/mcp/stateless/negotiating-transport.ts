@@ -38,18 +38,23 @@ import {
 import type { HeaderParameter } from './param-headers.ts';
 import { SERVER_INFO_KEY, STATELESS_PROTOCOL_VERSION, type Era, type EraNegotiation } from './envelope.ts';
 
-const PROBE_TIMEOUT_MS = 5_000;
-
 export class NegotiatingTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
   private readonly inner: StreamableHTTPClientTransport;
   private readonly negotiation: EraNegotiation;
+  private readonly probeTimeoutMs: number;
   private probe: { id: string; answer(message: JSONRPCMessage): void } | undefined;
 
-  constructor(inner: StreamableHTTPClientTransport, negotiation: EraNegotiation) {
+  /**
+   * @param probeTimeoutMs How long server/discover may go unanswered before the server is taken
+   *   for a 2025 one (which accepted the POST but never answers it); the rest of the connect time
+   *   is left for initialize.
+   */
+  constructor(inner: StreamableHTTPClientTransport, negotiation: EraNegotiation, probeTimeoutMs: number) {
     this.inner = inner;
+    this.probeTimeoutMs = probeTimeoutMs;
     this.negotiation = negotiation;
   }
 
@@ -136,19 +141,18 @@ export class NegotiatingTransport implements Transport {
     const answered = new Promise<JSONRPCMessage | undefined>((resolve) => {
       this.probe = { id, answer: resolve };
       // A server that accepts the POST but never answers it is not one to wait for here.
-      timer = setTimeout(() => resolve(undefined), PROBE_TIMEOUT_MS);
+      timer = setTimeout(() => resolve(undefined), this.probeTimeoutMs);
     });
     try {
       const request = this.negotiation.withEnvelope({ jsonrpc: '2.0', id, method: 'server/discover', params: {} });
-      let answer: JSONRPCMessage | undefined;
-      try {
-        await this.inner.send(request);
-        answer = await answered;
-      } catch (error) {
-        // A 2025 server refuses the request (400 without a session, 404, 405); a 2026 one that
-        // refuses the version answers 400 with -32022 in the body.
-        answer = errorAnswerIn(error, id);
-      }
+      // A 2025 server refuses the request (400 without a session, 404, 405); a 2026 one that
+      // refuses the version answers 400 with -32022 in the body. The wait for the POST's own
+      // response is bounded too: a server may never send it.
+      const sent = this.inner.send(request).then(
+        () => answered,
+        (error: unknown) => errorAnswerIn(error, id),
+      );
+      const answer = await Promise.race([sent, answered]);
       if (!answer) return { kind: 'neither' };
       if ('error' in answer) return unsupportedVersions(answer) ?? { kind: 'neither' };
       if (!('result' in answer)) return { kind: 'neither' };
