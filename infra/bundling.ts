@@ -136,7 +136,7 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
  *   beside the code): only where agent.yml has a toolPolicy;
  * - #mcp-remote (the MCP client's Streamable HTTP and SSE transports and the stateless era, about
- *   34 KB): only where agent.yml names an MCP server with a url.
+ *   32 KB): only where agent.yml names an MCP server with a url.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {

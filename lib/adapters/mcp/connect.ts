@@ -1,6 +1,6 @@
 /**
- * Opens one MCP client session over the transport a server spec asks for. The only place that
- * builds SDK transports (those over HTTP in remote.ts); everything else sees a `ServerConnection`.
+ * Opens one MCP client session over the transport a server spec asks for. SDK transports are built
+ * here and, for servers over HTTP, in remote.ts; everything else sees a `ServerConnection`.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';

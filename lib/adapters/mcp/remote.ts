@@ -3,7 +3,7 @@
  * which negotiates the protocol era per server, and legacy HTTP+SSE), and the stateless era's
  * `x-mcp-header` declarations. Imported as `#mcp-remote` (package.json "imports"): the
  * Lambda bundles of an agent.yml whose MCP servers are all local (stdio) carry a stand-in instead,
- * about 34 KB smaller (functions/substitutes/without-mcp-remote.ts, infra/bundling.ts).
+ * about 32 KB smaller (functions/substitutes/without-mcp-remote.ts, infra/bundling.ts).
  */
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
