@@ -102,6 +102,8 @@ export interface FunctionBundleOptions {
   toolPolicy?: ToolPolicyFiles;
   /** agent.yml gives some MCP server an `oauth` block: DPoP and workload identity are bundled. */
   mcpOAuth?: boolean;
+  /** agent.yml names an MCP server with a url (infra/mcp-remote.ts): only then is the MCP client's HTTP side bundled. */
+  mcpRemote?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -138,7 +140,9 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #on-behalf-of (token exchange and enterprise-managed authorization for MCP servers called as
  *   their callers, about 7 KB): only where some server of agent.yml has such an auth.mode;
  * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
- *   beside the code): only where agent.yml has a toolPolicy.
+ *   beside the code): only where agent.yml has a toolPolicy;
+ * - #mcp-remote (the MCP client's Streamable HTTP and SSE transports and the stateless era, about
+ *   32 KB): only where agent.yml names an MCP server with a url.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -166,6 +170,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
     ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts') }),
     ...(options.onBehalfOf ? {} : { '#on-behalf-of': substitute('without-on-behalf-of.ts') }),
+    ...(options.mcpRemote ? {} : { '#mcp-remote': substitute('without-mcp-remote.ts') }),
   };
 }
 

@@ -16,6 +16,7 @@ import { usesUiStreams } from './ui-streams.ts';
 import { usesMcpServerDoor } from './mcp-server-door.ts';
 import { a2aDoorIsOn } from './a2a-door.ts';
 import { toolPolicyFiles } from './tool-policy.ts';
+import { usesMcpRemote } from './mcp-remote.ts';
 import { FilesBucket, filesSettingsOf } from './files-bucket.ts';
 import { HmacKey } from './hmac-key.ts';
 import { McpOAuthTokens, oauthServerNames, usesOnBehalfOf } from './mcp-oauth-tokens.ts';
@@ -60,7 +61,7 @@ export class McpAgentStack extends Stack {
     const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), deepSearch: usesDeepSearch(agentConfig), uiStreams: usesUiStreams(agentConfig), mcpServerDoor: usesMcpServerDoor(agentConfig), a2a: a2aDoorIsOn(agentConfig), onBehalfOf: usesOnBehalfOf(agentConfig), ...bundledStrategies(agentConfig), ...bundledExtensions(agentConfig), ...withToolPolicy(toolPolicyFiles(agentConfig)), mcpOAuth: oauthTokens !== undefined };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), deepSearch: usesDeepSearch(agentConfig), uiStreams: usesUiStreams(agentConfig), mcpServerDoor: usesMcpServerDoor(agentConfig), a2a: a2aDoorIsOn(agentConfig), mcpRemote: usesMcpRemote(agentConfig), onBehalfOf: usesOnBehalfOf(agentConfig), ...bundledStrategies(agentConfig), ...bundledExtensions(agentConfig), ...withToolPolicy(toolPolicyFiles(agentConfig)), mcpOAuth: oauthTokens !== undefined };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,

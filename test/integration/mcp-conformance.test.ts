@@ -42,6 +42,10 @@ const PASSING = [
   'sep-2640-client-verify-digest',
   'sep-2640-client-verify-frontmatter',
   'sep-2640-client-verify-size',
+  'request-metadata',
+  'http-custom-headers',
+  'http-invalid-tool-headers',
+  'json-schema-2020-12-preservation',
 ];
 
 interface Check {

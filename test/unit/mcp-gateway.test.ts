@@ -55,6 +55,7 @@ describe('createMcpGateway', () => {
       name: 't1',
       description: 'catalog listing 1',
       parameters: { type: 'object', properties: { ms: { type: 'integer' } } },
+      inputSchema: { type: 'object', properties: { ms: { type: 'integer' } } },
       server: 'paged',
       originalName: 't1',
     });

@@ -20,6 +20,7 @@ import {
   functionSubstitutes,
   shellQuote,
 } from '../../infra/bundling.ts';
+import { usesMcpRemote } from '../../infra/mcp-remote.ts';
 
 const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
 
@@ -69,6 +70,7 @@ describe('functionBundling', () => {
       `#mcp-oauth-dpop=${substitute('without-mcp-oauth.ts')}`,
       `#mcp-oauth-workload=${substitute('without-mcp-oauth.ts')}`,
       `#on-behalf-of=${substitute('without-on-behalf-of.ts')}`,
+      `#mcp-remote=${substitute('without-mcp-remote.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });
@@ -117,6 +119,22 @@ describe('functionBundling', () => {
   it('bundles the A2A front door and its SDK only when agent.yml turns a2a on', () => {
     expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#a2a-door': substitute('without-a2a-door.ts') });
     expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, a2a: true })).not.toHaveProperty('#a2a-door');
+  });
+
+  it('bundles the MCP client over HTTP only when agent.yml names an MCP server with a url', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#mcp-remote': substitute('without-mcp-remote.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, mcpRemote: true })).not.toHaveProperty('#mcp-remote');
+    const yml = (name: string, text: string) => {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'mcp-remote-')), name);
+      writeFileSync(file, text);
+      return file;
+    };
+    expect(usesMcpRemote(agentConfigPath('agent.yml'))).toBe(false);
+    expect(usesMcpRemote(yml('a.yml', 'mcpServers:\n  local: { command: node, args: [server.js] }\n'))).toBe(false);
+    expect(usesMcpRemote(yml('b.yml', 'mcpServers:\n  local: { command: node }\n  docs: { url: https://docs.example/mcp }\n'))).toBe(true);
+    expect(usesMcpRemote(yml('c.yml', 'mcpServers:\n  docs: ${DOCS_SERVER}\n'))).toBe(true);
+    expect(usesMcpRemote(yml('d.yml', 'mcpServers: ${SERVERS}\n'))).toBe(true);
+    expect(usesMcpRemote(yml('e.yml', 'maxRounds: 4\n'))).toBe(false);
   });
 
   it('gives a Bedrock function the Bedrock provider and event streams, and leaves out the OpenAI-compatible provider and SSO bearer tokens', () => {

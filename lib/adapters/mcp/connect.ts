@@ -1,23 +1,19 @@
 /**
- * Opens one MCP client session over the transport a server spec asks for. The only place that
- * builds SDK transports; everything else sees a `ServerConnection`.
+ * Opens one MCP client session over the transport a server spec asks for. SDK transports are built
+ * here and, for servers over HTTP, in remote.ts; everything else sees a `ServerConnection`.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
-import { createBoundedFetch } from './bounded/fetch.ts';
-import { withTraceHeaders } from './trace-headers.ts';
 import { BoundedStdioClientTransport } from './bounded/stdio.ts';
+import { createRemoteTransport, endRemoteSession, statelessEra } from '#mcp-remote';
 import { schemaValidator } from './schema/compile.ts';
 import { registerAnswers, type ServerRequestAnswers } from './server-requests.ts';
-import { EraNegotiation, STATELESS_PROTOCOL_VERSION } from './stateless/envelope.ts';
-import { NegotiatingTransport } from './stateless/negotiating-transport.ts';
+import type { HeaderParameter } from './stateless/param-headers.ts';
 import { logStderrLines } from './stderr.ts';
 import type { McpServerSpec, TransportKind } from './types.ts';
 
@@ -32,12 +28,19 @@ export interface ServerConnection {
   era: 'stateless' | 'stateful';
   /** How requests of the server are answered (in the stateless era, inside its results). */
   answers: ServerRequestAnswers;
+  /**
+   * Stateless era over HTTP: per tool, the arguments its calls carry as `Mcp-Param-*` headers
+   * (SEP-2243), filled from each listing.
+   */
+  headerParameters?: Map<string, HeaderParameter[]>;
   close(): Promise<void>;
 }
 
 interface ConnectOptions {
   /** Aborts the attempt (connect timeout or gateway shutdown); whatever was started is closed. */
   signal: AbortSignal;
+  /** The connect timeout that signal keeps. */
+  connectTimeoutMs: number;
   logger: Logger;
   /** A message larger than this is cut off while it arrives; only its request fails. */
   maxResultBytes: number;
@@ -96,15 +99,15 @@ async function open(spec: McpServerSpec, kind: TransportKind, options: ConnectOp
 
   const close = async (): Promise<void> => {
     closed = true;
-    if (transport instanceof NegotiatingTransport) await endHttpSession(transport.streamableHttp);
+    await endRemoteSession(transport);
     await client.close().catch(() => undefined);
   };
   try {
     // transport.start() takes no signal (an SSE GET may hang), hence the race.
     await untilAborted(client.connect(transport, { signal: options.signal }), options.signal);
-    const stateless = transport instanceof NegotiatingTransport && transport.era === 'stateless';
-    const protocolVersion = stateless ? STATELESS_PROTOCOL_VERSION : negotiated();
-    return { client, transport: kind, protocolVersion, era: stateless ? 'stateless' : 'stateful', answers: options.answers, close };
+    const stateless = statelessEra(transport);
+    const era = stateless ? { era: 'stateless' as const, headerParameters: stateless.headerParameters } : { era: 'stateful' as const };
+    return { client, transport: kind, protocolVersion: stateless?.protocolVersion ?? negotiated(), ...era, answers: options.answers, close };
   } catch (error) {
     closed = true;
     await client.close().catch(() => undefined);
@@ -137,17 +140,7 @@ function createTransport(spec: Exclude<McpServerSpec, InMemorySpec>, kind: Trans
     if (transport.stderr) logStderrLines(transport.stderr, spec.name, logger);
     return transport;
   }
-  const requestInit = { headers: spec.headers };
-  const url = new URL(spec.url);
-  // Every response body the transport reads messages from is bounded as it arrives.
-  const bounded = createBoundedFetch({ ...bounds, legacySse: kind === 'sse', onLost });
-  // OAuth 2.1 (lib/adapters/mcp/oauth/): the server's token provider, and the fetch that watches its challenges.
-  // Or the caller's own identity: each request carries the token exchanged for its caller (oauth/on-behalf-of.ts).
-  const oauth = spec.authorization?.forTransport(bounded) ?? { fetch: spec.onBehalfOf?.wrapFetch(bounded) ?? bounded };
-  if (kind === 'sse') return new SSEClientTransport(url, { requestInit, ...oauth, fetch: withTraceHeaders(oauth.fetch) });
-  // Streamable HTTP speaks either era; which one is settled by the first request (stateless/).
-  const negotiation = new EraNegotiation(CLIENT_INFO, options.capabilities);
-  return new NegotiatingTransport(new StreamableHTTPClientTransport(url, { requestInit, ...oauth, fetch: negotiation.wrapFetch(withTraceHeaders(oauth.fetch)) }), negotiation);
+  return createRemoteTransport(spec, kind === 'sse' ? 'sse' : 'http', { clientInfo: CLIENT_INFO, capabilities: options.capabilities, logger, maxResultBytes, connectTimeoutMs: options.connectTimeoutMs, onLost });
 }
 
 /** The client hands the negotiated version to transports that take it; stdio does not, so ask all. */
@@ -159,17 +152,6 @@ function recordProtocolVersion(transport: Transport): () => string | undefined {
     original?.(negotiated);
   };
   return () => version;
-}
-
-/** Ends the server-side session politely (HTTP DELETE), without letting a dead server stall us. */
-async function endHttpSession(transport: StreamableHTTPClientTransport): Promise<void> {
-  if (transport.sessionId === undefined) return;
-  let timer: NodeJS.Timeout | undefined;
-  const giveUp = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, 1_000);
-  });
-  await Promise.race([transport.terminateSession().catch(() => undefined), giveUp]);
-  clearTimeout(timer);
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

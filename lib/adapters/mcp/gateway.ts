@@ -10,6 +10,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/json.ts';
 import { dotSegmentIn, resourceUriMatcher } from '../../core/resource-uris.ts';
 import type { ToolAnnotations, ToolDefinition, ToolGateway, ToolOutput, ToolServerStatus } from '../../core/ports/tools.ts';
 import { callServerTool } from './call-tool.ts';
@@ -77,6 +78,7 @@ export function createMcpGateway(options: McpGatewayOptions): ToolGateway {
           name: nameOf.get(`${server.spec.name}\u0000${tool.name}`) ?? tool.name,
           description: tool.description ?? '',
           parameters,
+          inputSchema: tool.inputSchema as JsonObject,
           server: server.spec.name,
           originalName: tool.name,
           ...annotationsOf(tool),

@@ -3,7 +3,8 @@
  * whole page with one schema, so a single malformed tool would take every tool of its server away;
  * here the page is read leniently and each tool is checked alone: its shape (the SDK's ToolSchema),
  * its inputSchema and outputSchema (compiled, compile.ts), and whether it can run at all (a tool
- * that requires MCP tasks on a server that offers none cannot). A tool that fails is left out with
+ * that requires MCP tasks on a server that offers none cannot), and in the stateless era its
+ * `x-mcp-header` declarations (param-headers.ts). A tool that fails is left out with
  * its reason; the others stay. Accepted input schemas are fitted for model APIs here, once per
  * listing (fit.ts).
  */
@@ -13,6 +14,8 @@ import * as z from 'zod';
 import type { JsonObject } from '../../core/json.ts';
 import { compileSchema } from './schema/compile.ts';
 import { fitSchemaForModel } from './schema/fit.ts';
+import { headerParametersOf } from '#mcp-remote';
+import type { HeaderParameter } from './stateless/param-headers.ts';
 
 export interface ListedTool {
   tool: Tool;
@@ -20,6 +23,8 @@ export interface ListedTool {
   parameters: JsonObject;
   /** The tool runs only as an MCP task (`execution.taskSupport: "required"`). */
   requiresTask: boolean;
+  /** The arguments its calls carry as `Mcp-Param-*` headers (stateless era, SEP-2243); absent when none. */
+  headerParameters?: HeaderParameter[];
 }
 
 export interface SkippedTool {
@@ -39,6 +44,8 @@ interface ListOptions {
   timeoutMs: number;
   /** The server declared `tasks.requests.tools.call`: task-required tools can run. */
   tasksSupported: boolean;
+  /** The connection mirrors `x-mcp-header` arguments in headers (stateless era over HTTP): declarations are judged. */
+  headerParameters?: boolean;
 }
 
 /** A server that keeps sending cursors is cut off here rather than looping for ever. */
@@ -67,19 +74,19 @@ export async function listAllTools(client: Client, options: ListOptions): Promis
     if (cursor === undefined || seenCursors.has(cursor)) break;
     seenCursors.add(cursor);
   }
-  const listing = judgeTools(raw, options.tasksSupported);
+  const listing = judgeTools(raw, options.tasksSupported, options.headerParameters ?? false);
   rememberToolMetadata(client, listing.tools.map((entry) => entry.tool));
   return ttlMs === undefined ? listing : { ...listing, ttlMs };
 }
 
 /** Splits what a server listed into the tools that can be offered and those left out, with why. */
-export function judgeTools(raw: unknown[], tasksSupported: boolean): Omit<ToolListing, 'ttlMs'> {
+export function judgeTools(raw: unknown[], tasksSupported: boolean, headerParameters = false): Omit<ToolListing, 'ttlMs'> {
   const tools: ListedTool[] = [];
   const skipped: SkippedTool[] = [];
   const seen = new Set<string>();
   for (const entry of raw) {
     const name = nameOf(entry);
-    const verdict = judgeTool(entry, tasksSupported);
+    const verdict = judgeTool(entry, tasksSupported, headerParameters);
     if ('reason' in verdict) {
       skipped.push({ name, reason: verdict.reason });
       continue;
@@ -92,7 +99,7 @@ export function judgeTools(raw: unknown[], tasksSupported: boolean): Omit<ToolLi
   return { tools, skipped };
 }
 
-function judgeTool(entry: unknown, tasksSupported: boolean): ListedTool | { reason: string } {
+function judgeTool(entry: unknown, tasksSupported: boolean, headerParameters: boolean): ListedTool | { reason: string } {
   const parsed = ToolSchema.safeParse(entry);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -110,7 +117,10 @@ function judgeTool(entry: unknown, tasksSupported: boolean): ListedTool | { reas
   if (requiresTask && !tasksSupported) {
     return { reason: 'it requires task-based execution (execution.taskSupport: "required"), and the server does not offer tasks for tools/call' };
   }
-  return { tool, parameters: fitSchemaForModel(tool.inputSchema as JsonObject), requiresTask };
+  // A header declaration the spec forbids makes the tool one a client must not call (SEP-2243).
+  const headers = headerParameters ? headerParametersOf(tool.inputSchema as JsonObject) : [];
+  if ('error' in headers) return { reason: `inputSchema has an invalid x-mcp-header declaration: ${headers.error}` };
+  return { tool, parameters: fitSchemaForModel(tool.inputSchema as JsonObject), requiresTask, ...(headers.length > 0 ? { headerParameters: headers } : {}) };
 }
 
 function nameOf(entry: unknown): string {

@@ -244,6 +244,7 @@ export class ManagedServer {
       // The server process outlives this turn: its stderr lines must not carry this turn's ids.
       connection = await withoutLogContext(() => connectServer(this.spec, {
         signal: deadline.signal,
+        connectTimeoutMs: ms(this.options.settings.connectTimeoutSeconds),
         logger: this.options.logger,
         maxResultBytes: this.options.settings.maxResultBytes,
         capabilities,
@@ -291,7 +292,10 @@ export class ManagedServer {
       signal,
       timeoutMs: ms(this.options.settings.connectTimeoutSeconds),
       tasksSupported: tasks !== undefined,
+      headerParameters: connection.headerParameters !== undefined,
     });
+    connection.headerParameters?.clear();
+    for (const entry of listing.tools) if (entry.headerParameters) connection.headerParameters?.set(entry.tool.name, entry.headerParameters);
     this.tools = listing.tools;
     this.skipped = listing.skipped;
     this.known = listing.tools.map((entry) => entry.tool.name);

@@ -8,6 +8,11 @@ export interface ToolDefinition {
   name: string;
   description: string;
   parameters: JsonObject;
+  /**
+   * The tool's `inputSchema` exactly as its MCP server listed it (JSON Schema 2020-12: `$schema`,
+   * `$defs`, `$ref`, `$anchor` kept), where `parameters` is that schema fitted for model APIs.
+   */
+  inputSchema?: JsonObject;
   /** The MCP server serving it, and the tool's name as that server lists it. */
   server?: string;
   originalName?: string;

@@ -209,7 +209,7 @@ export class OnBehalfOf {
   private identityProviderAuthentication(): AuthenticateClient | undefined {
     const provider = this.server.auth.identityProvider;
     if (!provider?.clientId) return undefined;
-    const add = clientAuthentication({ grant: 'client_credentials', clientId: provider.clientId, ...(provider.clientSecret ? { clientSecret: provider.clientSecret } : {}), privateKeyAlgorithm: 'RS256', redirectUrl: 'http://localhost/', clientName: '', refreshBeforeExpirySeconds: 0 });
+    const add = clientAuthentication({ grant: 'client_credentials', clientId: provider.clientId, ...(provider.clientSecret ? { clientSecret: provider.clientSecret } : {}), privateKeyAlgorithm: 'RS256', redirectUrl: 'http://localhost/', clientName: '', refreshBeforeExpirySeconds: 0, dpop: 'off' });
     return add ? (headers, parameters, endpoint) => add(headers, parameters, endpoint, undefined) : undefined;
   }
 

@@ -3,10 +3,11 @@
  * how much JSON Schema they read: many reject or ignore `$ref`/`$defs` and `$schema`, and some
  * refuse an object without `properties`. So, once per catalog refresh (never per round):
  *
- *   - every local `$ref` ("#/$defs/Address", "#/definitions/…", "#") is replaced by what it points
- *     at; a reference to itself is expanded `MAXIMUM_RECURSION` levels deep and then becomes `{}`
- *     (any value), so a recursive schema stays finite;
- *   - `$defs`, `definitions` and `$schema` are removed, and the top-level `$id`;
+ *   - every local `$ref` ("#/$defs/Address", "#/definitions/…", "#", or an anchor: "#address") is
+ *     replaced by what it points at; a reference to itself is expanded `MAXIMUM_RECURSION` levels
+ *     deep and then becomes `{}` (any value), so a recursive schema stays finite;
+ *   - `$defs`, `definitions`, `$schema` and `$anchor` are removed (an anchor inlined twice would name
+ *     two places), and the top-level `$id`;
  *   - every `type: "object"` without `properties` gets `properties: {}`.
  *
  * The fitted schema accepts at least what the original accepts (a cut recursion accepts anything),
@@ -16,8 +17,8 @@
 import type { JsonObject } from '../../../core/json.ts';
 
 const MAXIMUM_RECURSION = 2;
-/** Dropped wherever they appear: definitions are inlined, and a dialect means nothing to a model API. */
-const DROPPED_KEYS = new Set(['$defs', 'definitions', '$schema']);
+/** Dropped wherever they appear: definitions and anchors are inlined, and a dialect means nothing to a model API. */
+const DROPPED_KEYS = new Set(['$defs', 'definitions', '$schema', '$anchor']);
 
 export function fitSchemaForModel(schema: JsonObject): JsonObject {
   const { $id: _id, ...rest } = schema;
@@ -59,10 +60,11 @@ function describeCut(siblings: JsonObject, reference: string): string {
   return typeof siblings.description === 'string' ? `${siblings.description} ${note}` : note;
 }
 
-/** A JSON Pointer fragment ("#/$defs/a~1b") in the root schema; `{}` where it leads nowhere. */
+/** A JSON Pointer fragment ("#/$defs/a~1b") or an anchor ("#address") in the root schema; `{}` where it leads nowhere. */
 function resolvePointer(root: JsonObject, reference: string): unknown {
   const pointer = decodeURIComponent(reference.slice(1));
   if (pointer === '' || pointer === '/') return root;
+  if (!pointer.startsWith('/')) return anchored(root, pointer) ?? {};
   let current: unknown = root;
   for (const segment of pointer.split('/').slice(1)) {
     const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
@@ -70,6 +72,24 @@ function resolvePointer(root: JsonObject, reference: string): unknown {
     current = (current as Record<string, unknown>)[key];
   }
   return current === undefined ? {} : current;
+}
+
+/** The subschema whose `$anchor` is `name` (2020-12 plain-name fragments). */
+function anchored(node: unknown, name: string): JsonObject | undefined {
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      const found = anchored(item, name);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (!isObject(node)) return undefined;
+  if (node.$anchor === name) return node;
+  for (const value of Object.values(node)) {
+    const found = anchored(value, name);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function isObject(value: unknown): value is JsonObject {
