@@ -283,9 +283,9 @@ describe('per-user connections, through the local server', () => {
     expect(after.body).toMatchObject({ stopReason: 'input_required', pendingElicitations: [{ mode: 'url', server: 'crm' }] });
   }, 120_000);
 
-  it('refreshes a token before it expires, once for two calls at the same time, and again after a 401', async () => {
+  it('refreshes a token before it expires, once for two calls of one owner at the same time', async () => {
     // Prepare: every token is within refreshBeforeExpirySeconds of expiring, so each use renews it first
-    const setup = await start({ accessTokenSeconds: 3600, oauth: '{ refreshBeforeExpirySeconds: 3599 }', wanted: ['list_notes', 'whoami'] });
+    const setup = await start({ oauth: '{ refreshBeforeExpirySeconds: 3600 }', wanted: ['list_notes', 'whoami'] });
     await connect(setup, 'alice', 'alice-refresh');
     const refreshes = () => setup.authorization.events.filter((event) => event.kind === 'token' && event.grant === 'refresh_token').length;
     const before = refreshes();
@@ -293,20 +293,30 @@ describe('per-user connections, through the local server', () => {
     // Act: two calls of hers in one round
     const both = await ask(setup, 'alice', 'alice-refresh-2', 'Who am I and what are my notes?');
 
-    // Assess: one refresh for both (a rotating refresh token is spent once), no 401 seen
+    // Assess: one refresh for both (a rotating refresh token is spent once), no 401 seen, both answered as her
     expect(both.body.stopReason).toBe('completed');
+    expect(both.body.toolCalls.map((call: { name: string; ok: boolean }) => [call.name, call.ok])).toEqual([['list_notes', true], ['whoami', true]]);
     expect(refreshes()).toBe(before + 1);
     expect(setup.authorization.events.filter((event) => event.kind === 'refresh-refused')).toEqual([]);
     expect(setup.crm.events.filter((event) => event.status === 401)).toEqual([]);
+  }, 120_000);
 
-    // Act: the provider ends every access token; the next call meets a 401
+  it('refreshes a token the server refuses with 401 and sends the call again', async () => {
+    // Prepare
+    const setup = await start();
+    await connect(setup, 'alice', 'alice-401');
+    const seen = setup.crm.events.length;
+
+    // Act: the provider ends every access token before it expires; her next call meets a 401
     setup.authorization.expireAccessTokens();
-    const afterExpiry = await ask(setup, 'alice', 'alice-refresh-3', 'Show my notes');
+    const afterExpiry = await ask(setup, 'alice', 'alice-401-2', 'Show my notes');
 
-    // Assess: renewed and sent again, answered with her data
-    expect(afterExpiry.body).toMatchObject({ stopReason: 'completed' });
-    expect(afterExpiry.body.reply).toContain("alice's notes");
-    expect(setup.authorization.events.filter((event) => event.kind === 'refresh-refused')).toEqual([]);
+    // Assess: renewed with her refresh token and sent again, answered with her data
+    expect(afterExpiry.body).toMatchObject({ stopReason: 'completed', reply: "Tool said: alice's notes: Call Acme; Renew contract" });
+    const later = setup.crm.events.slice(seen);
+    expect(later.some((event) => event.status === 401)).toBe(true);
+    expect(later.at(-1)).toMatchObject({ status: 200, user: 'alice', method: 'tools/call' });
+    expect(setup.authorization.events.filter((event) => event.kind === 'token' && event.grant === 'refresh_token')).toHaveLength(1);
   }, 120_000);
 
   it('runs the call with the connection made before a restart when the owner accepts after it', async () => {
