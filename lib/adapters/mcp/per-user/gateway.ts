@@ -67,6 +67,9 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
   let routes = new Map<string, Route>();
 
   const sessionKey = (owner: string | undefined, server: string) => JSON.stringify([owner ?? null, server]);
+  const forget = (key: string, session: OwnerSession) => {
+    if (sessions.get(key) === session) sessions.delete(key);
+  };
 
   /** The catalogs kept in the store, once per process (a new process has them before anyone calls). */
   function loadCatalogs(): Promise<void> {
@@ -109,7 +112,8 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
           logger,
           maxResultBytes: settings.maxResultBytes,
           onToolsChanged: () => undefined,
-          onClosed: () => sessions.delete(sessionKey(owner, server.name)),
+          // Only this session: a newer one of the same owner may have taken its place.
+          onClosed: () => forget(sessionKey(owner, server.name), session),
           // A per-user server is asked nothing of the user while a call runs (left out: docs/users-own-accounts.md).
           capabilities: {},
           answers: {},
@@ -121,7 +125,7 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
         return connection;
       }).finally(() => clearTimeout(timer)),
     };
-    session.connection.catch(() => sessions.delete(sessionKey(owner, server.name)));
+    session.connection.catch(() => forget(sessionKey(owner, server.name), session));
     return session;
   }
 
@@ -181,7 +185,7 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
     } catch (error) {
       // The server refused the token and no renewal helped: the owner connects again.
       if (session.token.lost) {
-        sessions.delete(sessionKey(owner, server.name));
+        forget(sessionKey(owner, server.name), session);
         void connection.close();
         throw await connectionRequired(owner, server.name);
       }
