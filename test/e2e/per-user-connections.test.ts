@@ -332,6 +332,16 @@ describe('per-user connections, through the local server', () => {
     expect(after.body).toMatchObject({ stopReason: 'input_required', pendingElicitations: [{ mode: 'url', server: 'crm', name: 'list_notes' }] });
     expect(setup.authorization.events.filter((event) => event.kind === 'refresh-refused')).toHaveLength(1);
     expect(await connectionsOf(setup, 'alice')).toEqual({ connections: [{ server: 'crm', connected: false }] });
+
+    // Act: she connects again; then, in a new process (no session open yet), the grant ends again
+    const pending = after.body.pendingElicitations[0];
+    expect((await consent(pending.url, 'alice')).status).toBe(200);
+    await setup.restart();
+    setup.authorization.endGrantsOf('alice');
+    const afterRestart = await ask(setup, 'alice', 'alice-ended-3', 'Show my notes');
+
+    // Assess: refused while the session opened, it pauses all the same
+    expect(afterRestart.body).toMatchObject({ stopReason: 'input_required', pendingElicitations: [{ mode: 'url', server: 'crm' }] });
   }, 120_000);
 
   it('runs the call with the connection made before a restart when the owner accepts after it', async () => {

@@ -167,12 +167,14 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
   async function callPerUser(route: Route, name: string, args: JsonObject, callOptions: Parameters<ToolGateway['callTool']>[2]): Promise<ToolOutput> {
     const owner = callOptions.caller?.owner;
     const server = serverNamed(route.server);
-    let session: OwnerSession;
+    let session: OwnerSession | undefined;
     try {
       session = await sessionFor(owner, server);
       await session.connection;
     } catch (error) {
       if (error instanceof ConnectionRequired) throw error;
+      // The server refused the token while the session opened, and no renewal helped.
+      if (session?.token.lost) throw await connectionRequired(owner, server.name);
       throw new ToolCallError('tool_server_unavailable', `Tool "${name}" did not run: the MCP server "${server.name}" is unavailable for this user (${errorMessage(error)}). Try again later.`, { cause: error });
     }
     if (route.tool === undefined) {
