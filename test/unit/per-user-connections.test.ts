@@ -81,4 +81,41 @@ describe('UserConnections', () => {
     await expect(service.completeConnection('crm', { code: 'c', state })).rejects.toMatchObject({ code: 'connection_state_invalid' });
     expect(crm.exchanged).toEqual([]);
   });
+
+  it('lets two processes that renew at once keep the winner: the loser, refused its spent refresh token, takes the stored tokens', async () => {
+    // Prepare: one store, two processes, a provider whose refresh tokens work once (rotation)
+    const store = createMemoryConnectionStore();
+    const sealer = createKeySealer(randomBytes(32));
+    let now = Date.UTC(2030, 0, 1);
+    const spent = new Set<string>();
+    let issued = 0;
+    let refreshStarted!: () => void;
+    const bothAsked = new Promise<void>((resolve) => (refreshStarted = resolve));
+    let asking = 0;
+    const rotating = provider('crm');
+    Object.assign(rotating.authorization, {
+      async refresh(refreshToken: string): Promise<OAuthTokens> {
+        // Both processes send their refresh before either answer arrives, as racing containers do.
+        if (++asking === 2) refreshStarted();
+        await bothAsked;
+        if (spent.has(refreshToken)) throw new Error('invalid_grant: refresh token already used');
+        spent.add(refreshToken);
+        issued++;
+        return { access_token: `access-renewed-${issued}`, token_type: 'Bearer', expires_in: 3600, refresh_token: `refresh-renewed-${issued}` };
+      },
+    });
+    const processOf = () => new UserConnections({ servers: new Map([['crm', rotating.authorization]]), store, sealer, logger: silentLogger, now: () => now });
+    const [first, second] = [processOf(), processOf()];
+    const state = new URL(await first.startConnection('alice', 'crm')).searchParams.get('state')!;
+    await first.completeConnection('crm', { code: 'the-code', state });
+    now += 3600_000 - 30_000; // within refreshBeforeExpirySeconds (60) of expiring
+
+    // Act
+    const tokens = await Promise.all([first.accessToken('alice', 'crm'), second.accessToken('alice', 'crm')]);
+
+    // Assess: one renewal reached the provider and was kept; both use its token; the connection stays
+    expect(issued).toBe(1);
+    expect(tokens).toEqual(['access-renewed-1', 'access-renewed-1']);
+    expect(await first.listConnections('alice')).toMatchObject([{ server: 'crm', connected: true }]);
+  });
 });
