@@ -34,11 +34,18 @@ const SESSION_IDLE_MS = 5 * 60_000;
 
 interface PerUserGatewayOptions {
   inner: ToolGateway;
-  servers: ReadonlyArray<{ name: string; url: string }>;
+  /** Their headers go with every request (never an Authorization header: the schema refuses one). */
+  servers: ReadonlyArray<PerUserEndpoint>;
   connections: UserConnections;
   store: ConnectionStore;
   logger: Logger;
   settings: { connectTimeoutSeconds: number; maxResultBytes: number };
+}
+
+interface PerUserEndpoint {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
 }
 
 interface OwnerSession {
@@ -95,7 +102,7 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
     return new ConnectionRequired(server, url, `Connect your ${server} account to continue: open the link, sign in and allow access, then come back and accept.`);
   }
 
-  async function openSession(owner: string | undefined, server: { name: string; url: string }, token: string): Promise<OwnerSession> {
+  async function openSession(owner: string | undefined, server: PerUserEndpoint, token: string): Promise<OwnerSession> {
     const holder = { current: token, lost: false };
     const authorization = {
       forTransport: (fetch: FetchLike) => ({ fetch: bearerFetch(fetch, holder, (used) => connections.afterUnauthorized(owner, server.name, used)) }),
@@ -106,7 +113,7 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
       token: holder,
       lastUsed: Date.now(),
       connection: connectServer(
-        { name: server.name, type: 'http', url: server.url, headers: {}, authorization },
+        { name: server.name, type: 'http', url: server.url, headers: server.headers, authorization },
         {
           signal: controller.signal,
           logger,
@@ -130,7 +137,7 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
   }
 
   /** The owner's session with a valid token, or ConnectionRequired. */
-  async function sessionFor(owner: string | undefined, server: { name: string; url: string }): Promise<OwnerSession> {
+  async function sessionFor(owner: string | undefined, server: PerUserEndpoint): Promise<OwnerSession> {
     closeIdle();
     const token = await connections.accessToken(owner, server.name);
     const key = sessionKey(owner, server.name);
@@ -160,7 +167,7 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
     }
   }
 
-  function serverNamed(name: string): { name: string; url: string } {
+  function serverNamed(name: string): PerUserEndpoint {
     return options.servers.find((server) => server.name === name)!;
   }
 
