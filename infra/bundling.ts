@@ -104,6 +104,8 @@ export interface FunctionBundleOptions {
   mcpOAuth?: boolean;
   /** agent.yml names an MCP server with a url (infra/mcp-remote.ts): only then is the MCP client's HTTP side bundled. */
   mcpRemote?: boolean;
+  /** agent.yml has a server of auth.mode per-user (infra/per-user-connections.ts): the owners' OAuth flows and the KMS client are bundled. */
+  perUserConnections?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -139,6 +141,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about 105 KB): only where agent.yml turns a2a on;
  * - #on-behalf-of (token exchange and enterprise-managed authorization for MCP servers called as
  *   their callers, about 7 KB): only where some server of agent.yml has such an auth.mode;
+ * - #per-user-connections (the owners' OAuth flows, the KMS client): only where a server of
+ *   agent.yml has auth.mode per-user;
  * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
  *   beside the code): only where agent.yml has a toolPolicy;
  * - #mcp-remote (the MCP client's Streamable HTTP and SSE transports and the stateless era, about
@@ -171,6 +175,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts') }),
     ...(options.onBehalfOf ? {} : { '#on-behalf-of': substitute('without-on-behalf-of.ts') }),
     ...(options.mcpRemote ? {} : { '#mcp-remote': substitute('without-mcp-remote.ts') }),
+    ...(options.perUserConnections ? {} : { '#per-user-connections': substitute('without-per-user-connections.ts') }),
   };
 }
 

@@ -62,6 +62,6 @@ export function usesOnBehalfOf(agentConfigFile: string): boolean {
   if (!servers || typeof servers !== 'object') return false;
   return Object.values(servers).some((server) => {
     const mode = server !== null && typeof server === 'object' ? (server as { auth?: { mode?: unknown } }).auth?.mode : undefined;
-    return mode !== undefined && mode !== 'service';
+    return mode === 'token-exchange' || mode === 'enterprise-managed';
   });
 }

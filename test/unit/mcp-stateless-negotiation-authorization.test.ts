@@ -25,7 +25,7 @@ const initialize: JSONRPCMessage = { jsonrpc: '2.0', id: 0, method: 'initialize'
 describe('the era negotiation when server/discover is refused', () => {
   it('falls back to initialize when the server refuses it (a 2025 server)', async () => {
     const { inner, sent } = refusingTransport(new Error('Streamable HTTP error: Error POSTing to endpoint (HTTP 400)'));
-    const transport = new NegotiatingTransport(inner, new EraNegotiation({ name: 'test', version: '1' }, {}));
+    const transport = new NegotiatingTransport(inner, new EraNegotiation({ name: 'test', version: '1' }, {}), 5_000);
     await transport.start();
 
     await expect(transport.send(initialize)).rejects.toThrow(/HTTP 400/);
@@ -36,7 +36,7 @@ describe('the era negotiation when server/discover is refused', () => {
   it('stops with the authorization\'s own verdict, which initialize would only hide (a login is needed)', async () => {
     const verdict = authorizationRequired('wiki', '/srv/tokens.json', undefined, 'it now names the authorization server https://new.example.com/');
     const { inner, sent } = refusingTransport(verdict);
-    const transport = new NegotiatingTransport(inner, new EraNegotiation({ name: 'test', version: '1' }, {}));
+    const transport = new NegotiatingTransport(inner, new EraNegotiation({ name: 'test', version: '1' }, {}), 5_000);
     await transport.start();
 
     await expect(transport.send(initialize)).rejects.toBe(verdict);

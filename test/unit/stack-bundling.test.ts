@@ -71,6 +71,7 @@ describe('functionBundling', () => {
       `#mcp-oauth-workload=${substitute('without-mcp-oauth.ts')}`,
       `#on-behalf-of=${substitute('without-on-behalf-of.ts')}`,
       `#mcp-remote=${substitute('without-mcp-remote.ts')}`,
+      `#per-user-connections=${substitute('without-per-user-connections.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });

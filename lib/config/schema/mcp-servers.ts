@@ -141,10 +141,13 @@ const SUBJECT_TOKEN_TYPES = {
  * endpoint. `enterprise-managed` (SEP-990): the caller's ID token from the enterprise identity
  * provider is exchanged there for an identity assertion grant (ID-JAG), which the server's
  * authorization server takes with the jwt-bearer grant (RFC 7523) for an access token.
+ * `per-user`: each owner connects their own account at the server's OAuth provider (the `oauth`
+ * block's client settings, authorization code with PKCE), and the calls made for them carry their
+ * token (docs/users-own-accounts.md).
  */
 export const serverAuthSchema = z
   .strictObject({
-    mode: z.enum(['service', 'token-exchange', 'enterprise-managed']).default('service'),
+    mode: z.enum(['service', 'per-user', 'token-exchange', 'enterprise-managed']).default('service'),
     /**
      * token-exchange: where the exchange is made. Absent: the token endpoint of oauth.authorizationServer's
      * metadata, else of the authorization server the MCP server's protected resource metadata names.
@@ -192,7 +195,7 @@ export const remoteServerSchema = z.strictObject({
   headers: stringMap().default({}),
   /** OAuth 2.1 (the MCP authorization specification): tokens are obtained, stored and refreshed for this server. */
   oauth: oauthSchema.optional(),
-  /** Whose identity calls reach the server with: the service's (default) or the caller's (token-exchange, enterprise-managed). */
+  /** Whose identity calls reach the server with: the service's (default), each owner's own account (per-user), or the caller's token exchanged (token-exchange, enterprise-managed). */
   auth: serverAuthSchema.optional(),
   ...toolPolicyFields,
   ...clientFeatureFields,
@@ -204,13 +207,16 @@ export const remoteServerSchema = z.strictObject({
   }
   const mode = server.auth?.mode ?? 'service';
   if (mode !== 'service' && authorization) {
-    context.addIssue({ code: 'custom', path: ['headers', authorization], message: `an Authorization header cannot be combined with auth.mode ${mode}, which sends the caller's token` });
+    context.addIssue({ code: 'custom', path: ['headers', authorization], message: `an Authorization header cannot be combined with auth.mode ${mode}, which sends ${mode === 'per-user' ? 'each user\'s own token' : 'the caller\'s token'}` });
   }
   if (mode === 'enterprise-managed' && !server.oauth?.clientId) {
     context.addIssue({ code: 'custom', path: ['oauth', 'clientId'], message: 'enterprise-managed needs the client registered at the MCP server\'s authorization server (oauth.clientId), which presents the identity assertion grant' });
   }
   if (mode !== 'service' && server.type === 'sse') {
     context.addIssue({ code: 'custom', path: ['auth', 'mode'], message: `auth.mode ${mode} needs Streamable HTTP (type http): each request then carries its caller's token` });
+  }
+  if (mode === 'per-user' && server.oauth?.grant !== undefined && server.oauth.grant !== 'authorization_code') {
+    context.addIssue({ code: 'custom', path: ['oauth', 'grant'], message: `auth.mode per-user connects each user with authorization_code: ${server.oauth.grant} is the service's own identity` });
   }
 });
 

@@ -25,13 +25,13 @@ type WithAuthorization<Server> = Server & { authorization?: McpServerAuthorizati
 /** What attaching reads of a server: a remote one's address and `oauth` block (agent.yml's entries fit it). */
 export type OAuthCandidate =
   | { type: 'stdio' }
-  | { name: string; type: 'http' | 'sse' | 'auto'; url: string; oauth?: OAuthOptions; auth?: { mode: 'service' } | OnBehalfOfOptions };
+  | { name: string; type: 'http' | 'sse' | 'auto'; url: string; oauth?: OAuthOptions; auth?: { mode: 'service' | 'per-user' } | OnBehalfOfOptions };
 
 export function attachOAuth<Server extends OAuthCandidate>(servers: readonly Server[], options: AttachOAuthOptions): WithAuthorization<Server>[] {
   return servers.map((server) => {
     if (server.type === 'stdio') return server;
     const auth = server.auth;
-    if (auth !== undefined && auth.mode !== 'service') {
+    if (auth !== undefined && onBehalf(auth)) {
       return { ...server, onBehalfOf: new OnBehalfOf({ name: server.name, url: server.url, auth, ...(server.oauth ? { oauth: server.oauth } : {}) }, options) };
     }
     if (server.oauth === undefined) return server;
@@ -50,4 +50,5 @@ export function actsOnBehalfOfCallers(servers: readonly OAuthCandidate[]): boole
   return servers.some((server) => server.type !== 'stdio' && actsOnBehalf(server));
 }
 
-const actsOnBehalf = (server: Exclude<OAuthCandidate, { type: 'stdio' }>) => server.auth !== undefined && server.auth.mode !== 'service';
+const onBehalf = (auth: NonNullable<Exclude<OAuthCandidate, { type: 'stdio' }>['auth']>): auth is OnBehalfOfOptions => auth.mode === 'token-exchange' || auth.mode === 'enterprise-managed';
+const actsOnBehalf = (server: Exclude<OAuthCandidate, { type: 'stdio' }>) => server.auth !== undefined && onBehalf(server.auth);
