@@ -139,6 +139,17 @@ describe('replayableArguments', () => {
 
     expect(JSON.parse((wire as any).tool_calls[0].function.arguments)).toEqual({ invalid_json: '{"name": "x",' });
   });
+
+  it('checks a call sent again whose arguments changed since, rather than replaying the first verdict', () => {
+    const call = { id: 'call_1', name: 'foo', arguments: '{"name": "x"}' };
+    const message = assistant({ toolCalls: [call] });
+    const argumentsSent = () => (toWireMessages([message])[0] as any).tool_calls[0].function.arguments;
+    expect(argumentsSent()).toBe('{"name": "x"}');
+
+    call.arguments = '{"name": "x",';
+
+    expect(JSON.parse(argumentsSent())).toEqual({ invalid_json: '{"name": "x",' });
+  });
 });
 
 describe('toWireTools', () => {

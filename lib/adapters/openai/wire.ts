@@ -3,7 +3,7 @@
  * normalize.ts. What we send back must be accepted by every provider, so a few things are
  * repaired on the way out (arguments that are not a JSON object, empty assistant turns).
  */
-import type { AssistantMessage, Message } from '../../core/messages.ts';
+import type { AssistantMessage, Message, ToolCall } from '../../core/messages.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { ToolDefinition } from '../../core/ports/tools.ts';
 import { callData, messageData } from './provider-data.ts';
@@ -74,7 +74,7 @@ function toWireAssistant(message: AssistantMessage): WireAssistantMessage {
           tool_calls: message.toolCalls.map((call) => ({
             id: call.id,
             type: 'function' as const,
-            function: { name: call.name, arguments: replayableArguments(call.arguments) },
+            function: { name: call.name, arguments: replayedArguments(call) },
             ...wireExtraContent(callData(call).extraContent),
           })),
         }
@@ -96,6 +96,22 @@ const wireExtraContent = (extraContent: JsonObject | undefined) => (extraContent
  * dictionary (Anthropic through OpenRouter or Vertex) reject the whole conversation otherwise, on
  * every later turn (quirks report §2.2).
  */
+/**
+ * Every round sends the turn's earlier calls and the history's again, the same call objects each
+ * time: each call's arguments are checked once and the verdict kept with the call, rather than
+ * parsed again on every round (which grew with the conversation: a history of 100 calls parsed 100
+ * arguments per model call). Kept only while the arguments are the ones checked.
+ */
+const replayed = new WeakMap<ToolCall, { raw: string; replayable: string }>();
+
+function replayedArguments(call: ToolCall): string {
+  const known = replayed.get(call);
+  if (known !== undefined && known.raw === call.arguments) return known.replayable;
+  const replayable = replayableArguments(call.arguments);
+  replayed.set(call, { raw: call.arguments, replayable });
+  return replayable;
+}
+
 export function replayableArguments(raw: string): string {
   if (raw.trim() === '') return '{}';
   try {

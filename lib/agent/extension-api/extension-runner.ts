@@ -139,12 +139,13 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
     ...(callPolicy ? { callPolicy } : {}),
     stateOf: (name) => (state[name] ??= {}),
     async turnStart() {
-      for (const extension of extensions) await extension.turnStart?.(context(extension));
+      for (const extension of extensions) if (extension.turnStart) await extension.turnStart(context(extension));
     },
     async prepareTurn(plan) {
       let prepared = plan;
       for (const extension of extensions) {
-        const changed = await extension.prepareTurn?.(prepared, context(extension));
+        if (!extension.prepareTurn) continue;
+        const changed = await extension.prepareTurn(prepared, context(extension));
         if (!changed) continue;
         // A history that breaks the invariant would be refused by the provider on every later turn too.
         const violations = historyViolations(changed.history);
@@ -161,11 +162,12 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
     async prepareModelCall(plan, current) {
       round = current;
       let prepared = plan;
-      for (const extension of extensions) prepared = (await extension.beforeModelCall?.(prepared, context(extension))) ?? prepared;
+      // Only the hooks an extension has are awaited: an await of nothing is a promise and a tick every round.
+      for (const extension of extensions) if (extension.beforeModelCall) prepared = (await extension.beforeModelCall(prepared, context(extension))) ?? prepared;
       return prepared;
     },
     async replied(reply) {
-      for (const extension of extensions) await extension.afterModelReply?.(reply, context(extension));
+      for (const extension of extensions) if (extension.afterModelReply) await extension.afterModelReply(reply, context(extension));
     },
     route(call) {
       for (const extension of extensions) {
@@ -195,7 +197,7 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
     },
     async turnEnd(result) {
       const fields: Record<string, unknown> = {};
-      for (const extension of extensions) Object.assign(fields, await extension.turnEnd?.(result, context(extension)));
+      for (const extension of extensions) if (extension.turnEnd) Object.assign(fields, await extension.turnEnd(result, context(extension)));
       return fields;
     },
     state: () => copyState(state),

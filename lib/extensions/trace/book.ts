@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../core/json.ts';
-import { deepFreeze } from '../../core/state-copy.ts';
+import { copyJson, deepFreeze } from '../../core/state-copy.ts';
 import type { Message } from '../../core/messages.ts';
 import type { ToolDefinition } from '../../core/ports/tools.ts';
 import { traceMessages, traceTools, type TraceContents } from './shape.ts';
@@ -80,7 +80,8 @@ export class TraceBook {
 
   /** Goes on from `base`: a paused turn's trace, taken up again with the turn. */
   constructor(base: StoredTrace) {
-    this.trace = structuredClone(base);
+    // A JSON copy: structuredClone's generality cost more, at the start of every turn.
+    this.trace = copyJson(base);
     // Frozen like everything added later, so that snapshots share only frozen parts.
     for (const list of [this.trace.messages, this.trace.tools, this.trace.rounds, this.trace.toolCalls]) list.forEach((item) => deepFreeze(item));
     this.trace.messages.forEach((message, index) => this.messageIndex.set(this.measured(JSON.stringify(message)), index));
