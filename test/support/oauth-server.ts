@@ -12,7 +12,7 @@ import type { Server as HttpServer } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { serveStatelessMcp } from './stateless-mcp-route.ts';
 import { mcpAuthMetadataRouter, mcpAuthRouter, createOAuthMetadata } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidGrantError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -241,19 +241,7 @@ export async function startOAuthServerDouble(options: OAuthServerDoubleOptions =
     }
     next();
   });
-  resource.post('/mcp', async (request: Request, response: Response) => {
-    const server = notesServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    response.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response, request.body);
-  });
-  resource.all('/mcp', (_request: Request, response: Response) => {
-    response.status(405).set('Allow', 'POST').end();
-  });
+  serveStatelessMcp(resource, () => notesServer());
 
   // The same server over legacy SSE: GET /sse opens the stream, POST /messages carries requests.
   const sseUrl = `http://localhost:${port(resourceListener)}/sse`;

@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { serveStatelessMcp } from './stateless-mcp-route.ts';
 import { mcpAuthMetadataRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -86,19 +86,9 @@ export async function startPerUserMcpServer(options: PerUserMcpServerOptions): P
     },
   };
   app.use('/mcp', requireBearerAuth({ verifier, requiredScopes: [], resourceMetadataUrl, expectedResource: new URL(url) }));
-  app.post('/mcp', async (request: Request, response: Response) => {
+  serveStatelessMcp(app, (request) => {
     const user = String(request.auth?.extra?.['user']);
-    const server = notesServer(user, options.notes[user] ?? []);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    response.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response, request.body);
-  });
-  app.all('/mcp', (_request: Request, response: Response) => {
-    response.status(405).set('Allow', 'POST').end();
+    return notesServer(user, options.notes[user] ?? []);
   });
 
   return {

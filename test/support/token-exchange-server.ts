@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { serveStatelessMcp } from './stateless-mcp-route.ts';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 
@@ -153,19 +153,7 @@ export function mountNotesServer(resource: express.Express, url: string, tokens:
     next();
   });
   resource.use('/mcp', requireBearerAuth({ verifier, expectedResource: new URL(url) }));
-  resource.post('/mcp', async (request: Request, response: Response) => {
-    const server = notesServer(notes);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    response.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response, request.body);
-  });
-  resource.all('/mcp', (_request: Request, response: Response) => {
-    response.status(405).set('Allow', 'POST').end();
-  });
+  serveStatelessMcp(resource, () => notesServer(notes));
 }
 
 /** The tools answer with what the token says: the subject it names, and that subject's own notes. */
