@@ -15,6 +15,21 @@ type WireMessage = { role: string; tool_call_id?: string; content?: string };
 describe('a tool’s question, asked of the MCP client that called the agent', () => {
   const servers = serversPerTest();
 
+  /** The door of a service whose one server asks the user to open a page, and a client that declared `elicitation` and accepts. */
+  async function accountsDoorClient(model: Awaited<ReturnType<typeof servers.model>>, elicitation: { form: Record<string, never>; url?: Record<string, never> }) {
+    const entry = `${PROJECT_ROOT}test/fixtures/url-elicitation-server.ts`;
+    const config = `mcpServerDoor: true\ntools: { callTimeoutSeconds: 60, connectTimeoutSeconds: 30 }\nmcpServers:\n  accounts:\n    command: node\n    args: [${JSON.stringify(entry)}]\n    elicitation: ask\n`;
+    const local = await servers.local(config, model);
+    const client = new Client({ name: 'url-question-test', version: '1.0.0' }, { capabilities: { elicitation }, versionNegotiation: { mode: 'auto' } });
+    const asked: unknown[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params);
+      return { action: 'accept' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${local.server.url}/mcp`)));
+    return { client, asked };
+  }
+
   it('passes the question and its form on as an elicitation, and the answer back to the tool', async () => {
     // Prepare
     const model = await servers.model([
@@ -51,16 +66,7 @@ describe('a tool’s question, asked of the MCP client that called the agent', (
       toolCallsReply([{ id: 'call_link', name: 'connect_account', arguments: {} }]),
       textReply('Linked.'),
     ]);
-    const entry = `${PROJECT_ROOT}test/fixtures/url-elicitation-server.ts`;
-    const config = `mcpServerDoor: true\ntools: { callTimeoutSeconds: 60, connectTimeoutSeconds: 30 }\nmcpServers:\n  accounts:\n    command: node\n    args: [${JSON.stringify(entry)}]\n    elicitation: ask\n`;
-    const local = await servers.local(config, model);
-    const client = new Client({ name: 'url-question-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode: 'auto' } });
-    const asked: unknown[] = [];
-    client.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(request.params);
-      return { action: 'accept' };
-    });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${local.server.url}/mcp`)));
+    const { client, asked } = await accountsDoorClient(model, { form: {}, url: {} });
 
     try {
       const result = await client.callTool({ name: 'ask', arguments: { message: 'Link my account' } });
@@ -76,17 +82,8 @@ describe('a tool’s question, asked of the MCP client that called the agent', (
 
   it('answers a client that can only fill in forms with the URL to open, never a URL elicitation it cannot show', async () => {
     const model = await servers.model([toolCallsReply([{ id: 'call_link', name: 'connect_account', arguments: {} }])]);
-    const entry = `${PROJECT_ROOT}test/fixtures/url-elicitation-server.ts`;
-    const config = `mcpServerDoor: true\ntools: { callTimeoutSeconds: 60, connectTimeoutSeconds: 30 }\nmcpServers:\n  accounts:\n    command: node\n    args: [${JSON.stringify(entry)}]\n    elicitation: ask\n`;
-    const local = await servers.local(config, model);
     // MCP 2025-11-25: `elicitation: { form: {} }` declares forms only; URL mode needs `url`.
-    const client = new Client({ name: 'form-only-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } });
-    const asked: unknown[] = [];
-    client.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(request.params);
-      return { action: 'accept' };
-    });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${local.server.url}/mcp`)));
+    const { client, asked } = await accountsDoorClient(model, { form: {} });
 
     try {
       const result = await client.callTool({ name: 'ask', arguments: { message: 'Link my account' } });
