@@ -214,7 +214,7 @@ export class AgentApi extends Construct {
       },
     ];
     if (methodOptions.authorizationType !== AuthorizationType.COGNITO) {
-      acknowledgments.push({ id: 'AwsSolutions::AwsSolutions-COG4', reason: 'authMode iam signs every request with SigV4 (AWS_IAM authorization); Cognito is authMode cognito. authMode none is for demos and warned of at synth.' });
+      acknowledgments.push({ id: 'AwsSolutions::AwsSolutions-COG4', reason: 'authMode iam signs every request with SigV4 (AWS_IAM authorization); authMode oidc verifies an OpenID Connect provider\'s tokens with a Lambda authorizer; Cognito is authMode cognito. authMode none is for demos and warned of at synth.' });
     }
     if (methodOptions.authorizationType === AuthorizationType.NONE) {
       acknowledgments.push({ id: 'AwsSolutions::AwsSolutions-APIG4', reason: 'authMode none: an open API for demos, chosen explicitly and warned of at synth (mcp-agent:openApi).' });
