@@ -3,7 +3,7 @@
  * function with the provider in its environment) on every route, no Cognito user pool, and the
  * context keys' checks (infra/context.ts).
  */
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { settingsFromContext } from '../../infra/context.ts';
 import { environmentOf, logicalId, templateFor } from '../support/stack-template.ts';
