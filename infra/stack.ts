@@ -148,6 +148,7 @@ export class McpAgentStack extends Stack {
       removalPolicy,
       a2a: this.functionBundle.a2a ?? false,
       protectedResourceMetadata: this.functionBundle.mcpServerDoor === true && (authorization.userPoolId !== undefined || oidc !== undefined),
+      bearerChallenge: oidc !== undefined,
       connections: connectionKey !== undefined,
     });
     // Where a provider sends a person back after they connect an account: the API itself (its

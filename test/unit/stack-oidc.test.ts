@@ -3,7 +3,7 @@
  * function with the provider in its environment) on every route, no Cognito user pool, and the
  * context keys' checks (infra/context.ts).
  */
-import type { Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { settingsFromContext } from '../../infra/context.ts';
 import { environmentOf, logicalId, templateFor } from '../support/stack-template.ts';
@@ -44,6 +44,14 @@ describe('McpAgentStack with authMode=oidc', () => {
     const methods = methodsOf(template);
     expect(methods.length).toBeGreaterThan(10);
     for (const method of methods) expect({ type: method.AuthorizationType, authorizer: method.AuthorizerId }).toEqual({ type: 'CUSTOM', authorizer: { Ref: authorizerId } });
+  });
+
+  it('answers a request without a valid token 401 unauthenticated with WWW-Authenticate: Bearer', () => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'UNAUTHORIZED',
+      ResponseParameters: Match.objectLike({ 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" }),
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"code": "unauthenticated"') },
+    });
   });
 
   it('creates no Cognito user pool, and tells the agent functions AUTH_MODE=oidc and the provider', () => {
