@@ -11,6 +11,7 @@
  * never HS*: the JWKS is public, so a shared-secret signature would prove nothing).
  */
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { InputError } from '../../core/errors.ts';
 
 export interface OidcSettings {
   /** The provider's issuer URL, exactly as its tokens' `iss` claim (Auth0's ends with a slash). */
@@ -26,11 +27,10 @@ export interface VerifiedCaller {
   claims: JWTPayload;
 }
 
-/** A token that is missing, malformed, forged, expired, or for another issuer or audience: a 401. */
-export class TokenRejected extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'TokenRejected';
+/** A token that is missing, malformed, forged, expired, or for another issuer or audience: a 401. The message is the reason, never the token. */
+export class TokenRejected extends InputError<'invalid_token'> {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('invalid_token', reason, options);
   }
 }
 
@@ -93,14 +93,15 @@ async function discoverKeySet(issuer: string, cooldownDuration: number) {
 
 /** Why a token is refused, in jose's words (which never quote the token); a failure to reach the provider stays an error. */
 function rejectionOf(error: unknown): Error {
-  if (error instanceof errors.JWTExpired) return new TokenRejected('the token has expired');
-  if (error instanceof errors.JWTClaimValidationFailed) return new TokenRejected(`the token's claims do not pass: ${error.message}`);
-  if (error instanceof errors.JOSEAlgNotAllowed) return new TokenRejected('the token is signed with an algorithm that is not allowed');
-  if (error instanceof errors.JWKSNoMatchingKey) return new TokenRejected('no key of the issuer matches the token');
-  if (error instanceof errors.JWKSMultipleMatchingKeys) return new TokenRejected('the token names no key id and the issuer has several keys');
-  if (error instanceof errors.JWSSignatureVerificationFailed) return new TokenRejected('the token\'s signature does not verify');
+  const cause = { cause: error };
+  if (error instanceof errors.JWTExpired) return new TokenRejected('the token has expired', cause);
+  if (error instanceof errors.JWTClaimValidationFailed) return new TokenRejected(`the token's claims do not pass: ${error.message}`, cause);
+  if (error instanceof errors.JOSEAlgNotAllowed) return new TokenRejected('the token is signed with an algorithm that is not allowed', cause);
+  if (error instanceof errors.JWKSNoMatchingKey) return new TokenRejected('no key of the issuer matches the token', cause);
+  if (error instanceof errors.JWKSMultipleMatchingKeys) return new TokenRejected('the token names no key id and the issuer has several keys', cause);
+  if (error instanceof errors.JWSSignatureVerificationFailed) return new TokenRejected('the token\'s signature does not verify', cause);
   if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) {
-    return new TokenRejected(`the token is not a valid signed JWT: ${error.message}`);
+    return new TokenRejected(`the token is not a valid signed JWT: ${error.message}`, cause);
   }
   return error instanceof Error ? error : new Error(String(error));
 }
