@@ -7,10 +7,12 @@
  * (test/support/token-exchange-server.ts). The model is scripted to call my_notes when asked for
  * notes and to repeat what the tool answered.
  */
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
+import { serversPerTest, startConfiguredLocalServer, type ConfiguredLocalServer } from '../support/configured-local-server.ts';
 import { startOidcProvider, type OidcProvider } from '../support/oidc-provider.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { completionBodies, toolNames } from '../support/wire-requests.ts';
 import { ACCESS_TOKEN_TYPE, startTokenExchangeDouble, TOKEN_EXCHANGE_GRANT, type TokenExchangeDouble } from '../support/token-exchange-server.ts';
 
 const AUDIENCE = 'mcp-agent-web';
@@ -131,4 +133,40 @@ describe('AUTH_MODE=oidc through npm start', () => {
   it('keeps the users\' tokens out of the log', () => {
     for (const secret of [aliceToken, bobToken, CLIENT_SECRET, ...identity.issued]) expect(local.server.output()).not.toContain(secret);
   });
+});
+
+describe('AUTH_MODE=oidc claims in the tool policy (toolPolicy.cedar) through npm start', () => {
+  const POLICIES = fileURLToPath(new URL('../fixtures/shop-policies.cedar', import.meta.url));
+  const SHOP_SERVER = fileURLToPath(new URL('../fixtures/shop-server.ts', import.meta.url));
+  const servers = serversPerTest();
+  let provider: OidcProvider;
+  beforeAll(async () => {
+    provider = await startOidcProvider({ audience: AUDIENCE });
+  });
+  afterAll(() => provider?.close());
+
+  it('decides by the groups claim of the provider\'s token: support refunds 40 EUR, a caller without the group is not even offered refund', async () => {
+    const refund = toolCallsReply([{ id: 'small', name: 'refund', arguments: { orderNo: 'F1', amount: 40 } }]);
+    const model = await servers.model([refund, textReply('Done.'), refund, textReply('Not allowed.')]);
+    const agentYml = `toolPolicy: { cedar: ${JSON.stringify(POLICIES)} }\nmcpServers:\n  shop: { command: node, args: [${JSON.stringify(SHOP_SERVER)}] }\nmodel: { maxRetries: 0 }\n`;
+    const local = await servers.local(agentYml, model, { AUTH_MODE: 'oidc', OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: AUDIENCE });
+    const ask = async (token: string) => {
+      const response = await fetch(`${local.server.url}/conversations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ message: 'Refund F1 (40)' }),
+      });
+      return (await response.json()) as { toolCalls: Array<{ ok: boolean; policy?: { decision: string; policyIds?: string[] } }> };
+    };
+
+    const support = await ask(await provider.sign({ sub: 'alice-sub-1', groups: ['support'] }));
+    const outsider = await ask(await provider.sign({ sub: 'mallory-sub-3', groups: ['marketing'] }));
+
+    expect(support.toolCalls[0], local.server.output()).toMatchObject({ ok: true, policy: { decision: 'allow', policyIds: ['support-refunds'] } });
+    // No policy could permit refund for the outsider, so it is not even offered; the call the model makes anyway does not run.
+    expect(outsider.toolCalls[0]).toMatchObject({ ok: false });
+    const offered = completionBodies(model).map((body) => toolNames(body));
+    expect(offered[0]).toContain('refund');
+    expect(offered[2]).not.toContain('refund');
+  }, 90_000);
 });
