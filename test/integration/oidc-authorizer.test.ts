@@ -1,6 +1,6 @@
 /**
  * The Lambda TOKEN authorizer of authMode=oidc (functions/oidc-authorizer.ts), invoked with API
- * Gateway's TOKEN authorizer event (test/fixtures/events/api-gateway-token-authorizer.json) against
+ * Gateway's TOKEN authorizer event (test/fixtures/apigateway/token-authorizer.json) against
  * a local OIDC provider; its answer then read by the API entries as API Gateway passes it on
  * (requestContext.authorizer: principalId and the context), so the owner is the token's `sub` and
  * the claims reach the tool policy.
@@ -13,7 +13,7 @@ import { startOidcProvider, unsignedToken, type OidcProvider } from '../support/
 import type { AuthorizerResult, TokenAuthorizerEvent } from '../../functions/oidc-authorizer.ts';
 
 const AUDIENCE = 'api://mcp-agent';
-const fixture = JSON.parse(readFileSync(new URL('../fixtures/events/api-gateway-token-authorizer.json', import.meta.url), 'utf8')) as TokenAuthorizerEvent;
+const fixture = JSON.parse(readFileSync(new URL('../fixtures/apigateway/token-authorizer.json', import.meta.url), 'utf8')) as TokenAuthorizerEvent;
 
 describe('the OIDC Lambda authorizer', () => {
   let provider: OidcProvider;
