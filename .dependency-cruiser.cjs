@@ -89,9 +89,9 @@ module.exports = {
       to: { path: libFolders('queue', 'agent', 'core', 'config') },
     },
     {
-      comment: 'npm start: the HTTP layer on an embedded DynamoDB.',
+      comment: 'npm start: the HTTP layer on an embedded DynamoDB, and (AUTH_MODE=oidc) the OIDC verifier the deployed authorizer uses.',
       from: { path: '^lib/local/' },
-      to: { path: [libFolders('local', 'http', 'adapters/dynamodb', 'core', 'config'), npm('@aws-sdk/client-dynamodb', 'dynalite')] },
+      to: { path: [libFolders('local', 'http', 'adapters/dynamodb', 'adapters/oidc', 'core', 'config'), npm('@aws-sdk/client-dynamodb', 'dynalite')] },
     },
     {
       comment: 'The demo MCP server and the offline demo model, a model provider like the adapters (lib/providers/model-provider.ts): the MCP SDK, the core and the configuration only.',

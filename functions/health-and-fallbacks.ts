@@ -14,7 +14,7 @@ import { answer, fromApiGatewayEvent, toApiGatewayResult } from '../lib/http/lam
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, settings } from './runtime.ts';
 
 export { agent };
-const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode, ...(settings.cognitoIssuer ? { cognitoIssuer: settings.cognitoIssuer } : {}) });
+const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode, ...(settings.cognitoIssuer ? { cognitoIssuer: settings.cognitoIssuer } : {}), ...(settings.oidc ? { oidcIssuer: settings.oidc.issuer } : {}) });
 const handle = serveFrontDoorsBuffered(frontDoors, { agent, logger, maxBodyBytes: config.http.maxBodyBytes });
 
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()

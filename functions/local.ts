@@ -31,6 +31,9 @@ import { modelNotConfigured, modelProvider } from '../lib/providers/configured-m
 import { ensureTable, startDynalite } from '../lib/local/dynalite.ts';
 import { readPageFile } from '../lib/local/page-files.ts';
 import { PRIVATE_UMASK, privateFolder } from '../lib/local/private-folder.ts';
+import { oidcTokenVerifier } from '../lib/adapters/oidc/verify-token.ts';
+import { servedToAnyone } from '../lib/http/lambda/api-gateway.ts';
+import { bearerChallenge, verifiedAuthorizer } from '../lib/local/oidc-caller.ts';
 import { localContext, readRequest, responseStreamTo, toLocalEvent } from '../lib/local/lambda-bridge.ts';
 
 const configured = loadConfig();
@@ -89,6 +92,8 @@ const storeDescription = embedded
 const { handler, agent, frontDoors } = await import('./stream.ts');
 const { allowedOrigins, logger } = await import('./runtime.ts');
 const context = localContext(ms(config.turn.timeoutSeconds));
+// AUTH_MODE=oidc: the provider's keys are fetched at the first request, and kept.
+const verifyToken = local.oidc ? oidcTokenVerifier(local.oidc) : undefined;
 
 /** The host names answered, at the port listened on (known once listening: PORT may be 0). */
 let hosts: HostRule | undefined;
@@ -111,9 +116,11 @@ const server = createServer(async (incoming, outgoing) => {
       outgoing.writeHead(200, page.headers).end(incoming.method === 'HEAD' ? undefined : page.body);
       return;
     }
+    // AUTH_MODE=oidc: the bearer verified here, as the stack's authorizer verifies it before API Gateway calls the function.
+    const verified = verifyToken && !servedToAnyone(frontDoors, { method: incoming.method ?? 'GET', path }) ? await verifiedAuthorizer(incoming.headers, verifyToken) : undefined;
     const body = await readRequest(incoming, config.http.maxBodyBytes);
     // The bridge builds the whole REST proxy event, typed (in lib/, without aws-lambda) by what the contract reads.
-    await handler(toLocalEvent(incoming, body, local.callerHeader, local.claimsHeader) as APIGatewayProxyEvent, responseStreamTo(outgoing), context);
+    await handler(toLocalEvent(incoming, body, local.callerHeader, local.claimsHeader, verified) as APIGatewayProxyEvent, responseStreamTo(outgoing), context);
   } catch (error) {
     // Once the status is out, all that is left is to close the connection (the client may be gone).
     if (outgoing.headersSent) {
@@ -122,8 +129,9 @@ const server = createServer(async (incoming, outgoing) => {
     }
     // In the error shape of the door the client called (a refused host under /v1 answers as OpenAI does).
     const response = frontDoorErrorResponse(frontDoors, { method: incoming.method ?? 'GET', path }, error, logger);
+    const challenge = verifyToken ? bearerChallenge(error) : undefined;
     // Closed after the answer: the rest of a refused body is not read.
-    outgoing.writeHead(response.statusCode, { ...response.headers, connection: 'close' }).end(response.body);
+    outgoing.writeHead(response.statusCode, { ...response.headers, ...(challenge ? { 'www-authenticate': challenge } : {}), connection: 'close' }).end(response.body);
   }
 });
 
@@ -134,6 +142,7 @@ server.listen(local.port, local.host, () => {
   process.env[ENV.publicBaseUrl] ||= `http://localhost:${actualPort}`;
   say(`MCP agent service listening on http://localhost:${actualPort} (configuration: ${config.source})`);
   say(`Conversations are stored in ${storeDescription}`);
+  if (local.oidc) say(`Callers sign in with ${local.oidc.issuer}: each request needs its token (audience ${local.oidc.audience}) as Authorization: Bearer`);
   if (config.files.enabled) say(`Files of conversations (agent.yml files) are kept in ${process.env[ENV.filesBucket] ? `the S3 bucket ${process.env[ENV.filesBucket]}` : resolve(local.dataDir, 'files')}`);
   for (const line of modelLines(config, usesStandInByDefault)) say(line);
   void agent.health().then((health) => {

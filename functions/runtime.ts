@@ -12,7 +12,7 @@
  *   OPENAI_API_KEY_PARAMETER_NAME     an SSM parameter with it
  *   HMAC_KEY_SECRET_ARN               the deployment's HMAC key (derived conversation ids, page
  *                                     tokens), or HMAC_KEY_FILE locally; neither: one per container
- *   AUTH_MODE                         none | iam | cognito: who owns a conversation
+ *   AUTH_MODE                         none | iam | cognito | oidc: who owns a conversation (oidc: with OIDC_ISSUER, OIDC_AUDIENCE)
  *   OWNER_FROM                        iam: principal | role-session (an assumed role's session name counts)
  *   COGNITO_USER_POOL_ID              cognito: the pool whose issuer the MCP server door names (docs/mcp-server-door.md)
  *   CORS_ALLOW_ORIGINS                `*`, `none` or comma-separated origins allowed to read API responses

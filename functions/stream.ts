@@ -22,7 +22,7 @@ import { answer, fromApiGatewayEvent } from '../lib/http/lambda/api-gateway.ts';
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, settings } from './runtime.ts';
 
 /** The front doors this function serves (lib/front-doors/configured.ts); the local server answers its errors in their shapes too. */
-export const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode, ...(settings.cognitoIssuer ? { cognitoIssuer: settings.cognitoIssuer } : {}) });
+export const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode, ...(settings.cognitoIssuer ? { cognitoIssuer: settings.cognitoIssuer } : {}), ...(settings.oidc ? { oidcIssuer: settings.oidc.issuer } : {}) });
 export { agent };
 /** API Gateway closes a Regional stream after 5 idle minutes; a JSON turn ends (and is stored) before that. */
 const JSON_RESPONSE_LIMIT_MS = 4.5 * 60_000;

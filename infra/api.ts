@@ -40,10 +40,12 @@ export interface AgentApiProps {
   /** agent.yml turns the A2A front door on: its card and JSON-RPC endpoint are routed to the stream function. */
   a2a?: boolean;
   /**
-   * mcpServerDoor under cognito: the door's OAuth protected resource metadata (RFC 9728) is routed
-   * with no authorizer, since an MCP client reads it to learn where to get a token.
+   * mcpServerDoor under cognito or oidc: the door's OAuth protected resource metadata (RFC 9728) is
+   * routed with no authorizer, since an MCP client reads it to learn where to get a token.
    */
   protectedResourceMetadata?: boolean;
+  /** Bearer tokens (oidc): a 401 says `WWW-Authenticate: Bearer` (RFC 6750), unless it names the metadata. */
+  bearerChallenge?: boolean;
   /**
    * agent.yml has a per-user server: GET /connections and DELETE /connections/{server} (the caller's
    * own), and GET /connections/{server}/callback, where a provider sends a person's browser back,
@@ -190,7 +192,7 @@ export class AgentApi extends Construct {
     for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : []), ...a2aResources, ...metadataResources, ...connectionResources]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
-    this.contractShapedGatewayErrors(props.corsAllowOrigins, props.protectedResourceMetadata ? this.metadataChallenge() : undefined);
+    this.contractShapedGatewayErrors(props.corsAllowOrigins, props.protectedResourceMetadata ? this.metadataChallenge() : props.bearerChallenge ? "'Bearer'" : undefined);
     this.acknowledgeFindings(props.methodOptions);
   }
 
@@ -214,7 +216,7 @@ export class AgentApi extends Construct {
       },
     ];
     if (methodOptions.authorizationType !== AuthorizationType.COGNITO) {
-      acknowledgments.push({ id: 'AwsSolutions::AwsSolutions-COG4', reason: 'authMode iam signs every request with SigV4 (AWS_IAM authorization); Cognito is authMode cognito. authMode none is for demos and warned of at synth.' });
+      acknowledgments.push({ id: 'AwsSolutions::AwsSolutions-COG4', reason: 'authMode iam signs every request with SigV4 (AWS_IAM authorization); authMode oidc verifies an OpenID Connect provider\'s tokens with a Lambda authorizer; Cognito is authMode cognito. authMode none is for demos and warned of at synth.' });
     }
     if (methodOptions.authorizationType === AuthorizationType.NONE) {
       acknowledgments.push({ id: 'AwsSolutions::AwsSolutions-APIG4', reason: 'authMode none: an open API for demos, chosen explicitly and warned of at synth (mcp-agent:openApi).' });

@@ -1,13 +1,19 @@
-import { Annotations, type RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AuthorizationType, CognitoUserPoolsAuthorizer, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
+import { Annotations, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AuthorizationType, CognitoUserPoolsAuthorizer, IdentitySource, TokenAuthorizer, type MethodOptions } from 'aws-cdk-lib/aws-apigateway';
 import { AccountRecovery, type IUserPool, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
+import { ENV } from '../lib/config/environment.ts';
+import { AgentFunction } from './agent-function.ts';
+import { authorizerBundling, OIDC_AUTHORIZER_ENTRY } from './bundling.ts';
+import { POWERTOOLS_ENVIRONMENT } from './functions.ts';
 import type { AuthMode } from './settings.ts';
 
 export interface ApiAuthorizationProps {
   authMode: AuthMode;
   /** With cognito: an existing pool; absent, one is created. */
   userPoolArn?: string;
+  /** With oidc: the provider whose tokens the Lambda authorizer verifies. */
+  oidc?: { issuer: string; audience: string };
   removalPolicy: RemovalPolicy;
 }
 
@@ -23,6 +29,8 @@ export class ApiAuthorization extends Construct {
   readonly userPoolClient?: UserPoolClient;
   /** With cognito: the pool whose tokens the authorizer verifies (created or brought), its issuer the functions name. */
   readonly userPoolId?: string;
+  /** With oidc: the Lambda authorizer's function. */
+  readonly oidcAuthorizer?: AgentFunction;
 
   constructor(scope: Construct, id: string, props: ApiAuthorizationProps) {
     super(scope, id);
@@ -33,6 +41,30 @@ export class ApiAuthorization extends Construct {
     }
     if (props.authMode === 'iam') {
       this.methodOptions = { authorizationType: AuthorizationType.IAM };
+      return;
+    }
+    if (props.authMode === 'oidc') {
+      if (!props.oidc) throw new Error('authMode=oidc needs oidcIssuer and oidcAudience');
+      this.oidcAuthorizer = new AgentFunction(this, 'OidcAuthorizer', {
+        entry: OIDC_AUTHORIZER_ENTRY,
+        description: "MCP agent: the API's authorizer, verifying the OpenID Connect provider's bearer tokens",
+        // Verifying a JWT is a few milliseconds; the provider's discovery and JWKS are fetched at most once per container (and on an unknown key id).
+        memorySize: 256,
+        timeout: Duration.seconds(10),
+        environment: { ...POWERTOOLS_ENVIRONMENT, [ENV.oidcIssuer]: props.oidc.issuer, [ENV.oidcAudience]: props.oidc.audience },
+        bundling: authorizerBundling(),
+        removalPolicy: props.removalPolicy,
+      });
+      // API Gateway caches each token's answer (the policy allows the whole stage), so a caller's
+      // requests invoke the authorizer once per five minutes, not once each. A request without a
+      // Bearer header never reaches it: API Gateway answers 401 itself.
+      const authorizer = new TokenAuthorizer(this, 'Authorizer', {
+        handler: this.oidcAuthorizer.function,
+        identitySource: IdentitySource.header('Authorization'),
+        validationRegex: '^[Bb]earer [-0-9A-Za-z._~+/]+=*$',
+        resultsCacheTtl: Duration.minutes(5),
+      });
+      this.methodOptions = { authorizationType: AuthorizationType.CUSTOM, authorizer };
       return;
     }
     let pool: IUserPool;

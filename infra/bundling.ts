@@ -15,6 +15,9 @@ export const FUNCTION_ENTRIES = {
   worker: 'functions/worker.ts',
 } as const;
 
+/** authMode=oidc: the REST API's Lambda authorizer, its own small bundle (jose and the verifier, never the agent). */
+export const OIDC_AUTHORIZER_ENTRY = 'functions/oidc-authorizer.ts';
+
 export const DEMO_SERVER_ENTRY = 'lib/demo/server.ts';
 /** File names inside each function's bundle (Lambda runs the bundle from /var/task). */
 export const BUNDLED_AGENT_CONFIG = 'agent.json';
@@ -272,6 +275,12 @@ export function functionBundling(agentConfigFile: string, options: FunctionBundl
       },
     },
   };
+}
+
+/** The OIDC authorizer's bundling: esbuild alone, no agent.yml, substitutes or copied files (it reads none of them). */
+export function authorizerBundling(): BundlingOptions {
+  const settings = ESBUILD_SETTINGS;
+  return { forceDockerBundling: false, format: OutputFormat.ESM, target: settings.target, mainFields: [...settings.mainFields], minify: settings.minify, sourceMap: false, banner: settings.banner };
 }
 
 /** Compiles the Python worker and copies Pyodide's files beside a function. */

@@ -1,14 +1,13 @@
-import { OWNER_FROM_VALUES } from '../lib/config/environment.ts';
+import { AUTH_MODES, OWNER_FROM_VALUES, oidcIssuerProblem } from '../lib/config/environment.ts';
 import { AGENT_EVENT_SOURCE } from '../lib/core/event-names.ts';
 import { OWNER_SENDER_KEYWORDS } from '../lib/queue/senders.ts';
-import { MODEL_PROVIDERS, type AgentSettings, type AuthMode } from './settings.ts';
+import { MODEL_PROVIDERS, type AgentSettings } from './settings.ts';
 
 /** The part of a construct node that reads context (`app.node`). */
 export interface ContextReader {
   tryGetContext(key: string): unknown;
 }
 
-const AUTH_MODES: readonly AuthMode[] = ['none', 'iam', 'cognito'];
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/;
 const USER_POOL_ARN = /^arn:aws[a-z-]*:cognito-idp:[a-z0-9-]+:\d{12}:userpool\/[\w-]+_[0-9A-Za-z]+$/;
 const PARAMETER_NAME = /^[\w.\-/]{1,2048}$/;
@@ -28,6 +27,7 @@ export function settingsFromContext(context: ContextReader): AgentSettings {
   if (userPoolArn !== undefined && authMode !== 'cognito') {
     throw new Error('context userPoolArn is only used with authMode=cognito: set authMode=cognito or remove userPoolArn');
   }
+  const { oidcIssuer, oidcAudience } = oidcProvider(context, authMode);
   const modelApiKeySecretArn = matching(context, 'modelApiKeySecretArn', SECRET_ARN, "a Secrets Manager secret's complete ARN, with its six-character suffix (aws secretsmanager describe-secret prints it)");
   const modelApiKeyParameterName = matching(context, 'modelApiKeyParameterName', PARAMETER_NAME, 'an SSM parameter name such as /mcp-agent/model-api-key');
   if (modelApiKeySecretArn !== undefined && modelApiKeyParameterName !== undefined) {
@@ -45,6 +45,8 @@ export function settingsFromContext(context: ContextReader): AgentSettings {
     authMode,
     ownerFrom,
     userPoolArn,
+    oidcIssuer,
+    oidcAudience,
     modelApiKeySecretArn,
     modelApiKeyParameterName,
     modelBaseUrl,
@@ -65,6 +67,22 @@ export function settingsFromContext(context: ContextReader): AgentSettings {
   };
   // Absent settings stay absent, so the stack's defaults apply.
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as AgentSettings;
+}
+
+/** oidcIssuer and oidcAudience: both required with authMode=oidc, neither allowed without it. */
+function oidcProvider(context: ContextReader, authMode: string | undefined): { oidcIssuer?: string; oidcAudience?: string } {
+  const oidcIssuer = text(context, 'oidcIssuer');
+  const oidcAudience = text(context, 'oidcAudience');
+  if (authMode !== 'oidc') {
+    if (oidcIssuer !== undefined || oidcAudience !== undefined) throw new Error('context oidcIssuer and oidcAudience are only used with authMode=oidc: set authMode=oidc or remove them');
+    return {};
+  }
+  if (oidcIssuer === undefined) throw new Error("context authMode=oidc needs oidcIssuer: the OpenID Connect provider's issuer URL, such as https://login.example.com/oauth2/default (its tokens' iss)");
+  // A deployed authorizer reaches the provider over the internet: https only, never the loopback a local run allows.
+  const problem = oidcIssuer.startsWith('https://') ? oidcIssuerProblem(oidcIssuer) : 'must be an https URL';
+  if (problem) throw new Error(`context oidcIssuer ${problem}, such as https://login.example.com/oauth2/default, not "${oidcIssuer}"`);
+  if (oidcAudience === undefined) throw new Error('context authMode=oidc needs oidcAudience: the audience its tokens carry (the client id for ID tokens, the API\'s audience for access tokens)');
+  return { oidcIssuer, oidcAudience };
 }
 
 function text(context: ContextReader, key: string): string | undefined {

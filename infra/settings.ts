@@ -17,9 +17,16 @@ export interface AgentSettings {
    *   caller's IAM principal. The safer default for an API that runs a paid model.
    * - `cognito`: every method requires a Cognito user pool ID token in the Authorization header; a
    *   conversation belongs to the token's `sub`.
+   * - `oidc`: every method requires a token of an OpenID Connect provider (Okta, Entra ID, Auth0,
+   *   Keycloak, Google…) as `Authorization: Bearer`, verified by a Lambda authorizer against the
+   *   provider's keys (oidcIssuer, oidcAudience); a conversation belongs to the token's `sub`.
    * - `none`: open to anyone who knows the URL; conversations are shared by id. Demos only.
    */
   authMode?: AuthMode;
+  /** With `oidc`: the provider's issuer URL (https), exactly as its tokens' `iss`. */
+  oidcIssuer?: string;
+  /** With `oidc`: the audience its tokens must carry (the client id for ID tokens, the API's audience for access tokens). */
+  oidcAudience?: string;
   /**
    * With `iam`: what owns the conversations of a caller signing with an assumed role. `role-session`
    * (default): the role and its session name; `principal`: the role alone, shared by its sessions.

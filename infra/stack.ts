@@ -59,6 +59,7 @@ export class McpAgentStack extends Stack {
     // Only a configuration with a per-user server (auth.mode: per-user) gets the key that seals its users' tokens.
     const connectionKey = perUserServerNames(agentConfig).length > 0 ? new UserConnectionKey(this, 'UserConnectionKey', { removalPolicy }) : undefined;
     warnOfSharedMemory(this, settings.authMode, agentConfig);
+    const oidc = settings.authMode === 'oidc' && settings.oidcIssuer !== undefined && settings.oidcAudience !== undefined ? { issuer: settings.oidcIssuer, audience: settings.oidcAudience } : undefined;
     // Only a configuration that turns files on gets their bucket.
     const filesSettings = filesSettingsOf(agentConfig);
     const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
@@ -69,6 +70,8 @@ export class McpAgentStack extends Stack {
       environment: {
         [ENV.authMode]: settings.authMode,
         [ENV.ownerFrom]: settings.ownerFrom,
+        // The functions read the provider too (the MCP server door and the A2A card name it); only the authorizer verifies.
+        ...(oidc ? { [ENV.oidcIssuer]: oidc.issuer, [ENV.oidcAudience]: oidc.audience } : {}),
         ...modelApiKey?.environment,
         ...(settings.modelProvider === undefined ? {} : { [ENV.modelProvider]: settings.modelProvider }),
         ...hmacKey.environment,
@@ -131,6 +134,7 @@ export class McpAgentStack extends Stack {
     const authorization = new ApiAuthorization(this, 'Authorization', {
       authMode: settings.authMode,
       userPoolArn: settings.userPoolArn,
+      ...(oidc ? { oidc } : {}),
       removalPolicy,
     });
     const api = new AgentApi(this, 'Api', {
@@ -143,7 +147,8 @@ export class McpAgentStack extends Stack {
       mcpServerDoor: this.functionBundle.mcpServerDoor === true,
       removalPolicy,
       a2a: this.functionBundle.a2a ?? false,
-      protectedResourceMetadata: this.functionBundle.mcpServerDoor === true && authorization.userPoolId !== undefined,
+      protectedResourceMetadata: this.functionBundle.mcpServerDoor === true && (authorization.userPoolId !== undefined || oidc !== undefined),
+      bearerChallenge: oidc !== undefined,
       connections: connectionKey !== undefined,
     });
     // Where a provider sends a person back after they connect an account: the API itself (its

@@ -26,8 +26,16 @@ export const ENV = {
    */
   hmacKeySecretArn: 'HMAC_KEY_SECRET_ARN',
   hmacKeyFile: 'HMAC_KEY_FILE',
-  /** none | iam | cognito: who owns a conversation. */
+  /** none | iam | cognito | oidc: who owns a conversation. */
   authMode: 'AUTH_MODE',
+  /**
+   * oidc only: the OpenID Connect provider whose JWTs identify callers (its issuer URL, exactly as
+   * the tokens' `iss`; https, or http on loopback for a local provider) and the audience the tokens
+   * must carry (the client id, or the API's audience). The stack sets both on the authorizer;
+   * npm start verifies with them itself.
+   */
+  oidcIssuer: 'OIDC_ISSUER',
+  oidcAudience: 'OIDC_AUDIENCE',
   /**
    * cognito only: the user pool whose tokens API Gateway verifies (`<region>_<id>`; the stack sets
    * it). The MCP server door names it as its authorization server (docs/mcp-server-door.md).
@@ -118,7 +126,8 @@ export function runsLocally(environment: Environment): boolean {
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-export type AuthMode = 'none' | 'iam' | 'cognito';
+export type AuthMode = 'none' | 'iam' | 'cognito' | 'oidc';
+export const AUTH_MODES: readonly AuthMode[] = ['none', 'iam', 'cognito', 'oidc'];
 
 /**
  * Under iam, what owns the conversations of a caller that signs with an assumed role (identity-pool
@@ -149,6 +158,13 @@ interface DeploymentSettings {
   mcpOAuthTokenSecretArn?: string;
   /** cognito with COGNITO_USER_POOL_ID: the pool's issuer URL, the authorization server of its tokens. */
   cognitoIssuer?: string;
+  /** oidc: the provider whose tokens identify callers. */
+  oidc?: OidcProviderSettings;
+}
+
+export interface OidcProviderSettings {
+  issuer: string;
+  audience: string;
 }
 
 export function readDeploymentSettings(environment: Environment): DeploymentSettings {
@@ -160,8 +176,10 @@ export function readDeploymentSettings(environment: Environment): DeploymentSett
     const value = text(name);
     return value === undefined ? {} : ({ [key]: value } as Record<Key, string>);
   };
+  const authMode = parseAuthMode(text(ENV.authMode));
   return {
-    authMode: parseAuthMode(text(ENV.authMode)),
+    authMode,
+    ...(authMode === 'oidc' ? { oidc: readOidcSettings(environment) } : {}),
     ownerFrom: parseOwnerFrom(text(ENV.ownerFrom)),
     allowedOrigins: parseAllowedOrigins(text(ENV.corsAllowOrigins)),
     serviceName: text(ENV.serviceName) ?? 'mcp-agent',
@@ -193,9 +211,37 @@ function cognitoIssuerOf(userPoolId: string | undefined): { cognitoIssuer?: stri
 }
 
 function parseAuthMode(value: string | undefined): AuthMode {
-  if (value === undefined || value === 'none') return 'none';
-  if (value === 'iam' || value === 'cognito') return value;
-  throw new Error(`${ENV.authMode} must be none, iam or cognito, not "${value}"`);
+  if (value === undefined) return 'none';
+  if ((AUTH_MODES as readonly string[]).includes(value)) return value as AuthMode;
+  throw new Error(`${ENV.authMode} must be none, iam, cognito or oidc, not "${value}"`);
+}
+
+/** OIDC_ISSUER and OIDC_AUDIENCE, both required under AUTH_MODE=oidc. */
+export function readOidcSettings(environment: Environment): OidcProviderSettings {
+  const issuer = environment[ENV.oidcIssuer]?.trim();
+  const audience = environment[ENV.oidcAudience]?.trim();
+  if (!issuer) throw new Error(`${ENV.authMode}=oidc needs ${ENV.oidcIssuer}: the OpenID Connect provider's issuer URL, such as https://login.example.com/oauth2/default`);
+  const problem = oidcIssuerProblem(issuer);
+  if (problem) throw new Error(`${ENV.oidcIssuer} ${problem}, not "${issuer}"`);
+  if (!audience) throw new Error(`${ENV.authMode}=oidc needs ${ENV.oidcAudience}: the audience its tokens carry (the client id, or the API's audience)`);
+  return { issuer, audience };
+}
+
+/**
+ * What is wrong with an issuer URL, if anything: it must be https (http only on loopback, for a
+ * provider on the developer's machine), with no query or fragment (OpenID Connect Discovery).
+ */
+export function oidcIssuerProblem(issuer: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return 'must be a URL such as https://login.example.com/oauth2/default';
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) return 'must be an https URL (http only for a provider on localhost)';
+  if (url.search || url.hash || issuer.includes('#')) return 'must have no query or fragment';
+  return undefined;
 }
 
 function parseOwnerFrom(value: string | undefined): OwnerFrom {
@@ -223,6 +269,8 @@ interface LocalSettings {
   claimsHeader?: string;
   /** Host names (lower case) answered besides the loopback ones and `host`; `*` answers any. */
   allowedHosts: string[];
+  /** AUTH_MODE=oidc: the provider whose bearer tokens npm start verifies itself, as the deployed authorizer does. */
+  oidc?: OidcProviderSettings;
 }
 
 export function readLocalSettings(environment: Environment): LocalSettings {
@@ -234,6 +282,10 @@ export function readLocalSettings(environment: Environment): LocalSettings {
   }
   const callerHeader = environment[ENV.localCallerHeader]?.trim().toLowerCase();
   const claimsHeader = environment[ENV.localClaimsHeader]?.trim().toLowerCase();
+  const oidc = environment[ENV.authMode]?.trim() === 'oidc' ? readOidcSettings(environment) : undefined;
+  if (oidc && callerHeader) {
+    throw new Error(`${ENV.localCallerHeader} stands in for an authorizer; under ${ENV.authMode}=oidc npm start verifies the bearer token itself: unset ${ENV.localCallerHeader}`);
+  }
   return {
     port,
     host: environment[ENV.host] || '127.0.0.1',
@@ -242,6 +294,7 @@ export function readLocalSettings(environment: Environment): LocalSettings {
     ...(endpoint ? { dynamodbEndpoint: endpoint } : {}),
     ...(callerHeader ? { callerHeader } : {}),
     ...(claimsHeader ? { claimsHeader } : {}),
+    ...(oidc ? { oidc } : {}),
   };
 }
 

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * The bearer token the caller presented with its request (AUTH_MODE=cognito: the token API
- * Gateway's authorizer verified), for MCP servers that act on the caller's behalf
+ * The bearer token the caller presented with its request (AUTH_MODE=cognito or oidc: the token
+ * API Gateway's authorizer verified), for MCP servers that act on the caller's behalf
  * (`auth.mode: token-exchange`, `enterprise-managed`): exchanged there for a token of the server's
  * own audience. It lives in memory for the request only: never stored with the turn, queued,
  * logged or traced. The value is a private field, so a log line, a JSON body or a span attribute

@@ -89,6 +89,8 @@ export type InputErrorCode =
   | 'trace_not_found'
   // who and where
   | 'unauthenticated'
+  /** AUTH_MODE=oidc under npm start: a bearer token that does not verify (forged, expired, another issuer or audience). */
+  | 'invalid_token'
   | 'conversation_not_found'
   | 'route_not_found'
   | 'method_not_allowed'

@@ -21,6 +21,8 @@ export interface FrontDoorSettings {
   authMode?: AuthMode;
   /** Under cognito: the user pool's issuer, which the MCP server door names as its authorization server. */
   cognitoIssuer?: string;
+  /** Under oidc: the OpenID Connect provider's issuer, named likewise. */
+  oidcIssuer?: string;
 }
 
 /**
@@ -38,7 +40,8 @@ export function configuredFrontDoors(settings: FrontDoorSettings): FrontDoor[] {
   ];
 }
 
-/** Only Cognito tokens are OAuth: under iam (SigV4) and none there is no authorization server to name. */
+/** Only Cognito and OIDC tokens are OAuth: under iam (SigV4) and none there is no authorization server to name. */
 function protectedResourceOf(settings: FrontDoorSettings): { authorizationServer?: string } {
-  return settings.authMode === 'cognito' && settings.cognitoIssuer !== undefined ? { authorizationServer: settings.cognitoIssuer } : {};
+  const issuer = settings.authMode === 'cognito' ? settings.cognitoIssuer : settings.authMode === 'oidc' ? settings.oidcIssuer : undefined;
+  return issuer !== undefined ? { authorizationServer: issuer } : {};
 }

@@ -45,6 +45,7 @@ export const INPUT_STATUS: Record<InputErrorCode, 400 | 401 | 403 | 404 | 405 | 
   connection_state_invalid: 400,
   connection_refused: 400,
   unauthenticated: 401,
+  invalid_token: 401,
   conversation_not_found: 404,
   route_not_found: 404,
   turn_not_found: 404,

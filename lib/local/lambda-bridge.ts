@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { InputError } from '../core/errors.ts';
 import type { ApiGatewayProxyEvent } from '../http/lambda/api-gateway.ts';
+import type { VerifiedAuthorizer } from './oidc-caller.ts';
 import { PRELUDE_CONTENT_TYPE, PRELUDE_DELIMITER } from '../http/lambda/awslambda-global.ts';
 
 /**
@@ -45,9 +46,10 @@ function tooLarge(what: string, maxBytes: number): InputError {
 /**
  * A node:http request as the API Gateway REST proxy event the Lambda handler receives. With a
  * `callerHeader` (LOCAL_CALLER_HEADER), that header's value stands for the caller an authorizer
- * verified (its principalId), as the handler reads it under AUTH_MODE=cognito.
+ * verified (its principalId), as the handler reads it under AUTH_MODE=cognito. Under AUTH_MODE=oidc
+ * the caller is `verified`: what the OIDC authorizer would have put there (lib/local/oidc-caller.ts).
  */
-export function toLocalEvent(incoming: IncomingMessage, body: string, callerHeader?: string, claimsHeader?: string): ApiGatewayProxyEvent {
+export function toLocalEvent(incoming: IncomingMessage, body: string, callerHeader?: string, claimsHeader?: string, verified?: VerifiedAuthorizer): ApiGatewayProxyEvent {
   const url = new URL(incoming.url ?? '/', 'http://localhost');
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
@@ -78,7 +80,7 @@ export function toLocalEvent(incoming: IncomingMessage, body: string, callerHead
     requestContext: {
       accountId: 'local',
       apiId: 'local',
-      authorizer: caller ? { principalId: caller, ...(claims ? { claims } : {}) } : null,
+      authorizer: verified ?? (caller ? { principalId: caller, ...(claims ? { claims } : {}) } : null),
       protocol: `HTTP/${incoming.httpVersion}`,
       httpMethod: method,
       identity: { sourceIp: incoming.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null, cognitoIdentityId: null, userArn: null, caller: null },

@@ -55,6 +55,16 @@ describe('the MCP server door’s protected resource metadata', () => {
     expect(JSON.parse(response.body)).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'unauthenticated' } } });
   });
 
+  it('under oidc names the OpenID Connect provider as its authorization server', async () => {
+    const { agent, config } = agentFixture(null, { yaml: 'mcpServerDoor: true' });
+    const doors = configuredFrontDoors({ ...config, authMode: 'oidc', oidcIssuer: 'https://login.example.com/oauth2/default' });
+    const handle = serveFrontDoorsBuffered(doors, { agent, logger: silentLogger, maxBodyBytes: config.http.maxBodyBytes });
+
+    const metadata = await handle(request('GET', '/.well-known/oauth-protected-resource/mcp'));
+
+    expect(JSON.parse(metadata.body)).toEqual({ resource: `https://${HOST}/prod/mcp`, authorization_servers: ['https://login.example.com/oauth2/default'], bearer_methods_supported: ['header'] });
+  });
+
   it.each(['none', 'iam'] as const)('under %s serves no metadata: the native 404', async (authMode) => {
     const { handle, doors } = deployment(authMode);
 

@@ -33,6 +33,7 @@ describe('the A2A agent card', () => {
     ['none', {}, []],
     ['iam', { sigv4: { httpAuthSecurityScheme: expect.objectContaining({ scheme: 'AWS4-HMAC-SHA256' }) } }, [{ schemes: { sigv4: {} } }]],
     ['cognito', { cognito: { httpAuthSecurityScheme: expect.objectContaining({ scheme: 'bearer', bearerFormat: 'JWT' }) } }, [{ schemes: { cognito: {} } }]],
+    ['oidc', { oidc: { httpAuthSecurityScheme: expect.objectContaining({ scheme: 'bearer', bearerFormat: 'JWT' }) } }, [{ schemes: { oidc: {} } }]],
   ])('names the security scheme of authMode %s, and requires it', (authMode, schemes, requirements) => {
     const card = AgentCard.toJSON(agentCard(SETTINGS, { authMode }, DEPLOYED)) as Record<string, unknown>;
     expect(card.securitySchemes ?? {}).toEqual(schemes);

@@ -43,6 +43,7 @@ describe('fromApiGatewayEvent', () => {
 type Mode = Parameters<typeof ownerOf>[1];
 const iam = (ownerFrom: 'principal' | 'role-session' = 'role-session'): Mode => ({ authMode: 'iam', ownerFrom });
 const cognito: Mode = { authMode: 'cognito', ownerFrom: 'role-session' };
+const oidc: Mode = { authMode: 'oidc', ownerFrom: 'role-session' };
 const none: Mode = { authMode: 'none', ownerFrom: 'role-session' };
 
 /** The fixture with another caller's values in requestContext.identity. */
@@ -103,6 +104,9 @@ describe('ownerOf under cognito auth and without auth', () => {
     [iam(), 'rest-proxy-cognito'],
     [cognito, 'rest-proxy-iam'],
     [cognito, 'rest-proxy-identity-pool-authenticated'],
+    // Under oidc only the OIDC authorizer's principalId names the caller, never a Cognito claim.
+    [oidc, 'rest-proxy-cognito'],
+    [oidc, 'rest-proxy-iam'],
   ] as const)('answers 401 under %o when the event carries no such identity (%s)', (mode, name) => {
     expect(() => ownerOf(event(name), mode)).toThrow(InputError);
     try {

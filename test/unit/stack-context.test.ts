@@ -54,7 +54,7 @@ describe('settingsFromContext', () => {
   });
 
   it.each([
-    [{ authMode: 'jwt' }, /context authMode must be one of none, iam, cognito, not "jwt"/],
+    [{ authMode: 'jwt' }, /context authMode must be one of none, iam, cognito, oidc, not "jwt"/],
     [{ removalPolicy: 'snapshot' }, /context removalPolicy must be one of retain, destroy/],
     [{ userPoolArn: USER_POOL_ARN }, /userPoolArn is only used with authMode=cognito/],
     [{ authMode: 'cognito', userPoolArn: 'eu-west-1_AbCdEf123' }, /context userPoolArn must be a Cognito user pool ARN/],

@@ -14,6 +14,7 @@ const SHAPES: Array<[string, AgentSettings]> = [
   ['the defaults (iam, a created key secret)', {}],
   ['cognito with a created user pool', { authMode: 'cognito' }],
   ['authMode none', { authMode: 'none' }],
+  ['oidc (a Lambda authorizer) with the MCP server door and A2A', { authMode: 'oidc', oidcIssuer: 'https://login.example.com/oauth2/default', oidcAudience: 'api://mcp-agent', agentConfig: 'test/fixtures/mcp-door-a2a-agent.yml' }],
   ['cognito with the MCP server door and A2A (public protected resource metadata beside the agent card)', { authMode: 'cognito', agentConfig: 'test/fixtures/mcp-door-a2a-agent.yml' }],
   ['the key in SSM', { modelApiKeyParameterName: '/mcp-agent/model-api-key' }],
   ['files on (their S3 bucket)', { agentConfig: 'test/fixtures/files-agent.yml' }],

@@ -55,7 +55,8 @@ export function agentCard(settings: A2ASettings, context: CardContext, request: 
 /**
  * What a caller must send, as API Gateway checks it: nothing (authMode none, and npm start);
  * SigV4-signed requests (iam), which A2A has no scheme of its own for, so an HTTP scheme named as
- * the Authorization header names it; or a Cognito user pool ID token as a bearer token (cognito).
+ * the Authorization header names it; or a Cognito user pool ID token (cognito) or the OpenID Connect
+ * provider's token (oidc) as a bearer token.
  */
 function securityScheme(authMode: AuthMode): { name: string; scheme: SecurityScheme } | undefined {
   if (authMode === 'none') return undefined;
@@ -63,6 +64,12 @@ function securityScheme(authMode: AuthMode): { name: string; scheme: SecuritySch
     return {
       name: 'sigv4',
       scheme: { scheme: { $case: 'httpAuthSecurityScheme', value: { scheme: 'AWS4-HMAC-SHA256', bearerFormat: '', description: 'AWS Signature Version 4 (IAM): sign every request for the execute-api service with credentials allowed to invoke the API.' } } },
+    };
+  }
+  if (authMode === 'oidc') {
+    return {
+      name: 'oidc',
+      scheme: { scheme: { $case: 'httpAuthSecurityScheme', value: { scheme: 'bearer', bearerFormat: 'JWT', description: "The deployment's OpenID Connect provider's token (ID or access token) in the Authorization header." } } },
     };
   }
   return {

@@ -64,9 +64,7 @@ export function fromApiGatewayEvent(event: ApiGatewayProxyEvent, context: Remain
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const body = event.body == null ? undefined : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   // A route served to anyone (FrontDoor.servesAnyone) has no authorizer, so it has no caller either.
-  const request = { method: event.httpMethod, path: event.path };
-  const servesAnyone = frontDoors.find((door) => door.matches(request))?.servesAnyone?.(request) === true;
-  const owner = servesAnyone ? undefined : ownerOf(event, identity);
+  const owner = servedToAnyone(frontDoors, { method: event.httpMethod, path: event.path }) ? undefined : ownerOf(event, identity);
   const claims = owner === undefined ? undefined : claimsOf(event);
   const query = event.queryStringParameters;
   return {
@@ -80,6 +78,11 @@ export function fromApiGatewayEvent(event: ApiGatewayProxyEvent, context: Remain
     ...(owner === undefined ? {} : { owner }),
     ...(claims ? { claims } : {}),
   };
+}
+
+/** A route served to anyone (FrontDoor.servesAnyone: metadata, a provider's callback): no authorizer guards it. */
+export function servedToAnyone(frontDoors: readonly FrontDoor[], request: { method: string; path: string }): boolean {
+  return frontDoors.find((door) => door.matches(request))?.servesAnyone?.(request) === true;
 }
 
 /** The stage (or a custom domain's base path) the client's URL has before the contract's path. */
@@ -121,13 +124,14 @@ const ASSUMED_ROLE = /^(arn:[^:]+:sts::\d{12}:assumed-role\/[^/]+)\/([^/]+)$/;
  *   cannot assume it (docs/security.md says how to pin session names in the trust policy).
  * - an IAM user (or root, or a federated user): its ARN.
  * cognito: the user pool's `sub` claim (or a custom authorizer's principalId).
+ * oidc: the principalId of the stack's OIDC authorizer (functions/oidc-authorizer.ts): the `sub` of
+ * the provider's token it verified.
  */
 export function ownerOf(event: ApiGatewayProxyEvent, identity: CallerIdentity): string | undefined {
   if (identity.authMode === 'none') return undefined;
-  const owner = identity.authMode === 'iam' ? iamOwner(event.requestContext.identity, identity.ownerFrom) : cognitoOwner(event);
-  if (typeof owner !== 'string' || owner === '') {
-    throw new InputError('unauthenticated', `This API requires ${identity.authMode === 'iam' ? 'SigV4-signed (IAM) requests' : 'a Cognito user pool token in the Authorization header'}.`);
-  }
+  const owner = identity.authMode === 'iam' ? iamOwner(event.requestContext.identity, identity.ownerFrom)
+    : identity.authMode === 'oidc' ? oidcOwner(event) : cognitoOwner(event);
+  if (typeof owner !== 'string' || owner === '') throw new InputError('unauthenticated', `This API requires ${REQUIRED_CREDENTIALS[identity.authMode]}.`);
   return owner;
 }
 
@@ -141,6 +145,17 @@ function iamOwner(caller: ApiGatewayIdentity | undefined, ownerFrom: OwnerFrom):
   // Fail closed: a pool session without its identity id would be every pool user at once.
   if (session === IDENTITY_POOL_SESSION) return undefined;
   return ownerFrom === 'principal' ? role : arn;
+}
+
+const REQUIRED_CREDENTIALS: Record<Exclude<AuthMode, 'none'>, string> = {
+  iam: 'SigV4-signed (IAM) requests',
+  cognito: 'a Cognito user pool token in the Authorization header',
+  oidc: "the OpenID Connect provider's token in the Authorization header (Bearer)",
+};
+
+function oidcOwner(event: ApiGatewayProxyEvent): string | undefined {
+  const principal = event.requestContext.authorizer?.principalId;
+  return typeof principal === 'string' ? principal : undefined;
 }
 
 function cognitoOwner(event: ApiGatewayProxyEvent): string | undefined {

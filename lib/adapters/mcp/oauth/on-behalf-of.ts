@@ -79,7 +79,7 @@ export class OnBehalfOf {
         'mcp_caller_token_missing',
         this.server.name,
         `MCP server "${this.server.name}" is called on behalf of the signed-in user (auth.mode ${this.server.auth.mode}), and this turn has no user token: ` +
-          'it runs without a caller who presented one (a queued or asynchronous turn, or a deployment without AUTH_MODE=cognito). Ask the user to send the request again directly.',
+          'it runs without a caller who presented one (a queued or asynchronous turn, or a deployment without AUTH_MODE=cognito or oidc). Ask the user to send the request again directly.',
       );
     }
     return this.tokenFor(caller.reveal());
