@@ -2,7 +2,7 @@
  * Servers' questions in the chat page, in Chromium against `npm start`, with real MCP SDK servers
  * configured with `elicitation: ask`: a URL-mode question shows the server's message and a link
  * that opens its page in a new tab (no opener), Done runs the call again and Decline tells the
- * model; a javascript: address is shown as text and never made a link; a form's values reach the
+ * model, also once the page was reloaded; a javascript: address is shown as text and never made a link; a form's values reach the
  * server, and a form left without its required fields is not sent.
  */
 import { fileURLToPath } from 'node:url';
@@ -114,10 +114,14 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     expect(await turn().locator('.resumed').count()).toBe(0);
   });
 
-  it('declines a URL-mode question: the server is told, and the model hears the user did not', async () => {
+  it('still asks after a reload, and Decline tells the server, and the model hears the user did not', async () => {
     await ask('Link my account again');
     const question = turn().locator('.approvals:not([hidden]) .pending-call.question');
     await question.waitFor(WAIT);
+    // The paused turn, reopened from the service (GET /conversations/{id}), asks the same.
+    await page.reload();
+    await question.waitFor(WAIT);
+    expect(await question.locator('a.visit-link').getAttribute('href')).toBe('https://accounts.example/link?id=link-1');
 
     await question.getByRole('button', { name: 'Decline' }).click();
     await completed();
