@@ -44,6 +44,9 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
       // A form.
       toolCallsReply([{ id: 'call_book', name: 'book_table', arguments: {} }]),
       textReply('Booked for Ada.'),
+      // A connect link, answered by the page once the connection shows up.
+      toolCallsReply([{ id: 'call_connect', name: 'connect_account', arguments: {} }]),
+      textReply('Connected and linked.'),
     ]);
     const node = JSON.stringify(process.execPath);
     local = await startConfiguredLocalServer([
@@ -171,5 +174,73 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     const booked = { name: 'Ada <img src=x onerror=alert(1)>', guests: 4, vegetarian: true, seating: 'outdoor' };
     expect(toolMessage('call_book')).toBe(`booked ${JSON.stringify(booked)}`);
     expect(await turn().locator('.blocks > .message.assistant').last().textContent()).toBe('Booked for Ada.');
+  });
+
+  /**
+   * The page's side of per-user connections (docs/chat-page.md), with GET /connections answered in
+   * the browser (page.route) as a per-user API answers it: this one is about the page (when it
+   * asks, that it answers once), on a service without per-user servers. Everything else
+   * (the pause, the answer, the call run again) is the real service's.
+   */
+  it('once the link was opened, answers the question itself when the server shows up in GET /connections, and lists the connection', async () => {
+    let connected = false;
+    const asked: string[] = [];
+    await page.route((address) => new URL(address).pathname.startsWith('/connections'), async (route) => {
+      const request = route.request();
+      asked.push(`${request.method()} ${new URL(request.url()).pathname}`);
+      if (request.method() === 'DELETE') {
+        connected = false;
+        return route.fulfill({ status: 204 });
+      }
+      const connections = connected ? [{ server: 'accounts', scopes: ['crm:read'], expiresAt: '2030-01-01T00:00:00.000Z', connectedAt: '2026-01-01T00:00:00.000Z' }] : [];
+      return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ connections }) });
+    });
+    const approvals: string[] = [];
+    let listings = 0;
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/approvals')) approvals.push(request.postData() ?? '');
+      if (request.method() === 'GET' && new URL(request.url()).pathname === '/connections') listings += 1;
+    });
+
+    await ask('Connect my account');
+    const question = turn().locator('.approvals:not([hidden]) .pending-call.question');
+    await question.waitFor(WAIT);
+    const before = listings;
+    // Not opened yet: nothing is watched, whatever the user does with the window. (A check would
+    // start its fetch within the focus event; the browser reports requests in the order they are
+    // made, so one made then is counted before the /health request made after it is seen.)
+    const health = page.waitForRequest((request) => new URL(request.url()).pathname === '/health', WAIT);
+    await page.evaluate(() => {
+      (globalThis as any).dispatchEvent(new Event('focus'));
+      void (globalThis as any).fetch('/health');
+    });
+    await health;
+    expect(listings).toBe(before);
+
+    const seen = page.waitForRequest((request) => new URL(request.url()).pathname === '/connections', WAIT);
+    const [opened] = await Promise.all([browser.context.waitForEvent('page'), question.locator('a.visit-link').click()]);
+    await opened.close();
+    await page.bringToFront();
+    await seen;
+    // Not connected yet: the question still waits.
+    expect(await question.getByRole('button', { name: 'Done' }).isEnabled()).toBe(true);
+
+    connected = true;
+    await page.evaluate(() => (globalThis as any).dispatchEvent(new Event('focus')));
+    await completed();
+
+    expect(await turn().locator('.message.note.resumed').textContent()).toBe('Connected to accounts: the page answered for you, and the turn goes on.');
+    expect(approvals.map((body) => JSON.parse(body))).toEqual([{ decisions: [{ toolCallId: 'call_connect', answer: { action: 'accept' } }] }]);
+    expect(toolMessage('call_connect')).toBe('account linked');
+    expect(await turn().locator('.blocks > .message.assistant').last().textContent()).toBe('Connected and linked.');
+
+    // The connection in the side panel, and Disconnect.
+    const listed = page.locator('#connections li[data-server="accounts"]');
+    await listed.waitFor(WAIT);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await listed.getByRole('button', { name: 'Disconnect' }).click();
+    await page.locator('#connections').waitFor({ state: 'hidden', ...WAIT });
+    expect(asked).toContain('DELETE /connections/accounts');
+    await page.unrouteAll();
   });
 });
