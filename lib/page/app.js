@@ -80,12 +80,13 @@ async function ask() {
   await run(view, (onEvent) => api.ask(conversationId, text, onEvent));
 }
 
-async function decide(view, decisions) {
+/** `answered`: what the view asked ({approvals, elicitations}), asked again when the answer is refused. */
+async function decide(view, decisions, answered) {
   view.approvals.classList.add('sending');
   const streamed = await run(view, (onEvent) => api.decide(conversationId, decisions, onEvent));
   view.approvals.classList.remove('sending');
   // Refused before the turn went on (an answer that does not fit the form: 400): ask again.
-  if (!streamed && view.waiting) view.waitFor(view.waiting.approvals, view.waiting.elicitations);
+  if (!streamed) view.waitFor(answered.approvals, answered.elicitations);
   // An answered connect link may have added a connection.
   void connections.refresh();
 }

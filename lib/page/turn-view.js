@@ -10,7 +10,7 @@ import { questionRow } from './questions.js';
 
 export class TurnView {
   /**
-   * handlers: {onDecide(view, decisions), onInspect(turn), watchConnection(server, connected)}:
+   * handlers: {onDecide(view, decisions, answered), onInspect(turn), watchConnection(server, connected)}:
    * the last, once the page of a URL-mode question was opened, watches for the user's connection
    * to that server and returns how to stop watching.
    */
@@ -138,7 +138,10 @@ export class TurnView {
       decisions.set(decision.toolCallId, decision);
       if (decisions.size === count) {
         this.stopWatching();
-        this.handlers.onDecide(this, [...decisions.values()]);
+        // What is asked next (the resumed turn may pause again) starts afresh.
+        const answered = this.waiting;
+        this.waiting = undefined;
+        this.handlers.onDecide(this, [...decisions.values()], answered);
       }
     };
     for (const call of approvals) {

@@ -44,6 +44,9 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
       // A form.
       toolCallsReply([{ id: 'call_book', name: 'book_table', arguments: {} }]),
       textReply('Booked for Ada.'),
+      // A form answer the service refuses, then one it takes.
+      toolCallsReply([{ id: 'call_code', name: 'enter_code', arguments: {} }]),
+      textReply('Code taken.'),
       // A connect link, answered by the page once the connection shows up.
       toolCallsReply([{ id: 'call_connect', name: 'connect_account', arguments: {} }]),
       textReply('Connected and linked.'),
@@ -174,6 +177,25 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     const booked = { name: 'Ada <img src=x onerror=alert(1)>', guests: 4, vegetarian: true, seating: 'outdoor' };
     expect(toolMessage('call_book')).toBe(`booked ${JSON.stringify(booked)}`);
     expect(await turn().locator('.blocks > .message.assistant').last().textContent()).toBe('Booked for Ada.');
+  });
+
+  it('asks again when the service refuses an answer that does not fit the form', async () => {
+    await ask('Enter the code');
+    const question = turn().locator('.approvals:not([hidden]) .pending-call.question');
+    await question.waitFor(WAIT);
+
+    // A browser that lets an empty required field through (here: the check taken off the field).
+    await question.getByLabel('Code').evaluate((input: any) => input.removeAttribute('required'));
+    await question.getByRole('button', { name: 'Submit' }).click();
+    await turn().locator('.error').waitFor(WAIT);
+    expect(await turn().locator('.error strong').textContent()).toBe('invalid_answer');
+    expect(await turn().locator('.error').textContent()).toContain('missing required field "code"');
+
+    const again = turn().locator('.approvals:not([hidden]) .pending-call.question:not(.approved)');
+    await again.getByLabel('Code').fill('1234');
+    await again.getByRole('button', { name: 'Submit' }).click();
+    await completed();
+    expect(toolMessage('call_code')).toBe('code 1234');
   });
 
   /**
