@@ -67,6 +67,8 @@ Object.assign(process.env, connectionEnvironment(signsWithOwnIdentity ? { endpoi
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // The HMAC key of derived conversation ids and page tokens, kept with the data (created 0600 on first start).
 process.env[ENV.hmacKeyFile] ??= resolve(local.dataDir, 'hmac-key');
+// The key that seals users' connection tokens (per-user servers), made 0600 at first use.
+process.env[ENV.connectionKeyFile] ??= resolve(local.dataDir, 'connection-key');
 // A deployed API lets every origin read it by default; a service on the user's machine lets none
 // but its own (the chat page it serves needs no CORS header), unless CORS_ALLOW_ORIGINS names them.
 process.env[ENV.corsAllowOrigins] ||= 'none';
@@ -128,6 +130,8 @@ const server = createServer(async (incoming, outgoing) => {
 server.listen(local.port, local.host, () => {
   const say = (line: string) => process.stdout.write(line + '\n');
   const { port: actualPort } = server.address() as AddressInfo;
+  // Where a provider sends a person back after they connect an account (per-user servers): this server, unless set.
+  process.env[ENV.publicBaseUrl] ||= `http://localhost:${actualPort}`;
   say(`MCP agent service listening on http://localhost:${actualPort} (configuration: ${config.source})`);
   say(`Conversations are stored in ${storeDescription}`);
   if (config.files.enabled) say(`Files of conversations (agent.yml files) are kept in ${process.env[ENV.filesBucket] ? `the S3 bucket ${process.env[ENV.filesBucket]}` : resolve(local.dataDir, 'files')}`);

@@ -33,6 +33,7 @@ import { contextualLogger } from '../lib/core/log-context.ts';
 import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
 import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
 import { ENV, readDeploymentSettings } from '../lib/config/environment.ts';
+import { serviceIdentityServers } from '../lib/config/per-user-servers.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
 import { loadLocalHmacKey } from '../lib/local/hmac-key.ts';
 import { mcpOAuthTokenStore } from '../lib/mcp-oauth-token-store.ts';
@@ -76,7 +77,7 @@ export const agent = buildAgent(config, {
   logger,
   ...(telemetry ? { telemetry } : {}),
   ...(hmacKey ? { hmacKey } : {}),
-  ...(usesOAuth(config.mcpServers)
+  ...(usesOAuth(serviceIdentityServers(config.mcpServers))
     ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, secretsManager) }
     : {}),
   metrics: powertoolsTurnMetrics(metrics),

@@ -44,6 +44,12 @@ export interface AgentApiProps {
    * with no authorizer, since an MCP client reads it to learn where to get a token.
    */
   protectedResourceMetadata?: boolean;
+  /**
+   * agent.yml has a per-user server: GET /connections and DELETE /connections/{server} (the caller's
+   * own), and GET /connections/{server}/callback, where a provider sends a person's browser back,
+   * with no authorizer (the state it carries names the owner).
+   */
+  connections?: boolean;
 }
 
 /**
@@ -161,15 +167,40 @@ export class AgentApi extends Construct {
       }
     }
 
+    // Per-user connections (docs/users-own-accounts.md).
+    const connectionResources = [];
+    if (props.connections) {
+      const connections = this.api.root.addResource('connections');
+      connections.addMethod('GET', streaming);
+      const connection = connections.addResource('{server}');
+      connection.addMethod('DELETE', streaming);
+      const callback = connection.addResource('callback');
+      const get = callback.addMethod('GET', streaming, { authorizationType: AuthorizationType.NONE });
+      Validations.of(get).acknowledge(
+        { id: 'AwsSolutions::AwsSolutions-APIG4', reason: 'A provider redirects a person\'s browser here after they connect an account: the browser carries no API credentials. The single-use state in the query, stored with its owner when the connection started, is what authorizes it.' },
+        { id: 'AwsSolutions::AwsSolutions-COG4', reason: 'A browser redirect from an OAuth provider carries no Cognito token; the state proves the owner.' },
+      );
+      connectionResources.push(connections, connection, callback);
+    }
+
     // Every other method and path reaches the contract too, which answers 405 with an Allow header
     // or 404 naming the routes, instead of API Gateway's bare 403 "Missing Authentication Token"
     // (under /v1 in OpenAI's error shape). A specific method wins over ANY; OPTIONS stays with the
     // CORS preflight.
-    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : []), ...a2aResources, ...metadataResources]) resource.addMethod('ANY', buffered);
+    for (const resource of [this.api.root, conversations, conversation, messages, approvals, turns, turn, trace, files, file, health, v1, models, model, completions, aiSdkChat, agUi, memory, note, ...(mcp ? [mcp] : []), ...a2aResources, ...metadataResources, ...connectionResources]) resource.addMethod('ANY', buffered);
     this.api.root.addProxy({ defaultIntegration: buffered, anyMethod: true });
 
     this.contractShapedGatewayErrors(props.corsAllowOrigins, props.protectedResourceMetadata ? this.metadataChallenge() : undefined);
     this.acknowledgeFindings(props.methodOptions);
+  }
+
+  /**
+   * The API's own URL with its stage, built from its id: the functions may carry it (PUBLIC_BASE_URL)
+   * without depending on the deployment, which depends on their routes.
+   */
+  executeApiUrl(): string {
+    const stack = Stack.of(this);
+    return `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${STAGE_NAME}`;
   }
 
   /** cdk-nag (infra/app.ts runs AwsSolutionsChecks on every synth): what it flags here, and why it stays. */

@@ -98,6 +98,8 @@ export interface FunctionBundleOptions {
   a2a?: boolean;
   /** agent.yml has a toolPolicy (infra/tool-policy.ts): Cedar is bundled, its WebAssembly and these files go beside each function. */
   toolPolicy?: ToolPolicyFiles;
+  /** agent.yml has a server of auth.mode per-user (infra/per-user-connections.ts): the owners' OAuth flows and the KMS client are bundled. */
+  perUserConnections?: boolean;
 }
 
 /** The stack's defaults: an OpenAI-compatible model, its key in Secrets Manager. */
@@ -131,6 +133,8 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #mcp-server-door (the MCP SDK's v2 server package and the door): only where agent.yml turns
  *   mcpServerDoor on;
  * - #a2a-door (the A2A front door and @a2a-js/sdk's server, about 105 KB): only where agent.yml turns a2a on;
+ * - #per-user-connections (the owners' OAuth flows, the KMS client): only where a server of
+ *   agent.yml has auth.mode per-user;
  * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
  *   beside the code): only where agent.yml has a toolPolicy.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
@@ -158,6 +162,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
     ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
     ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
+    ...(options.perUserConnections ? {} : { '#per-user-connections': substitute('without-per-user-connections.ts') }),
   };
 }
 

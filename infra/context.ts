@@ -61,6 +61,7 @@ export function settingsFromContext(context: ContextReader): AgentSettings {
     eventSources,
     ownerSources,
     otelExporterEndpoint: matching(context, 'otelExporterEndpoint', /^https?:\/\/\S+$/, 'an http(s) URL such as http://localhost:4318'),
+    publicBaseUrl: matching(context, 'publicBaseUrl', /^https:\/\/\S+$/, 'an https URL such as https://agent.example.com'),
   };
   // Absent settings stay absent, so the stack's defaults apply.
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as AgentSettings;

@@ -42,7 +42,7 @@ export class McpOAuthTokens extends Construct {
 }
 
 /**
- * The servers of an agent.yml that have an `oauth` block, read as written: the synth needs no
+ * The servers of an agent.yml that have an `oauth` block for the service's own identity, read as written: the synth needs no
  * environment for the `${VAR}`s the functions will fill in.
  */
 export function oauthServerNames(agentConfigFile: string): string[] {
@@ -51,5 +51,7 @@ export function oauthServerNames(agentConfigFile: string): string[] {
   if (!servers || typeof servers !== 'object') return [];
   return Object.entries(servers)
     .filter(([, server]) => server !== null && typeof server === 'object' && (server as { oauth?: unknown }).oauth != null)
+    // A per-user server's `oauth` block is its users' client settings: their tokens are sealed in the table (infra/per-user-connections.ts).
+    .filter(([, server]) => (server as { auth?: { mode?: unknown } }).auth?.mode !== 'per-user')
     .map(([name]) => name);
 }

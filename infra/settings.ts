@@ -83,6 +83,12 @@ export interface AgentSettings {
    * http://localhost:4318. Only then are the SDK and exporters bundled. Default: none.
    */
   otelExporterEndpoint?: string;
+  /**
+   * Per-user servers (docs/users-own-accounts.md): the service's public base URL, where providers
+   * send people back after they connect an account (<url>/connections/{server}/callback), when it is
+   * not the API's own execute-api URL (a custom domain). Default: https://<api id>.execute-api.<region>.amazonaws.com/prod.
+   */
+  publicBaseUrl?: string;
 }
 
 /** The defaults, in one place (docs/deploying.md's table of context keys). */

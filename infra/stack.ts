@@ -19,6 +19,7 @@ import { toolPolicyFiles } from './tool-policy.ts';
 import { FilesBucket, filesSettingsOf } from './files-bucket.ts';
 import { HmacKey } from './hmac-key.ts';
 import { McpOAuthTokens, oauthServerNames } from './mcp-oauth-tokens.ts';
+import { perUserServerNames, UserConnectionKey } from './per-user-connections.ts';
 import { acknowledgeProfileModels, bedrockInvokeStatements, deployedModel } from './model-access.ts';
 import { ModelApiKey } from './model-api-key.ts';
 import { DEFAULT_SETTINGS, type AgentSettings } from './settings.ts';
@@ -54,13 +55,15 @@ export class McpAgentStack extends Stack {
     const hmacKey = new HmacKey(this, 'HmacKey', { removalPolicy });
     // Only a configuration that gives some MCP server an `oauth` block gets the token secret.
     const oauthTokens = oauthServerNames(agentConfig).length > 0 ? new McpOAuthTokens(this, 'McpOAuthTokens', { removalPolicy }) : undefined;
+    // Only a configuration with a per-user server (auth.mode: per-user) gets the key that seals its users' tokens.
+    const connectionKey = perUserServerNames(agentConfig).length > 0 ? new UserConnectionKey(this, 'UserConnectionKey', { removalPolicy }) : undefined;
     warnOfSharedMemory(this, settings.authMode, agentConfig);
     // Only a configuration that turns files on gets their bucket.
     const filesSettings = filesSettingsOf(agentConfig);
     const files = filesSettings.on ? new FilesBucket(this, 'Files', { ttlDays: filesSettings.ttlDays, removalPolicy }) : undefined;
     const demoServer = usesDemoServer(agentConfig);
     // The SSM client is bundled only where the model key lives in SSM.
-    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), deepSearch: usesDeepSearch(agentConfig), uiStreams: usesUiStreams(agentConfig), mcpServerDoor: usesMcpServerDoor(agentConfig), a2a: a2aDoorIsOn(agentConfig), ...bundledStrategies(agentConfig), ...bundledExtensions(agentConfig), ...withToolPolicy(toolPolicyFiles(agentConfig)) };
+    this.functionBundle = { modelProvider: model.provider, ssmClient: modelApiKey !== undefined && settings.modelApiKeyParameterName !== undefined, demoServer, telemetry: settings.otelExporterEndpoint !== undefined, files: filesSettings.on, codeInterpreter: usesCodeInterpreter(agentConfig), deepSearch: usesDeepSearch(agentConfig), uiStreams: usesUiStreams(agentConfig), mcpServerDoor: usesMcpServerDoor(agentConfig), a2a: a2aDoorIsOn(agentConfig), ...bundledStrategies(agentConfig), ...bundledExtensions(agentConfig), ...withToolPolicy(toolPolicyFiles(agentConfig)), ...(connectionKey ? { perUserConnections: true } : {}) };
     const functions = new AgentFunctions(this, 'Functions', {
       environment: {
         [ENV.authMode]: settings.authMode,
@@ -69,6 +72,7 @@ export class McpAgentStack extends Stack {
         ...(settings.modelProvider === undefined ? {} : { [ENV.modelProvider]: settings.modelProvider }),
         ...hmacKey.environment,
         ...oauthTokens?.environment,
+        ...connectionKey?.environment,
         ...files?.environment,
         ...(settings.modelBaseUrl === undefined ? {} : { [ENV.modelBaseUrl]: settings.modelBaseUrl }),
         ...(settings.modelName === undefined ? {} : { [ENV.modelName]: settings.modelName }),
@@ -112,6 +116,8 @@ export class McpAgentStack extends Stack {
     }
     // Every function connects to the MCP servers (health too), so each may renew and store a token.
     if (oauthTokens) for (const agentFunction of [stream, worker, healthAndFallbacks]) agentFunction.function.addToRolePolicy(oauthTokens.readWriteStatement);
+    // Turns call per-user servers with their owners' tokens; the conversation routes also serve /connections. Health reads none.
+    if (connectionKey) for (const agentFunction of [stream, worker]) agentFunction.function.addToRolePolicy(connectionKey.useStatement);
     // The conversation routes run turns and delete conversations; the worker only runs turns and
     // announces them (its SQS actions come from the event source). Health touches no data.
     stream.function.addToRolePolicy(conversations.allow(CONVERSATION_TABLE_ACTIONS));
@@ -137,7 +143,14 @@ export class McpAgentStack extends Stack {
       removalPolicy,
       a2a: this.functionBundle.a2a ?? false,
       protectedResourceMetadata: this.functionBundle.mcpServerDoor === true && authorization.userPoolId !== undefined,
+      connections: connectionKey !== undefined,
     });
+    // Where a provider sends a person back after they connect an account: the API itself (its
+    // restApiId, not its deployment's URL, which would make the functions depend on their own routes).
+    if (connectionKey) {
+      const publicBaseUrl = settings.publicBaseUrl ?? api.executeApiUrl();
+      for (const agentFunction of [stream, worker]) agentFunction.function.addEnvironment(ENV.publicBaseUrl, publicBaseUrl);
+    }
     // The MCP server door names the pool as its authorization server (docs/mcp-server-door.md).
     if (authorization.userPoolId !== undefined) for (const agentFunction of [stream, healthAndFallbacks]) agentFunction.function.addEnvironment(ENV.cognitoUserPoolId, authorization.userPoolId);
 

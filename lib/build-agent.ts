@@ -26,6 +26,9 @@ import { createConfiguredGateway } from './configured-gateway.ts';
 import { createConfiguredModel, modelNotConfigured as modelNotConfiguredText } from './providers/configured-model.ts';
 import { configuredFileStore } from '#file-stores';
 import { configuredCallPolicy } from '#call-policy';
+import { configuredConnections } from '#per-user-connections';
+import type { ConnectionStore } from './adapters/mcp/per-user/connection-store.ts';
+import type { RecordSealer } from './adapters/mcp/per-user/sealer.ts';
 import type { CallPolicy } from './core/ports/call-policy.ts';
 import type { FileStore } from './core/ports/file-store.ts';
 
@@ -74,6 +77,13 @@ interface CommonOptions {
   codeFiles?: CodeFilesFor;
   /** Who may call which tool with which arguments. Default: agent.yml's toolPolicy (Cedar), none without one. */
   callPolicy?: CallPolicy;
+  /**
+   * Per-user connections (servers with auth.mode: per-user): where they are kept (default: the
+   * table, with a documentClient; memory otherwise) and what seals their tokens (default: the KMS
+   * key of CONNECTION_KMS_KEY_ID, or locally a 0600 key file; docs/users-own-accounts.md).
+   */
+  connectionStore?: ConnectionStore;
+  connectionSealer?: RecordSealer;
 }
 
 /**
@@ -99,11 +109,20 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   const modelNotConfigured = options.model ? undefined : modelNotConfiguredText(config.model, process.env);
   // Servers' questions and sampling reach the turn whose call caused them through the router.
   const router = options.gateway ? undefined : createServerRequestRouter(logger);
-  const gateway = options.gateway ?? createConfiguredGateway(config, {
+  const serviceGateway = options.gateway ?? createConfiguredGateway(config, {
     logger,
     ...(options.oauthTokenStore ? { oauthTokenStore: options.oauthTokenStore } : {}),
     ...(router ? { onElicitation: router.onElicitation, onSampling: router.onSampling } : {}),
   });
+  // Servers each user connects to with their own account wrap the gateway (none: undefined).
+  const connections = options.gateway ? undefined : configuredConnections(config, serviceGateway, {
+    logger,
+    environment: process.env,
+    ...(options.documentClient ? { documentClient: options.documentClient } : {}),
+    ...(options.connectionStore ? { store: options.connectionStore } : {}),
+    ...(options.connectionSealer ? { sealer: options.connectionSealer } : {}),
+  });
+  const gateway = connections?.gateway ?? serviceGateway;
   // Loaded now, so that a policy file that does not parse or validate stops the start.
   const callPolicy = options.callPolicy ?? configuredCallPolicy(config);
   const untracedStore = options.store ?? createDynamoConversationStore({
@@ -131,7 +150,8 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     ownerCounters,
     ...(callPolicy ? { callPolicy } : {}),
     // Telemetry's extension last of these, so its spans time the calls alone (lib/extensions/telemetry/extension.ts).
-    extensions: [...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? []), ...(telemetry ? [telemetry.extension] : [])],
+    extensions: [...(connections ? [connections.extension] : []), ...mcpClientExtensions(config, { gateway, ...(router ? { router } : {}) }), ...(options.extensions ?? []), ...(telemetry ? [telemetry.extension] : [])],
+    ...(connections ? { connections: connections.api } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.hmacKey ? { hmacKey: options.hmacKey } : {}),
     ...(options.strategy ? { strategy: options.strategy } : {}),

@@ -11,6 +11,7 @@ import type { OAuthTokenStore } from './adapters/mcp/oauth/store.ts';
 import type { McpGatewayOptions } from './adapters/mcp/types.ts';
 import { localDataDir, runsLocally } from './config/environment.ts';
 import type { AgentConfig } from './config/load.ts';
+import { serviceIdentityServers } from './config/per-user-servers.ts';
 import type { Logger } from './core/logger.ts';
 import type { ToolGateway } from './core/ports/tools.ts';
 
@@ -23,9 +24,11 @@ interface ConfiguredGatewayOptions extends Pick<McpGatewayOptions, 'onElicitatio
 }
 
 export function createConfiguredGateway(config: Pick<AgentConfig, 'mcpServers' | 'tools'>, options: ConfiguredGatewayOptions): ToolGateway {
-  const servers = usesOAuth(config.mcpServers)
-    ? attachOAuth(config.mcpServers, { store: options.oauthTokenStore ?? defaultTokenStore(), logger: options.logger, network: options.oauthNetwork ?? { allowLoopback: runsLocally(process.env) } })
-    : config.mcpServers;
+  // Per-user servers (auth.mode: per-user) are reached with their owners' tokens: buildAgent wraps this gateway for them.
+  const serviceServers = serviceIdentityServers(config.mcpServers);
+  const servers = usesOAuth(serviceServers)
+    ? attachOAuth(serviceServers, { store: options.oauthTokenStore ?? defaultTokenStore(), logger: options.logger, network: options.oauthNetwork ?? { allowLoopback: runsLocally(process.env) } })
+    : serviceServers;
   const { onElicitation, onSampling } = options;
   return createMcpGateway({ servers, settings: config.tools, logger: options.logger, ...(onElicitation ? { onElicitation } : {}), ...(onSampling ? { onSampling } : {}) });
 }

@@ -13,6 +13,7 @@ import type { HealthReport } from './health.ts';
 import type { LoopEvent } from './loop/loop-events.ts';
 import type { StoredTurn } from './turn/stored-turn.ts';
 import type { ApprovalDecision } from './turn/validate-input.ts';
+import type { UserConnectionsApi } from '../core/ports/user-connections.ts';
 
 export type { ConversationView } from './conversations/conversation-view.ts';
 export type { ConversationPageRequest } from './conversations/conversation-page.ts';
@@ -94,4 +95,6 @@ export interface Agent extends MemoryApi, FilesApi {
   readTurn(key: ConversationKey, turn: number): Promise<StoredTurn | undefined>;
   health(): Promise<HealthReport>;
   close(): Promise<void>;
+  /** The owners' own accounts at per-user servers (auth.mode: per-user; docs/users-own-accounts.md); absent when there are none. */
+  connections?: UserConnectionsApi;
 }

@@ -7,6 +7,7 @@ import type { ModelClient } from '../core/ports/model.ts';
 import type { NoteStore } from '../core/ports/notes.ts';
 import type { OwnerCounters } from '../core/ports/owner-counters.ts';
 import type { ToolGateway } from '../core/ports/tools.ts';
+import type { UserConnectionsApi } from '../core/ports/user-connections.ts';
 import type { TurnTraceView } from '../core/turn-trace.ts';
 import type { FilesApi } from './agent-api.ts';
 import type { AgentExtension } from './extension-api/extension.ts';
@@ -40,5 +41,7 @@ export interface AgentParts {
   ownerCounters: OwnerCounters;
   /** Who may call which tool with which arguments (agent.yml toolPolicy): decides every call; none: only allowTools, denyTools and requireApproval apply. */
   callPolicy?: CallPolicy;
+  /** The owners' connections to per-user servers (GET/DELETE /connections); none when no server is per-user. */
+  connections?: UserConnectionsApi;
   now?: () => number;
 }

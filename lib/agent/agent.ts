@@ -38,7 +38,8 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
   const hmacKey = parts.hmacKey ?? randomBytes(32);
   const settings = agentSettings(config);
   const files = config.files.enabled ? parts.files : undefined;
-  const policies = new Map(config.mcpServers.map((server) => [server.name, { ...server, asksUser: asksUser(server, config.tools) }]));
+  // A per-user server's call may wait for its owner to connect their account, as a question would.
+  const policies = new Map(config.mcpServers.map((server) => [server.name, { ...server, asksUser: asksUser(server, config.tools) || ('auth' in server && server.auth.mode === 'per-user') }]));
   const budgets = createBudgets({ limits: config.limits, counters: parts.ownerCounters, logger, metrics: parts.metrics, now });
   const offeredTools = async (): Promise<OfferedTool[]> => applyToolPolicies(await gateway.listTools(), policies);
   const scopes = requestScopes({ settings, store, logger, now });
@@ -117,6 +118,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
   return {
     ...memoryApi(config.memory.enabled ? parts.notes : undefined, config.memory.maxNotes),
     ...parts.filesApi,
+    ...(parts.connections ? { connections: parts.connections } : {}),
     ask,
     decide,
     getConversation,

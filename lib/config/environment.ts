@@ -87,6 +87,16 @@ export const ENV = {
   awsSecretAccessKey: 'AWS_SECRET_ACCESS_KEY',
   awsSessionToken: 'AWS_SESSION_TOKEN',
   awsDynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
+  /**
+   * The service's public base URL (scheme, host, stage path; no trailing slash needed), where a
+   * provider sends a person back after they connect an account (GET /connections/{server}/callback,
+   * docs/users-own-accounts.md). npm start defaults it to the URL it listens on.
+   */
+  publicBaseUrl: 'PUBLIC_BASE_URL',
+  /** The KMS key (id, ARN or alias) that seals per-user connection tokens (the stack creates it when agent.yml has per-user servers). */
+  connectionKmsKeyId: 'CONNECTION_KMS_KEY_ID',
+  /** Without a KMS key (a local run): the 0600 key file that seals them, created at first use (default: connection-key in LOCAL_DATA_DIR). */
+  connectionKeyFile: 'CONNECTION_KEY_FILE',
   /** The Secrets Manager secret holding MCP servers' OAuth tokens (the stack creates it when agent.yml uses OAuth). */
   mcpOAuthTokenSecretArn: 'MCP_OAUTH_TOKEN_SECRET_ARN',
   /**

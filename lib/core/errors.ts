@@ -79,6 +79,13 @@ export type InputErrorCode =
   // a turn's trace
   | 'invalid_turn'
   | 'turn_not_found'
+  // per-user connections (docs/users-own-accounts.md)
+  /** No MCP server of agent.yml by that name is connected per user (auth.mode: per-user). */
+  | 'connection_server_unknown'
+  /** A connection callback whose state is unknown, expired or already used. */
+  | 'connection_state_invalid'
+  /** The provider refused (error= on the callback), or would not exchange the code for tokens. */
+  | 'connection_refused'
   | 'trace_not_found'
   // who and where
   | 'unauthenticated'
@@ -94,7 +101,7 @@ type ConflictCode = 'conversation_busy' | 'turn_in_progress' | 'approval_not_pen
 
 export class InputError<Code extends InputErrorCode = InputErrorCode> extends AgentError<Code> {}
 
-export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found' | 'note_not_found' | 'memory_not_enabled' | 'turn_not_found' | 'trace_not_found' | 'file_not_found' | 'files_not_enabled'> {}
+export class NotFoundError extends InputError<'conversation_not_found' | 'route_not_found' | 'note_not_found' | 'memory_not_enabled' | 'turn_not_found' | 'trace_not_found' | 'file_not_found' | 'files_not_enabled' | 'connection_server_unknown'> {}
 
 /** A route exists, but not for this method; `allow` lists the methods it takes. */
 export class MethodNotAllowedError extends InputError<'method_not_allowed'> {

@@ -37,3 +37,15 @@ export function notesPartitionKey(owner: string | undefined): string {
 }
 
 const encodeOwner = (owner: string): string => encodeURIComponent(owner).replaceAll('-', '%2D');
+
+/**
+ * Per-user connections (lib/adapters/dynamodb/connection-store.ts). An owner's tokens for a server:
+ * `${owner}#connections#${server}` (server names hold no `#`, so this has three `#` where a
+ * conversation's key has one and the notes' key ends in `#memory#notes`). What belongs to no owner
+ * has no `#` at all: a pending authorization `connect-state:<hash of its state>`, a server's
+ * registered client `connection-client:<server>`, its tool catalog `connection-catalog:<server>`.
+ */
+export const connectionPartitionKey = (owner: string | undefined, server: string): string => `${ownerPart(owner)}#connections#${server}`;
+export const pendingAuthorizationPartitionKey = (stateHash: string): string => `connect-state:${stateHash}`;
+export const connectionClientPartitionKey = (server: string): string => `connection-client:${server}`;
+export const connectionCatalogPartitionKey = (server: string): string => `connection-catalog:${server}`;

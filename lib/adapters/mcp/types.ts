@@ -6,7 +6,8 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../../core/logger.ts';
 import type { ElicitationRequest, ElicitationResult, SamplingRequest, SamplingResult, ServerRequestContext } from '../../core/ports/tools.ts';
-import type { McpServerAuthorization } from './oauth/transport.ts';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /** `decline` every elicitation, accept with the schema's `defaults`, or `ask` a person. */
 type ElicitationPolicy = 'decline' | 'defaults' | 'ask';
@@ -26,8 +27,11 @@ interface ClientFeatures {
 export type McpServerSpec =
   | ({ name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string } & ClientFeatures)
   | ({ name: string; type: 'http' | 'sse' | 'auto'; url: string; headers: Record<string, string> } & ClientFeatures & {
-      /** OAuth 2.1 for this server (lib/adapters/mcp/oauth/attach.ts), when agent.yml gives it an `oauth` block. */
-      authorization?: McpServerAuthorization;
+      /**
+       * How its requests are authorized: the service's OAuth 2.1 (lib/adapters/mcp/oauth/attach.ts),
+       * when agent.yml gives it an `oauth` block, or one owner's bearer token (per-user/session.ts).
+       */
+      authorization?: TransportAuthorization;
     })
   | ({
       name: string;
@@ -67,6 +71,11 @@ export interface McpGatewayOptions {
    * sampling is not offered to any server.
    */
   onSampling?: (request: SamplingRequest, context: ServerRequestContext) => Promise<SamplingResult>;
+}
+
+/** What a Streamable HTTP or SSE transport is given to authorize its requests (connect.ts). */
+export interface TransportAuthorization {
+  forTransport(fetch: FetchLike): { authProvider?: OAuthClientProvider; fetch: FetchLike };
 }
 
 /** The transport a server was actually reached over. */

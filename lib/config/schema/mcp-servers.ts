@@ -112,12 +112,23 @@ export const oauthSchema = z
     }
   });
 
+/**
+ * Whose identity a remote server's calls carry. `service` (default): the service's own (its
+ * headers, or its `oauth` grant), whoever asked. `per-user`: each owner connects their own account
+ * at the server's OAuth provider (the `oauth` block's client settings, authorization code with
+ * PKCE), and the calls made for them carry their token (docs/users-own-accounts.md).
+ */
+export const authSchema = z.strictObject({
+  mode: z.enum(['service', 'per-user']).default('service'),
+});
+
 export const remoteServerSchema = z.strictObject({
   type: z.enum(['http', 'sse']).optional(),
   url: z.url(),
   headers: stringMap().default({}),
   /** OAuth 2.1 (the MCP authorization specification): tokens are obtained, stored and refreshed for this server. */
   oauth: oauthSchema.optional(),
+  auth: authSchema.default({ mode: 'service' }),
   ...toolPolicyFields,
   ...clientFeatureFields,
 }).superRefine((server, context) => {
@@ -125,6 +136,11 @@ export const remoteServerSchema = z.strictObject({
   const authorization = Object.keys(server.headers).find((name) => name.toLowerCase() === 'authorization');
   if (server.oauth && authorization) {
     context.addIssue({ code: 'custom', path: ['headers', authorization], message: 'an Authorization header cannot be combined with oauth, which sends its own' });
+  }
+  if (server.auth.mode === 'per-user') {
+    if (authorization) context.addIssue({ code: 'custom', path: ['headers', authorization], message: 'an Authorization header cannot be combined with auth.mode per-user, which sends each user\'s own token' });
+    if (server.oauth?.grant === 'client_credentials') context.addIssue({ code: 'custom', path: ['oauth', 'grant'], message: 'auth.mode per-user connects each user with authorization_code: client_credentials is the service\'s own identity' });
+    if (server.type === 'sse') context.addIssue({ code: 'custom', path: ['type'], message: 'auth.mode per-user reaches its server over Streamable HTTP (type http, or no type)' });
   }
 });
 

@@ -7,7 +7,8 @@ import { acceptsEventStream } from '../../http/sse.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { readPageQuery, refuseQuery } from './page-query.ts';
 import { lastEventIdOf, resumeStream } from './resume-stream.ts';
-import { matchRoute, type RouteMatch } from './routes.ts';
+import { CONNECTION_CALLBACK_PATH, matchRoute, type RouteMatch } from './routes.ts';
+import { connectionCallback, deleteConnection, listConnections } from './connection-routes.ts';
 import { streamTurn } from './stream-turn.ts';
 import { readTurnCall } from './turn-call.ts';
 
@@ -22,6 +23,8 @@ export const nativeFrontDoor: FrontDoor = {
   matches: () => true,
   handle,
   errorResponse,
+  // A provider's redirect back to the service: a browser's, without API credentials (its state proves the owner).
+  servesAnyone: (request) => request.method === 'GET' && CONNECTION_CALLBACK_PATH.test(request.path),
 };
 
 /** A buffered resume is collected whole; its heartbeats only need to be rare. */
@@ -55,6 +58,12 @@ async function handle(request: HttpRequest, services: FrontDoorServices): Promis
     case 'getFile':
       refuseQuery(request.query, 'GET /conversations/{conversationId}/files/{name}');
       return fileResponse(await agent.readFile({ conversationId: match.conversationId!, ...owner }, match.fileName!));
+    case 'listConnections':
+      return listConnections(agent.connections, request);
+    case 'deleteConnection':
+      return deleteConnection(agent.connections, request, match.server!);
+    case 'connectionCallback':
+      return connectionCallback(agent.connections, request, match.server!, services.logger);
     case 'createConversation':
     case 'postMessage':
     case 'decideApprovals':
