@@ -186,7 +186,10 @@ function parseEvent(block) {
   return { event: name, data: JSON.parse(data.join('\n')) };
 }
 
-/** The caller's connections to per-user MCP servers: [{server, scopes, expiresAt, connectedAt}]; no tokens. */
+/**
+ * The caller's connections to per-user MCP servers: [{server, connected, scopes, expiresAt,
+ * connectedAt}] (a server not connected yet: {server, connected: false}); no tokens.
+ */
 export const connections = async () => (await getJson('/connections')).connections ?? [];
 
 /** Revokes and forgets the caller's connection to one server. */

@@ -38,7 +38,7 @@ export function watchConnection(server, connected) {
     checking = true;
     try {
       const listed = await api.connections();
-      if (!stopped && listed.some((connection) => connection.server === server)) {
+      if (!stopped && listed.some((connection) => connection.server === server && isConnected(connection))) {
         stop();
         connected();
       }
@@ -88,7 +88,7 @@ export class ConnectionsPanel {
   }
 
   render(listed) {
-    const items = listed.map((connection) => h('li', { 'data-server': connection.server },
+    const items = listed.filter(isConnected).map((connection) => h('li', { 'data-server': connection.server },
       h('span', { class: 'connection-server', title: connectionTitle(connection) }, connection.server),
       h('button', { type: 'button', class: 'disconnect', onclick: () => void this.disconnect(connection.server) }, 'Disconnect')));
     this.element.replaceChildren(...(items.length > 0 ? [h('h2', {}, 'Connections'), h('ul', { class: 'connections' }, items)] : []));
@@ -105,6 +105,9 @@ export class ConnectionsPanel {
     await this.refresh();
   }
 }
+
+/** An entry of GET /connections that stands for a stored connection (the API also lists its per-user servers not connected yet, with `connected: false`). */
+const isConnected = (connection) => connection.connected !== false;
 
 function connectionTitle(connection) {
   const scopeList = Array.isArray(connection.scopes) ? connection.scopes.join(' ') : connection.scopes;

@@ -47,9 +47,6 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
       // A form answer the service refuses, then one it takes.
       toolCallsReply([{ id: 'call_code', name: 'enter_code', arguments: {} }]),
       textReply('Code taken.'),
-      // A connect link, answered by the page once the connection shows up.
-      toolCallsReply([{ id: 'call_connect', name: 'connect_account', arguments: {} }]),
-      textReply('Connected and linked.'),
     ]);
     const node = JSON.stringify(process.execPath);
     local = await startConfiguredLocalServer([
@@ -100,14 +97,16 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     expect(await turn().locator('.tool-call .status').textContent()).toBe('waiting for your answer');
     expect(await turn().locator('.turn-footer .summary').textContent()).toContain('input_required');
 
-    // Once the link was opened, the page watches for a connection; this API has none (404).
+    // Once the link was opened, the page watches for a connection; this service has no per-user servers.
     const watched = page.waitForResponse((response) => new URL(response.url()).pathname === '/connections', WAIT);
     const [opened] = await Promise.all([browser.context.waitForEvent('page'), link.click()]);
     await opened.waitForLoadState();
     expect(opened.url()).toBe('https://accounts.example/link?id=link-1');
     expect(await opened.evaluate(() => (globalThis as { opener?: unknown }).opener ?? null)).toBeNull();
     await opened.close();
-    expect((await watched).status()).toBe(404);
+    const listing = await watched;
+    expect(listing.status()).toBe(200);
+    expect(await listing.json()).toEqual({ connections: [] });
 
     await question.getByRole('button', { name: 'Done' }).click();
     await completed();
@@ -116,7 +115,7 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     expect(await turn().locator('.tool-call .result-text').textContent()).toBe('account linked');
     expect(await turn().locator('.blocks > .message.assistant').last().textContent()).toBe('Your account is linked.');
     expect(toolMessage('call_link')).toBe('account linked');
-    // This API has no per-user connections (GET /connections is 404): nothing was answered for the user.
+    // No connection showed up: nothing was answered for the user.
     expect(await turn().locator('.resumed').count()).toBe(0);
   });
 
@@ -196,73 +195,5 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     await again.getByRole('button', { name: 'Submit' }).click();
     await completed();
     expect(toolMessage('call_code')).toBe('code 1234');
-  });
-
-  /**
-   * The page's side of per-user connections (docs/chat-page.md), with GET /connections answered in
-   * the browser (page.route) as a per-user API answers it: this one is about the page (when it
-   * asks, that it answers once), on a service without per-user servers. Everything else
-   * (the pause, the answer, the call run again) is the real service's.
-   */
-  it('once the link was opened, answers the question itself when the server shows up in GET /connections, and lists the connection', async () => {
-    let connected = false;
-    const asked: string[] = [];
-    await page.route((address) => new URL(address).pathname.startsWith('/connections'), async (route) => {
-      const request = route.request();
-      asked.push(`${request.method()} ${new URL(request.url()).pathname}`);
-      if (request.method() === 'DELETE') {
-        connected = false;
-        return route.fulfill({ status: 204 });
-      }
-      const connections = connected ? [{ server: 'accounts', scopes: ['crm:read'], expiresAt: '2030-01-01T00:00:00.000Z', connectedAt: '2026-01-01T00:00:00.000Z' }] : [];
-      return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ connections }) });
-    });
-    const approvals: string[] = [];
-    let listings = 0;
-    page.on('request', (request) => {
-      if (request.method() === 'POST' && request.url().endsWith('/approvals')) approvals.push(request.postData() ?? '');
-      if (request.method() === 'GET' && new URL(request.url()).pathname === '/connections') listings += 1;
-    });
-
-    await ask('Connect my account');
-    const question = turn().locator('.approvals:not([hidden]) .pending-call.question');
-    await question.waitFor(WAIT);
-    const before = listings;
-    // Not opened yet: nothing is watched, whatever the user does with the window. (A check would
-    // start its fetch within the focus event; the browser reports requests in the order they are
-    // made, so one made then is counted before the /health request made after it is seen.)
-    const health = page.waitForRequest((request) => new URL(request.url()).pathname === '/health', WAIT);
-    await page.evaluate(() => {
-      (globalThis as any).dispatchEvent(new Event('focus'));
-      void (globalThis as any).fetch('/health');
-    });
-    await health;
-    expect(listings).toBe(before);
-
-    const seen = page.waitForRequest((request) => new URL(request.url()).pathname === '/connections', WAIT);
-    const [opened] = await Promise.all([browser.context.waitForEvent('page'), question.locator('a.visit-link').click()]);
-    await opened.close();
-    await page.bringToFront();
-    await seen;
-    // Not connected yet: the question still waits.
-    expect(await question.getByRole('button', { name: 'Done' }).isEnabled()).toBe(true);
-
-    connected = true;
-    await page.evaluate(() => (globalThis as any).dispatchEvent(new Event('focus')));
-    await completed();
-
-    expect(await turn().locator('.message.note.resumed').textContent()).toBe('Connected to accounts: the page answered for you, and the turn goes on.');
-    expect(approvals.map((body) => JSON.parse(body))).toEqual([{ decisions: [{ toolCallId: 'call_connect', answer: { action: 'accept' } }] }]);
-    expect(toolMessage('call_connect')).toBe('account linked');
-    expect(await turn().locator('.blocks > .message.assistant').last().textContent()).toBe('Connected and linked.');
-
-    // The connection in the side panel, and Disconnect.
-    const listed = page.locator('#connections li[data-server="accounts"]');
-    await listed.waitFor(WAIT);
-    page.once('dialog', (dialog) => void dialog.accept());
-    await listed.getByRole('button', { name: 'Disconnect' }).click();
-    await page.locator('#connections').waitFor({ state: 'hidden', ...WAIT });
-    expect(asked).toContain('DELETE /connections/accounts');
-    await page.unrouteAll();
   });
 });
