@@ -319,6 +319,31 @@ describe('per-user connections, through the local server', () => {
     expect(setup.authorization.events.filter((event) => event.kind === 'token' && event.grant === 'refresh_token')).toHaveLength(1);
   }, 120_000);
 
+  it('pauses again for the owner to connect when the provider ended their grant and refuses the refresh', async () => {
+    // Prepare
+    const setup = await start();
+    await connect(setup, 'alice', 'alice-ended');
+
+    // Act: she withdraws consent at the provider; her next call meets a 401 and a refused refresh
+    setup.authorization.endGrantsOf('alice');
+    const after = await ask(setup, 'alice', 'alice-ended-2', 'Show my notes');
+
+    // Assess: the connection is forgotten and the call waits for a new one
+    expect(after.body).toMatchObject({ stopReason: 'input_required', pendingElicitations: [{ mode: 'url', server: 'crm', name: 'list_notes' }] });
+    expect(setup.authorization.events.filter((event) => event.kind === 'refresh-refused')).toHaveLength(1);
+    expect(await connectionsOf(setup, 'alice')).toEqual({ connections: [{ server: 'crm', connected: false }] });
+
+    // Act: she connects again; then, in a new process (no session open yet), the grant ends again
+    const pending = after.body.pendingElicitations[0];
+    expect((await consent(pending.url, 'alice')).status).toBe(200);
+    await setup.restart();
+    setup.authorization.endGrantsOf('alice');
+    const afterRestart = await ask(setup, 'alice', 'alice-ended-3', 'Show my notes');
+
+    // Assess: refused while the session opened, it pauses all the same
+    expect(afterRestart.body).toMatchObject({ stopReason: 'input_required', pendingElicitations: [{ mode: 'url', server: 'crm' }] });
+  }, 120_000);
+
   it('runs the call with the connection made before a restart when the owner accepts after it', async () => {
     // Prepare: paused, and consented
     const setup = await start();

@@ -17,6 +17,8 @@
  *   authorization.refuseNext = true;
  *   // Tokens issued so far stop working (the MCP server answers 401; refresh tokens still work):
  *   authorization.expireAccessTokens();
+ *   // A user withdraws consent at the provider (access and refresh tokens end):
+ *   authorization.endGrantsOf('alice');
  *   await authorization.close();
  */
 import { randomUUID } from 'node:crypto';
@@ -70,6 +72,8 @@ export interface OAuthAuthorizationServer {
   verify(accessToken: string): Grant | undefined;
   /** Every access token issued so far stops working now (refresh tokens keep working). */
   expireAccessTokens(): void;
+  /** The user withdrew consent at the provider: their access and refresh tokens all stop working. */
+  endGrantsOf(user: string): void;
   close(): Promise<void>;
 }
 
@@ -206,6 +210,10 @@ export async function startOAuthAuthorizationServer(options: OAuthAuthorizationS
     },
     expireAccessTokens() {
       for (const [token, grant] of accessTokens) accessTokens.set(token, { ...grant, revoked: true });
+    },
+    endGrantsOf(user) {
+      for (const [token, grant] of accessTokens) if (grant.user === user) accessTokens.set(token, { ...grant, revoked: true });
+      for (const [token, grant] of refreshTokens) if (grant.user === user) refreshTokens.delete(token);
     },
     close: () => close(listener),
   };

@@ -58,9 +58,9 @@ mcpServers:
     expect(config.mcpServers).toEqual([
       { name: 'files', type: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { DEBUG: '1' }, cwd: '/etc/agent', ...NO_POLICY },
       { name: 'vscode-style', type: 'stdio', command: 'node', args: ['server.js'], env: {}, cwd: '/etc/agent/tools', ...NO_POLICY },
-      { name: 'remote', type: 'auto', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer secret-token' }, ...NO_POLICY },
-      { name: 'legacy', type: 'sse', url: 'https://old.example.com/sse', headers: {}, ...NO_POLICY },
-      { name: 'explicit-http', type: 'http', url: 'https://new.example.com/mcp', headers: {}, ...NO_POLICY },
+      { name: 'remote', type: 'auto', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer secret-token' }, auth: { mode: 'service' }, ...NO_POLICY },
+      { name: 'legacy', type: 'sse', url: 'https://old.example.com/sse', headers: {}, auth: { mode: 'service' }, ...NO_POLICY },
+      { name: 'explicit-http', type: 'http', url: 'https://new.example.com/mcp', headers: {}, auth: { mode: 'service' }, ...NO_POLICY },
     ]);
   });
 

@@ -92,3 +92,11 @@ describe('stand-ins for code the functions never run', () => {
     expect(() => openAIProvider.create({} as never, {} as never)).toThrow(/bundled without the OpenAI-compatible provider/);
   });
 });
+
+describe('a bundle built without per-user connections', () => {
+  it('has none to offer when no server is per-user, and refuses to start when one is', async () => {
+    const { configuredConnections } = await import('../../functions/substitutes/without-per-user-connections.ts');
+    expect(configuredConnections({ mcpServers: [{ type: 'http', auth: { mode: 'service' } }] })).toBeUndefined();
+    expect(() => configuredConnections({ mcpServers: [{ type: 'http', auth: { mode: 'per-user' } }] })).toThrow(/deploy again with the auth.mode per-user server/);
+  });
+});

@@ -66,6 +66,7 @@ describe('functionBundling', () => {
       `#ui-streams=${substitute('without-ui-streams.ts')}`,
       `#mcp-server-door=${substitute('without-mcp-server-door.ts')}`,
       `#call-policy=${substitute('without-call-policy.ts')}`,
+      `#per-user-connections=${substitute('without-per-user-connections.ts')}`,
     ];
     expect(bundling.esbuildArgs).toEqual({ '--alias': [...always, `@aws-sdk/client-ssm=${substitute('without-ssm.ts')}`, withoutTelemetry, ...withoutFiles, ...withoutFeatures] });
     const withSsm = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: true });

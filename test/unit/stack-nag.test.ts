@@ -17,6 +17,7 @@ const SHAPES: Array<[string, AgentSettings]> = [
   ['cognito with the MCP server door and A2A (public protected resource metadata beside the agent card)', { authMode: 'cognito', agentConfig: 'test/fixtures/mcp-door-a2a-agent.yml' }],
   ['the key in SSM', { modelApiKeyParameterName: '/mcp-agent/model-api-key' }],
   ['files on (their S3 bucket)', { agentConfig: 'test/fixtures/files-agent.yml' }],
+  ['cognito with a per-user server (its KMS key, its callback route open to browsers)', { authMode: 'cognito', agentConfig: 'test/fixtures/per-user-agent.yml' }],
   ['Bedrock through a geographic inference profile', { modelProvider: 'bedrock', modelName: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0' }],
   ['Bedrock through an application inference profile', { modelProvider: 'bedrock', modelName: 'arn:aws:bedrock:eu-west-1:123456789012:application-inference-profile/a1b2c3' }],
 ];

@@ -5,6 +5,7 @@
  * for its registered client and one for its tool catalog. Sort key 0 throughout.
  *
  *   write connection   Put  if version = expected   (a refresh that lost the race stores nothing)
+ *   forget connection  Delete if version = expected (never the tokens another process just renewed)
  *   take pending       Delete ReturnValues ALL_OLD  (two callbacks with one state: one gets it)
  *   put client         Put  if attribute_not_exists (two registrations at once: the first wins)
  */
@@ -46,11 +47,18 @@ export function createDynamoConnectionStore(options: DynamoConnectionStoreOption
     }
   }
 
-  async function remove(pk: string): Promise<Record<string, unknown> | undefined> {
+  async function remove(pk: string, version?: number): Promise<Record<string, unknown> | undefined> {
     try {
-      const output = await client.send(new (await documentCommands()).DeleteCommand({ TableName: tableName, Key: { pk, sk: 0 }, ReturnValues: 'ALL_OLD' }));
+      const output = await client.send(new (await documentCommands()).DeleteCommand({
+        TableName: tableName,
+        Key: { pk, sk: 0 },
+        ReturnValues: 'ALL_OLD',
+        ...(version === undefined ? {} : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': version } }),
+      }));
       return output.Attributes;
     } catch (error) {
+      // A newer version (another process renewed) is kept.
+      if (version !== undefined && isConditionalCheckFailed(error)) return undefined;
       throw storeUnavailable('DeleteItem', tableName, error);
     }
   }
@@ -71,8 +79,8 @@ export function createDynamoConnectionStore(options: DynamoConnectionStoreOption
       };
       return put(item, expected === 'any' ? undefined : { expression: 'version = :version', values: { ':version': expected.version } });
     },
-    async deleteConnection(owner, server) {
-      await remove(connectionPartitionKey(owner, server));
+    async deleteConnection(owner, server, version) {
+      await remove(connectionPartitionKey(owner, server), version);
     },
     async putPending(record) {
       await put({

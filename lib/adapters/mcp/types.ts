@@ -29,7 +29,7 @@ export type McpServerSpec =
   | ({ name: string; type: 'http' | 'sse' | 'auto'; url: string; headers: Record<string, string> } & ClientFeatures & {
       /**
        * How its requests are authorized: the service's OAuth 2.1 (lib/adapters/mcp/oauth/attach.ts),
-       * when agent.yml gives it an `oauth` block, or one owner's bearer token (per-user/session.ts).
+       * when agent.yml gives it an `oauth` block, or one owner's bearer token (per-user/gateway.ts).
        */
       authorization?: TransportAuthorization;
     })

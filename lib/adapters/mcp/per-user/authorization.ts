@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthProtectedResourceMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { checkResourceAllowed, resourceUrlFromServerUrl } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import { clientMetadataFor, configuredClient } from '../oauth/client.ts';
 import { OAuthDestinations, type OAuthNetwork } from '../oauth/destinations.ts';
 import type { OAuthOptions } from '../oauth/options.ts';
@@ -162,7 +163,13 @@ export class PerUserAuthorization {
       const info = await discoverOAuthServerInfo(this.server.url, { fetchFn: this.fetch() });
       // Before anything is sent there: the issuer checks, and its endpoints become places the flow may go.
       this.destinations.accept(info.authorizationServerUrl, info.authorizationServerMetadata);
-      const resource = new URL(info.resourceMetadata?.resource ?? this.server.url);
+      // A server whose metadata names another resource is refused: its users' tokens would be good elsewhere.
+      const requested = resourceUrlFromServerUrl(this.server.url);
+      const named = info.resourceMetadata?.resource;
+      if (named !== undefined && !checkResourceAllowed({ requestedResource: requested, configuredResource: named })) {
+        throw new Error(`MCP server "${this.server.name}" names the protected resource ${named} in its metadata, which is not ${requested.href}`);
+      }
+      const resource = named === undefined ? requested : new URL(named);
       return { authorizationServerUrl: info.authorizationServerUrl, metadata: info.authorizationServerMetadata, resourceMetadata: info.resourceMetadata, resource };
     })().catch((error: unknown) => {
       this.discovered = undefined;

@@ -58,7 +58,8 @@ export interface ConnectionStore {
    * stored (`'any'`: a new connection replaces an old one). False when another writer got there first.
    */
   writeConnection(record: StoredConnection, expected: { version: number } | 'any'): Promise<boolean>;
-  deleteConnection(owner: string | undefined, server: string): Promise<void>;
+  /** Deletes the owner's record; with `version`, only while that is still the stored version. */
+  deleteConnection(owner: string | undefined, server: string, version?: number): Promise<void>;
   putPending(record: PendingAuthorization): Promise<void>;
   /** The pending authorization of this state hash, removed as it is read: a state works once. */
   takePending(stateHash: string): Promise<PendingAuthorization | undefined>;
@@ -88,7 +89,8 @@ export function createMemoryConnectionStore(): ConnectionStore {
       connections.set(key(record.owner, record.server), structuredClone(record));
       return true;
     },
-    async deleteConnection(owner, server) {
+    async deleteConnection(owner, server, version) {
+      if (version !== undefined && connections.get(key(owner, server))?.version !== version) return;
       connections.delete(key(owner, server));
     },
     async putPending(record) {

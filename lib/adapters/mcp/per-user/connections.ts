@@ -150,10 +150,24 @@ export class UserConnections implements UserConnectionsApi {
     await this.options.store.deleteConnection(owner, server);
   }
 
-  /** Forgets a connection the provider no longer honours (its refresh refused). */
+  /** Forgets a connection the provider no longer honours (its refresh refused), unless another process renewed it meanwhile. */
   private async forget(owner: string | undefined, server: string, version: number): Promise<void> {
-    const current = await this.options.store.readConnection(owner, server);
-    if (current?.version === version) await this.options.store.deleteConnection(owner, server);
+    await this.options.store.deleteConnection(owner, server, version);
+  }
+
+  /**
+   * After a refused refresh: the tokens another process stored meanwhile, if any. Its refresh may
+   * have been answered at the same moment as ours was refused, and its write may land a little
+   * later, so the store is read a few times over about two seconds before the grant is given up.
+   */
+  private async renewedElsewhere(owner: string | undefined, server: string, version: number): Promise<Held | undefined> {
+    for (const waitMs of [0, 100, 200, 400, 800, 1_000]) {
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const latest = await this.read(owner, server);
+      if (!latest) return undefined;
+      if (latest.record.version !== version) return latest;
+    }
+    return undefined;
   }
 
   private renewOnce(owner: string | undefined, server: string, used: string): Promise<string | undefined> {
@@ -180,9 +194,9 @@ export class UserConnections implements UserConnectionsApi {
     try {
       tokens = await this.authorization(server).refresh(refreshToken);
     } catch (error) {
-      // Refused: perhaps another process spent this refresh token first; then its tokens are stored.
-      const latest = await this.read(owner, server);
-      if (latest && latest.record.version !== held.record.version) return latest.secrets.tokens.access_token;
+      // Refused: perhaps another process spent this refresh token first; then its tokens are (about to be) stored.
+      const latest = await this.renewedElsewhere(owner, server, held.record.version);
+      if (latest) return latest.secrets.tokens.access_token;
       this.options.logger.warn('connection refresh refused: the owner must connect again', { server, error: errorMessage(error) });
       await this.forget(owner, server, held.record.version);
       return undefined;

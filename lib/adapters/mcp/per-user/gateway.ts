@@ -34,11 +34,18 @@ const SESSION_IDLE_MS = 5 * 60_000;
 
 interface PerUserGatewayOptions {
   inner: ToolGateway;
-  servers: ReadonlyArray<{ name: string; url: string }>;
+  /** Their headers go with every request (never an Authorization header: the schema refuses one). */
+  servers: ReadonlyArray<PerUserEndpoint>;
   connections: UserConnections;
   store: ConnectionStore;
   logger: Logger;
   settings: { connectTimeoutSeconds: number; maxResultBytes: number };
+}
+
+interface PerUserEndpoint {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
 }
 
 interface OwnerSession {
@@ -67,6 +74,9 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
   let routes = new Map<string, Route>();
 
   const sessionKey = (owner: string | undefined, server: string) => JSON.stringify([owner ?? null, server]);
+  const forget = (key: string, session: OwnerSession) => {
+    if (sessions.get(key) === session) sessions.delete(key);
+  };
 
   /** The catalogs kept in the store, once per process (a new process has them before anyone calls). */
   function loadCatalogs(): Promise<void> {
@@ -92,7 +102,7 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
     return new ConnectionRequired(server, url, `Connect your ${server} account to continue: open the link, sign in and allow access, then come back and accept.`);
   }
 
-  async function openSession(owner: string | undefined, server: { name: string; url: string }, token: string): Promise<OwnerSession> {
+  async function openSession(owner: string | undefined, server: PerUserEndpoint, token: string): Promise<OwnerSession> {
     const holder = { current: token, lost: false };
     const authorization = {
       forTransport: (fetch: FetchLike) => ({ fetch: bearerFetch(fetch, holder, (used) => connections.afterUnauthorized(owner, server.name, used)) }),
@@ -103,13 +113,14 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
       token: holder,
       lastUsed: Date.now(),
       connection: connectServer(
-        { name: server.name, type: 'http', url: server.url, headers: {}, authorization },
+        { name: server.name, type: 'http', url: server.url, headers: server.headers, authorization },
         {
           signal: controller.signal,
           logger,
           maxResultBytes: settings.maxResultBytes,
           onToolsChanged: () => undefined,
-          onClosed: () => sessions.delete(sessionKey(owner, server.name)),
+          // Only this session: a newer one of the same owner may have taken its place.
+          onClosed: () => forget(sessionKey(owner, server.name), session),
           // A per-user server is asked nothing of the user while a call runs (left out: docs/users-own-accounts.md).
           capabilities: {},
           answers: {},
@@ -121,12 +132,12 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
         return connection;
       }).finally(() => clearTimeout(timer)),
     };
-    session.connection.catch(() => sessions.delete(sessionKey(owner, server.name)));
+    session.connection.catch(() => forget(sessionKey(owner, server.name), session));
     return session;
   }
 
   /** The owner's session with a valid token, or ConnectionRequired. */
-  async function sessionFor(owner: string | undefined, server: { name: string; url: string }): Promise<OwnerSession> {
+  async function sessionFor(owner: string | undefined, server: PerUserEndpoint): Promise<OwnerSession> {
     closeIdle();
     const token = await connections.accessToken(owner, server.name);
     const key = sessionKey(owner, server.name);
@@ -156,19 +167,21 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
     }
   }
 
-  function serverNamed(name: string): { name: string; url: string } {
+  function serverNamed(name: string): PerUserEndpoint {
     return options.servers.find((server) => server.name === name)!;
   }
 
   async function callPerUser(route: Route, name: string, args: JsonObject, callOptions: Parameters<ToolGateway['callTool']>[2]): Promise<ToolOutput> {
     const owner = callOptions.caller?.owner;
     const server = serverNamed(route.server);
-    let session: OwnerSession;
+    let session: OwnerSession | undefined;
     try {
       session = await sessionFor(owner, server);
       await session.connection;
     } catch (error) {
       if (error instanceof ConnectionRequired) throw error;
+      // The server refused the token while the session opened, and no renewal helped.
+      if (session?.token.lost) throw await connectionRequired(owner, server.name);
       throw new ToolCallError('tool_server_unavailable', `Tool "${name}" did not run: the MCP server "${server.name}" is unavailable for this user (${errorMessage(error)}). Try again later.`, { cause: error });
     }
     if (route.tool === undefined) {
@@ -181,7 +194,7 @@ export function withPerUserServers(options: PerUserGatewayOptions): PerUserGatew
     } catch (error) {
       // The server refused the token and no renewal helped: the owner connects again.
       if (session.token.lost) {
-        sessions.delete(sessionKey(owner, server.name));
+        forget(sessionKey(owner, server.name), session);
         void connection.close();
         throw await connectionRequired(owner, server.name);
       }
