@@ -185,3 +185,15 @@ function parseEvent(block) {
   if (data.length === 0) return undefined;
   return { event: name, data: JSON.parse(data.join('\n')) };
 }
+
+/**
+ * The caller's connections to per-user MCP servers: [{server, connected, scopes, expiresAt,
+ * connectedAt}] (a server not connected yet: {server, connected: false}); no tokens.
+ */
+export const connections = async () => (await getJson('/connections')).connections ?? [];
+
+/** Revokes and forgets the caller's connection to one server. */
+export async function disconnect(server) {
+  const response = await send(`/connections/${segment(server)}`, { method: 'DELETE' });
+  if (!response.ok) throw await failure(response);
+}

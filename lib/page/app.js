@@ -1,8 +1,9 @@
 /**
- * The chat page: ask, watch the turn stream in, decide approvals, reopen conversations, inspect
- * turns. Plain modules, no build step; everything it knows comes from the HTTP API (api.js).
+ * The chat page: ask, watch the turn stream in, decide approvals, answer servers' questions (and
+ * resume by itself once the user connected an account), reopen conversations, inspect turns. Plain modules, no build step; everything it knows comes from the HTTP API (api.js).
  */
 import * as api from './api.js';
+import { ConnectionsPanel, watchConnection } from './connections.js';
 import { forgetConversation, listConversations, newConversationId, rememberConversation } from './conversations.js';
 import { h } from './dom.js';
 import { FilesPanel, renderFile } from './files.js';
@@ -16,6 +17,7 @@ const question = element('question');
 const send = element('send');
 const progress = new ProgressPanel(element('progress'));
 const files = new FilesPanel(element('files'), (name) => void openFile(name));
+const connections = new ConnectionsPanel(element('connections'));
 
 /** The conversation on screen (undefined: a new one, whose id is made when it is first asked). */
 let conversationId;
@@ -23,7 +25,14 @@ let conversationId;
 let views = [];
 let busy = false;
 
-const handlers = { onDecide: decide, onInspect: inspect };
+const handlers = {
+  onDecide: decide,
+  onInspect: inspect,
+  watchConnection: (server, connected) => watchConnection(server, () => {
+    connected();
+    void connections.refresh();
+  }),
+};
 
 function setBusy(value) {
   busy = value;
@@ -31,11 +40,16 @@ function setBusy(value) {
   document.body.classList.toggle('busy', value);
 }
 
-/** Runs a turn's stream into its view; a refusal before it starts (409, 503, ...) is shown in it. */
+/**
+ * Runs a turn's stream into its view; a refusal before it starts (409, 503, ...) is shown in it.
+ * Returns whether any event came.
+ */
 async function run(view, stream) {
   setBusy(true);
+  let streamed = false;
   try {
     await stream((event) => {
+      streamed = true;
       view.handle(event);
       progress.handle(event);
       files.handle(event);
@@ -48,6 +62,7 @@ async function run(view, stream) {
     renderConversations();
     question.focus();
   }
+  return streamed;
 }
 
 async function ask() {
@@ -65,10 +80,15 @@ async function ask() {
   await run(view, (onEvent) => api.ask(conversationId, text, onEvent));
 }
 
-async function decide(view, decisions) {
+/** `answered`: what the view asked ({approvals, elicitations}), asked again when the answer is refused. */
+async function decide(view, decisions, answered) {
   view.approvals.classList.add('sending');
-  await run(view, (onEvent) => api.decide(conversationId, decisions, onEvent));
+  const streamed = await run(view, (onEvent) => api.decide(conversationId, decisions, onEvent));
   view.approvals.classList.remove('sending');
+  // Refused before the turn went on (an answer that does not fit the form: 400): ask again.
+  if (!streamed) view.waitFor(answered.approvals, answered.elicitations);
+  // An answered connect link may have added a connection.
+  void connections.refresh();
 }
 
 async function inspect(turn) {
@@ -171,6 +191,7 @@ function connect() {
   }
   element('connect').hidden = true;
   void showHealth();
+  void connections.refresh();
   return true;
 }
 
@@ -225,6 +246,7 @@ renderConversations();
 if (api.isAccepted()) {
   if (fromAddress) void open(fromAddress);
   void showHealth();
+  void connections.refresh();
 } else {
   showNotConnected();
 }

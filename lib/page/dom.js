@@ -35,3 +35,16 @@ export function pretty(value) {
 }
 
 export const formatMs = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(ms >= 10_000 ? 0 : 1)} s` : `${Math.round(ms)} ms`);
+
+/**
+ * The address as the URL parser writes it, when it is an absolute http: or https: URL; undefined
+ * for anything else (javascript:, data:, relative, unparsable), which the page never makes a link.
+ */
+export function httpUrl(value) {
+  try {
+    const url = new URL(String(value));
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

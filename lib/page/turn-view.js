@@ -1,13 +1,19 @@
 /**
  * One turn in the transcript: the question, then each round as it happens (reasoning, text, tool
- * calls with their arguments and results, plan tasks), the calls waiting for approval, and a
- * footer with how the turn ended and its Inspect control. Fed by the turn's events while it runs,
+ * calls with their arguments and results, plan tasks), the calls waiting for approval and the
+ * servers' questions waiting for an answer (questions.js), and a footer with how the turn ended
+ * and its Inspect control. Fed by the turn's events while it runs,
  * or built from a stored turn (GET /conversations/{id}).
  */
 import { append, formatMs, h, pretty } from './dom.js';
+import { questionRow } from './questions.js';
 
 export class TurnView {
-  /** handlers: {onDecide(view, decisions), onInspect(turn)} */
+  /**
+   * handlers: {onDecide(view, decisions, answered), onInspect(turn), watchConnection(server, connected)}:
+   * the last, once the page of a URL-mode question was opened, watches for the user's connection
+   * to that server and returns how to stop watching.
+   */
   constructor(question, handlers) {
     this.handlers = handlers;
     this.turn = undefined;
@@ -15,6 +21,8 @@ export class TurnView {
     this.calls = new Map();
     this.texts = new Map();
     this.approvals = h('section', { class: 'approvals', hidden: true });
+    /** Connections watched for URL-mode questions whose page was opened: toolCallId → stop(). */
+    this.watchers = new Map();
     this.footer = h('footer', { class: 'turn-footer', hidden: true });
     this.element = h('article', { class: 'turn' }, h('div', { class: 'message user' }, question), this.blocks, this.approvals, this.footer);
   }
@@ -35,7 +43,9 @@ export class TurnView {
       case 'tool-result':
         return this.toolResult(data);
       case 'approval-required':
-        return this.waitFor(data.pendingApprovals);
+        return this.waitFor(data.pendingApprovals, this.waiting?.elicitations);
+      case 'elicitation-required':
+        return this.waitFor(this.waiting?.approvals, data.pendingElicitations);
       case 'task-start':
         return append(this.blocks, h('div', { class: 'task-marker' }, `Task ${data.taskId} started: ${data.title}`));
       case 'task-end':
@@ -110,17 +120,36 @@ export class TurnView {
     }
   }
 
-  /** Calls waiting for a person: one Approve and one Decline each; the last decision sends them all. */
-  waitFor(pending) {
-    this.approvals.replaceChildren(h('h3', {}, pending.length === 1 ? 'This call waits for your approval' : `These ${pending.length} calls wait for your approval`));
+  /**
+   * Calls waiting for a person: one Approve and one Decline for each call waiting for approval, an
+   * answer for each server's question; the last decision sends them all (a paused turn is decided
+   * whole).
+   */
+  waitFor(approvals = [], elicitations = []) {
+    this.stopWatching();
+    this.waiting = { approvals, elicitations };
+    const count = approvals.length + elicitations.length;
+    const title = elicitations.length === 0
+      ? (count === 1 ? 'This call waits for your approval' : `These ${count} calls wait for your approval`)
+      : (count === 1 ? 'A tool asks you' : `These ${count} calls wait for you`);
+    this.approvals.replaceChildren(h('h3', {}, title));
     const decisions = new Map();
-    for (const call of pending) {
+    const decide = (decision) => {
+      decisions.set(decision.toolCallId, decision);
+      if (decisions.size === count) {
+        this.stopWatching();
+        // What is asked next (the resumed turn may pause again) starts afresh.
+        const answered = this.waiting;
+        this.waiting = undefined;
+        this.handlers.onDecide(this, [...decisions.values()], answered);
+      }
+    };
+    for (const call of approvals) {
       this.calls.get(call.toolCallId)?.status.replaceChildren('waiting for approval');
       const choose = (approved) => () => {
-        decisions.set(call.toolCallId, { toolCallId: call.toolCallId, approved, ...(approved ? {} : { reason: 'declined in the chat page' }) });
         row.classList.add(approved ? 'approved' : 'declined');
         for (const button of row.querySelectorAll('button')) button.disabled = true;
-        if (decisions.size === pending.length) this.handlers.onDecide(this, [...decisions.values()]);
+        decide({ toolCallId: call.toolCallId, approved, ...(approved ? {} : { reason: 'declined in the chat page' }) });
       };
       const row = h('div', { class: 'pending-call' },
         h('div', { class: 'tool-head' }, h('span', { class: 'tool-name' }, call.name), h('span', { class: 'status' }, call.server ? `on ${call.server}` : '')),
@@ -128,14 +157,42 @@ export class TurnView {
         h('div', { class: 'actions' }, h('button', { class: 'approve', onclick: choose(true) }, 'Approve'), h('button', { class: 'decline', onclick: choose(false) }, 'Decline')));
       append(this.approvals, row);
     }
+    for (const question of elicitations) {
+      this.calls.get(question.toolCallId)?.status.replaceChildren('waiting for your answer');
+      const answer = (given) => decide({ toolCallId: question.toolCallId, answer: given });
+      const row = questionRow(question, { answer, linkOpened: () => this.watchFor(question, row) });
+      append(this.approvals, row.element);
+    }
     this.approvals.hidden = false;
+  }
+
+  /**
+   * The page of a URL-mode question was opened (a per-user server's connect link, say): once the
+   * user's connection to its server shows up, the page answers accept itself, and says so.
+   */
+  watchFor(question, row) {
+    if (!this.handlers.watchConnection || !question.server || this.watchers.has(question.toolCallId)) return;
+    const stop = this.handlers.watchConnection(question.server, () => {
+      this.watchers.delete(question.toolCallId);
+      // Said before the answer goes: a last answer sends the decisions, and the turn streams on below.
+      append(this.blocks, h('div', { class: 'message assistant note resumed' }, `Connected to ${question.server}: the page answered for you, and the turn goes on.`));
+      if (!row.give({ action: 'accept' })) this.blocks.lastChild.remove();
+    });
+    this.watchers.set(question.toolCallId, stop);
+  }
+
+  stopWatching() {
+    for (const stop of this.watchers.values()) stop();
+    this.watchers.clear();
   }
 
   /** A new question was sent instead of deciding: the service declines the waiting calls. */
   superseded() {
+    this.stopWatching();
     if (this.approvals.hidden || this.element.classList.contains('running')) return;
     this.approvals.hidden = true;
-    append(this.blocks, h('div', { class: 'message assistant note' }, 'The calls that waited for approval were declined: a new message was sent instead.'));
+    const what = this.waiting?.elicitations?.length ? 'The calls that waited for you were declined' : 'The calls that waited for approval were declined';
+    append(this.blocks, h('div', { class: 'message assistant note' }, `${what}: a new message was sent instead.`));
   }
 
   ended(result) {
@@ -145,8 +202,11 @@ export class TurnView {
     // A reply no delta carried (a stop without an answer, a replayed turn) is shown as it is.
     const shown = [...this.texts.entries()].filter(([key]) => key.startsWith('text:')).map(([, block]) => block.textContent).at(-1);
     if (result.reply && shown !== result.reply) append(this.blocks, h('div', { class: `message assistant${result.stopReason === 'completed' ? '' : ' note'}` }, result.reply));
-    if (result.pendingApprovals?.length && this.approvals.hidden) this.waitFor(result.pendingApprovals);
-    if (result.stopReason !== 'approval_required') this.approvals.hidden = true;
+    if ((result.pendingApprovals?.length || result.pendingElicitations?.length) && this.approvals.hidden) this.waitFor(result.pendingApprovals, result.pendingElicitations);
+    if (result.stopReason !== 'approval_required' && result.stopReason !== 'input_required') {
+      this.stopWatching();
+      this.approvals.hidden = true;
+    }
     const usage = result.usage ? `${result.usage.promptTokens} + ${result.usage.completionTokens} tokens` : undefined;
     this.showFooter([`Turn ${result.turn}`, result.stopReason, result.rounds === undefined ? undefined : `${result.rounds} round${result.rounds === 1 ? '' : 's'}`, usage]);
   }
@@ -184,7 +244,7 @@ export class TurnView {
         view.toolResult({ id: message.toolCallId, name: message.name, content: message.content });
       }
     }
-    if (turn.pendingApprovals?.length) view.waitFor(turn.pendingApprovals);
+    if (turn.pendingApprovals?.length || turn.pendingElicitations?.length) view.waitFor(turn.pendingApprovals, turn.pendingElicitations);
     const when = turn.completedAt ? new Date(turn.completedAt).toLocaleString() : undefined;
     view.showFooter([`Turn ${turn.turn}`, turn.stopReason, when]);
     return view;
