@@ -2,6 +2,7 @@ import type { BaseEvent } from '@ag-ui/core';
 import type { TurnResult } from '../../core/turn.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
 import type { HttpResponse } from '../../http/types.ts';
+import { replyRest } from '../../core/reply-rest.ts';
 
 /** An AG-UI event as written: `type` one of @ag-ui/core's EventType values (a type only; the package is not bundled). */
 type AgUiEvent = BaseEvent & Record<string, unknown>;
@@ -127,7 +128,7 @@ export class AgUiEvents {
   /** The turn's end: what its reply adds to the text streamed, then RUN_FINISHED (an interrupt when the turn waits). */
   result(result: TurnResult): AgUiEvent[] {
     const events = this.start();
-    const rest = this.rest(result.reply);
+    const rest = replyRest(this.lastRoundText, result.reply);
     if (rest !== '') {
       if (this.messageId === undefined) {
         this.messageId = `${this.run.runId}-reply`;
@@ -186,15 +187,4 @@ export class AgUiEvents {
     return [this.make('TEXT_MESSAGE_END', { messageId })];
   }
 
-  /** What the reply adds to the last round's text (a stop without an answer says why). */
-  private rest(reply: string): string {
-    const last = this.lastRoundText.trim();
-    const answer = reply.trimStart();
-    if (last !== '' && answer.startsWith(last)) {
-      const added = answer.slice(last.length);
-      return added.trim() === '' ? '' : added;
-    }
-    if (reply.trim() === '') return '';
-    return last === '' ? reply : `\n\n${reply}`;
-  }
 }

@@ -2,6 +2,7 @@ import type { UIMessageChunk } from 'ai';
 import type { StopReason, TurnResult } from '../../core/turn.ts';
 import type { LoopEvent } from '../../agent/loop/loop-events.ts';
 import type { HttpResponse } from '../../http/types.ts';
+import { replyRest } from '../../core/reply-rest.ts';
 
 /** The chunks this door writes: the AI SDK's own union (a type only; the package is not bundled). */
 type Chunk = UIMessageChunk;
@@ -114,7 +115,7 @@ export class UIMessageChunks {
   /** The turn's end: what its reply adds to the text streamed (a stop without an answer says why), then finish. */
   result(result: TurnResult): Chunk[] {
     const chunks: Chunk[] = [...this.start({ conversationId: result.conversationId, turn: result.turn }), ...this.closeReasoning()];
-    const rest = this.rest(result.reply);
+    const rest = replyRest(this.lastRoundText, result.reply);
     if (rest !== '') {
       if (this.textId === undefined) {
         this.textId = 'text-reply';
@@ -168,20 +169,6 @@ export class UIMessageChunks {
     return [{ type: 'reasoning-end', id }];
   }
 
-  /**
-   * What the reply adds to the last round's text. The reply normally is that text (nothing to add);
-   * a turn that stopped without an answer (approval, round limit) adds why it stopped.
-   */
-  private rest(reply: string): string {
-    const last = this.lastRoundText.trim();
-    const answer = reply.trimStart();
-    if (last !== '' && answer.startsWith(last)) {
-      const added = answer.slice(last.length);
-      return added.trim() === '' ? '' : added;
-    }
-    if (reply.trim() === '') return '';
-    return last === '' ? reply : `\n\n${reply}`;
-  }
 }
 
 /** The AI SDK's finish reasons: a paused turn stopped at tool calls that wait. */
