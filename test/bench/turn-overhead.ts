@@ -18,7 +18,8 @@
  * answer; the default); --batches N (warm, default 6); --conversations N
  * (per warm process, default 100); --warmup N (conversations before measuring, default 50);
  * --cold-runs N (default 6); --source (the children run the TypeScript sources rather than
- * bundles: readable profiles); --cpu-prof DIR (the children write V8 CPU profiles there);
+ * bundles); --cpu-prof DIR (the children write V8 CPU profiles there, and the bundles go to DIR/bundles
+ * with source maps, which overhead/profile-summary.ts reads profiles through);
  * --markdown (tables for docs/benchmarks.md); --untraced (warm: also the project with trace.enabled false,
  * to see what the turn trace costs); --ai-sdk (warm: also the Vercel AI SDK's agent, which cold always
  * runs); --bedrock (warm: also the project on Bedrock's Converse against
@@ -28,6 +29,7 @@
  * on the same machine, and the ratios rather than the milliseconds.
  */
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { measureBundleSizes } from '../../infra/bundle-size.ts';
 import { startBedrockServer } from './overhead/bedrock-server.ts';
@@ -74,7 +76,8 @@ const SHAPES: TurnShape[] = values.shapes.split(',').map((text) => {
 console.log(`${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, ${os.platform()} ${os.arch()}, load average ${os.loadavg()[0]!.toFixed(1)}`);
 const model = await startModelServer();
 const bedrock = values.bedrock ? await startBedrockServer() : undefined;
-const bundles = createBundleFolder();
+// Profiles of bundles are read through their source maps (overhead/profile-summary.ts).
+const bundles = createBundleFolder(values['cpu-prof'] && !values.source ? { sourceMapsIn: path.join(values['cpu-prof'], 'bundles') } : {});
 const sink = values.telemetry ? await startOtlpSink() : undefined;
 try {
   if (sections.has('warm')) {

@@ -3,7 +3,7 @@
  * so what runs is what Lambda would run: the stream function, the loops' warm children, the
  * MCP server and the cold-start programs, into one temporary folder.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -20,17 +20,25 @@ export interface BundleFolder {
   remove(): void;
 }
 
-export function createBundleFolder(): BundleFolder {
-  const folder = mkdtempSync(path.join(tmpdir(), 'bench-bundles-'));
+/**
+ * `sourceMapsIn`: the bundles go to that folder instead, each with its source map beside it, and
+ * stay there, so that profile-summary.ts can name the original files and functions of a profile
+ * of a bundle (`npm run bench -- --cpu-prof DIR` puts them in DIR/bundles).
+ */
+export function createBundleFolder(options: { sourceMapsIn?: string } = {}): BundleFolder {
+  const { sourceMapsIn } = options;
+  const folder = sourceMapsIn ?? mkdtempSync(path.join(tmpdir(), 'bench-bundles-'));
+  if (sourceMapsIn) mkdirSync(sourceMapsIn, { recursive: true });
   return {
     folder,
     async bundle(entry, name, options = {}) {
       const outfile = path.join(folder, name);
       const source = path.join(PROJECT_ROOT, entry);
       const lambdaFunction = options.lambdaFunction === true ? DEFAULT_FUNCTION_BUNDLE : options.lambdaFunction || undefined;
-      await build(lambdaFunction ? functionBuildOptions(source, outfile, lambdaFunction) : esbuildBuildOptions(source, outfile));
+      const settings = lambdaFunction ? functionBuildOptions(source, outfile, lambdaFunction) : esbuildBuildOptions(source, outfile);
+      await build(sourceMapsIn ? { ...settings, sourcemap: true } : settings);
       return outfile;
     },
-    remove: () => rmSync(folder, { recursive: true, force: true }),
+    remove: () => sourceMapsIn === undefined && rmSync(folder, { recursive: true, force: true }),
   };
 }

@@ -1,17 +1,19 @@
 /**
  * `node test/bench/overhead/profile-summary.ts <file.cpuprofile> [--top N] [--filter TEXT]
- * [--callers TEXT]`: a V8 CPU profile (`npm run bench -- --only warm --source --cpu-prof DIR`)
- * summed up: self time by package (or project folder), and self and total time (the function and
+ * [--callers TEXT]`: a V8 CPU profile (`npm run bench -- --only cold --cpu-prof DIR`, or of the
+ * TypeScript sources with `--source`) summed up: self time by package (or project folder), and self and total time (the function and
  * everything it called) by function. Idle time and the garbage collector are listed as V8 names
  * them. `--callers` lists, for the functions whose name contains the text, the chains of callers
  * (up to 4 frames) that spent their time, to find who pays for a hot library function.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { GREATEST_LOWER_BOUND, originalPositionFor, TraceMap } from '@jridgewell/trace-mapping';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 
@@ -29,6 +31,26 @@ const file = positionals[0];
 if (!file) throw new Error('usage: node profile-summary.ts <file.cpuprofile> [--top N] [--filter TEXT]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const top = Number(values.top);
+
+// A bundle with its source map beside it (the benchmark's DIR/bundles): frames named by original file and function.
+const sourceMaps = new Map<string, TraceMap | undefined>();
+const sourceMapOf = (url: string): TraceMap | undefined => {
+  if (!sourceMaps.has(url)) {
+    const mapFile = url.startsWith('file:') ? `${fileURLToPath(url)}.map` : '';
+    sourceMaps.set(url, mapFile && existsSync(mapFile) ? new TraceMap(readFileSync(mapFile, 'utf8')) : undefined);
+  }
+  return sourceMaps.get(url);
+};
+for (const node of profile.nodes) {
+  const frame = node.callFrame;
+  const map = sourceMapOf(frame.url);
+  if (!map) continue;
+  const original = originalPositionFor(map, { line: frame.lineNumber + 1, column: frame.columnNumber, bias: GREATEST_LOWER_BOUND });
+  // The module's own top-level code has no function of its own to map to.
+  node.callFrame = original.source
+    ? { functionName: original.name ?? frame.functionName, url: original.source, lineNumber: (original.line ?? 1) - 1, columnNumber: original.column ?? 0 }
+    : { ...frame, functionName: frame.functionName || '(top-level code of the bundle)' };
+}
 
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const parentOf = new Map<number, number>();
