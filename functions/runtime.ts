@@ -1,7 +1,7 @@
 /**
  * What every Lambda entry shares, built once per container (cold start): the configuration, the
- * model API key from Secrets Manager or SSM, Powertools logger and metrics, the SDK clients, and the
- * agent. A configuration or secret error fails the cold start, loudly.
+ * model API key from Secrets Manager or SSM, Powertools logger and metrics, the DynamoDB client, and
+ * the agent. A configuration or secret error fails the cold start, loudly.
  *
  * Environment (set by the CDK stack; loadConfig reads the model and table overrides):
  *   AGENT_CONFIG                      the bundled agent.yml
@@ -28,13 +28,13 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { readHmacKey } from '../lib/adapters/aws/hmac-key.ts';
 import { readModelApiKey } from '../lib/adapters/aws/model-api-key.ts';
 import { usesOAuth } from '../lib/adapters/mcp/oauth/attach.ts';
-import { createDynamoDocumentClient } from '../lib/adapters/dynamodb/client.ts';
 import { contextualLogger } from '../lib/core/log-context.ts';
 import { powertoolsLogger } from '../lib/adapters/powertools/logger.ts';
 import { powertoolsTurnMetrics } from '../lib/adapters/powertools/metrics.ts';
 import { ENV, readDeploymentSettings } from '../lib/config/environment.ts';
 import { serviceIdentityServers } from '../lib/config/per-user-servers.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
+import { leanDynamoFromEnvironment } from '../lib/lean-dynamo.ts';
 import { loadLocalHmacKey } from '../lib/local/hmac-key.ts';
 import { mcpOAuthTokenStore } from '../lib/mcp-oauth-token-store.ts';
 import { loadTelemetry } from '#telemetry';
@@ -81,7 +81,8 @@ export const agent = buildAgent(config, {
     ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, secretsManager) }
     : {}),
   metrics: powertoolsTurnMetrics(metrics),
-  documentClient: createDynamoDocumentClient(config.conversation),
+  // DynamoDB without the AWS SDK's client: about 70 ms less CPU per cold start (docs/dynamodb.md).
+  dynamo: leanDynamoFromEnvironment(config.conversation, process.env),
 });
 
 /** How callers are told apart (auth mode, and for iam whether a role's session name counts); conversations are scoped to it. */

@@ -48,7 +48,7 @@ describe('functionBundling', () => {
       `ajv-formats=${substitute('without-ajv-formats.ts')}`,
       `cross-spawn=${substitute('linux-spawn.ts')}`,
       `mnemonist/lru-cache=${substitute('map-lru-cache.ts')}`,
-      `#dynamodb-commands=${substitute('dynamodb-commands-loaded.ts')}`,
+      `#dynamodb-commands=${substitute('without-dynamodb-commands.ts')}`,
       `#bedrock-provider=${substitute('without-bedrock.ts')}`,
       `@smithy/core/event-streams=${substitute('without-event-streams.ts')}`,
     ];
