@@ -47,8 +47,8 @@ export function leanDynamoFromEnvironment(timeouts: DynamoTimeouts, environment:
     useFipsEndpoint: text(SDK_SETTINGS.awsUseFipsEndpoint) === 'true',
     useDualstackEndpoint: text(SDK_SETTINGS.awsUseDualstackEndpoint) === 'true',
     credentials: credentialsFrom(environment),
-    // fetch has no separate connect timeout: a connection is part of the first answer's wait.
     requestTimeoutMs: ms(timeouts.requestTimeoutSeconds),
+    connectTimeoutMs: ms(timeouts.connectTimeoutSeconds),
     ...(maxAttempts ? { maxAttempts: Number.parseInt(maxAttempts, 10) } : {}),
   });
 }

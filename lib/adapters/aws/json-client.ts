@@ -1,7 +1,8 @@
 /**
  * A client for AWS services that speak the JSON protocol (awsJson1_0 / 1_1: DynamoDB, Secrets
  * Manager, SSM, KMS): `POST /` with the operation in `x-amz-target`, the input as JSON, signed
- * with SigV4, sent with the global `fetch` (its connections kept alive). It does what the SDK's
+ * with SigV4, sent with node:http(s) over kept-alive connections (http-transport.ts; measured in
+ * the stream function, about 30 ms less CPU per cold start than the global fetch). It does what the SDK's
  * client does for such a call, no more: sign each attempt afresh, bound it by a timeout, retry it
  * as the SDK's standard mode does (retry-quota.ts), and turn an error answer into an error shaped
  * as the SDK's (service-error.ts). Loading it costs a few milliseconds where the SDK's client, its
@@ -12,6 +13,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { fetchTransport, nodeTransport, type HttpTransport } from './http-transport.ts';
 import { createRetryQuota, type AttemptFailure, type RetryQuota } from './retry-quota.ts';
 import { retryAfterHint, serviceError, type ResponseMetadata } from './service-error.ts';
 
@@ -35,8 +37,10 @@ export interface AwsJsonClientOptions {
   endpoint: string;
   region: string;
   credentials: AwsCredentialsProvider;
-  /** Each attempt must get its answer's headers within this long, then its body within as long again. */
+  /** Each attempt must be answered within this long, its connection included. */
   requestTimeoutMs: number;
+  /** A new connection must be made within this long (the node:http transport only). */
+  connectTimeoutMs?: number;
   /** Attempts in all (the SDK's maxAttempts). */
   maxAttempts: number;
   /** The backoff base for retries after anything but throttling. */
@@ -45,7 +49,9 @@ export interface AwsJsonClientOptions {
   refundsRetry?: (error: unknown) => boolean;
   /** Turns the fields of an error answer into what the error carries (DynamoDB's Item, unmarshalled). */
   errorFields?: (fields: Record<string, unknown>) => Record<string, unknown>;
-  /** Injectable for tests. */
+  /** How requests go: node:http(s) (default) or the global fetch. */
+  transport?: 'node' | 'fetch';
+  /** Injectable for tests (implies the fetch transport). */
   fetch?: typeof fetch;
   random?: () => number;
 }
@@ -74,7 +80,7 @@ const toBuffer = (data: ArrayBuffer | ArrayBufferView) =>
 
 export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClient {
   const url = new URL(options.endpoint);
-  const send = options.fetch ?? fetch;
+  const send: HttpTransport = options.fetch || options.transport === 'fetch' ? fetchTransport(options.fetch) : nodeTransport({ ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}) });
   const contentType = `application/x-amz-json-${options.jsonVersion}`;
   const signer = new SignatureV4({ service: options.service, region: options.region, credentials: options.credentials, sha256: NodeSha256 });
   const retryQuota = createRetryQuota({
@@ -99,35 +105,32 @@ export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClien
     });
     const { host: _host, ...headers } = signed.headers;
     const timeout = new AbortController();
-    let timer = setTimeout(() => timeout.abort(), options.requestTimeoutMs);
+    const timer = setTimeout(() => timeout.abort(), options.requestTimeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
+    let answer;
     try {
-      const response = await send(url, { method: 'POST', headers, body, signal });
-      clearTimeout(timer);
-      timer = setTimeout(() => timeout.abort(), options.requestTimeoutMs);
-      const text = await response.text();
-      const requestId = response.headers.get('x-amzn-requestid') ?? undefined;
-      const parsed = parseObject(text);
-      if (response.ok) {
-        if (!parsed) throw Object.assign(new Error(`${operation}: the answer is not a JSON object`), { $metadata: { httpStatusCode: response.status } });
-        return { output: parsed, metadata: { httpStatusCode: response.status, ...(requestId ? { requestId } : {}) } };
-      }
-      const error = serviceError(response.status, response.headers, parsed ?? {}, requestId);
-      if (options.errorFields) Object.assign(error, options.errorFields(error));
-      const retryAfter = retryAfterHint(response.headers);
-      return { error, status: response.status, ...(retryAfter ? { retryAfter } : {}) };
+      answer = await send(url, { headers, body, signal });
     } catch (error) {
       if (callerSignal?.aborted) throw abortError(callerSignal);
       if (timeout.signal.aborted) {
         const timedOut = Object.assign(new Error(`${operation} got no answer within ${options.requestTimeoutMs} ms`), { name: 'TimeoutError', code: 'ETIMEDOUT' });
         return { error: timedOut, transport: true };
       }
-      // fetch rejects with a TypeError when the connection is refused, reset or lost.
-      if (error instanceof TypeError) return { error, transport: true };
-      throw error;
+      // The connection was refused, reset or lost.
+      return { error, transport: true };
     } finally {
       clearTimeout(timer);
     }
+    const requestId = answer.headers.get('x-amzn-requestid') ?? undefined;
+    const parsed = parseObject(answer.text);
+    if (answer.status >= 200 && answer.status < 300) {
+      if (!parsed) throw Object.assign(new Error(`${operation}: the answer is not a JSON object`), { $metadata: { httpStatusCode: answer.status } });
+      return { output: parsed, metadata: { httpStatusCode: answer.status, ...(requestId ? { requestId } : {}) } };
+    }
+    const error = serviceError(answer.status, answer.headers, parsed ?? {}, requestId);
+    if (options.errorFields) Object.assign(error, options.errorFields(error));
+    const retryAfter = retryAfterHint(answer.headers);
+    return { error, status: answer.status, ...(retryAfter ? { retryAfter } : {}) };
   }
 
   async function call(operation: string, input: unknown, callOptions: { abortSignal?: AbortSignal } = {}) {

@@ -4,6 +4,11 @@
  * reads SDK errors (by `name`, `$metadata.httpStatusCode`) reads these the same way.
  */
 
+/** What is read of an answer's headers (fetch's Headers, or node's wrapped). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 export interface ResponseMetadata {
   httpStatusCode?: number;
   requestId?: string;
@@ -23,7 +28,7 @@ export function errorTypeName(type: string): string {
   return afterHash.split(':')[0]!.trim();
 }
 
-export function serviceError(status: number, headers: Headers, body: Record<string, unknown>, requestId: string | undefined): AwsServiceError {
+export function serviceError(status: number, headers: HeaderReader, body: Record<string, unknown>, requestId: string | undefined): AwsServiceError {
   const typeText = typeof body.__type === 'string' ? body.__type : headers.get('x-amzn-errortype') ?? '';
   const name = errorTypeName(typeText) || (status >= 500 ? 'InternalServerError' : `HTTP${status}`);
   const { __type: _type, message, Message, ...fields } = body;
@@ -37,7 +42,7 @@ export function serviceError(status: number, headers: Headers, body: Record<stri
 }
 
 /** Retry-After (seconds or a date) or x-amz-retry-after (milliseconds), as the SDK reads them. */
-export function retryAfterHint(headers: Headers): Date | undefined {
+export function retryAfterHint(headers: HeaderReader): Date | undefined {
   const milliseconds = headers.get('x-amz-retry-after');
   if (milliseconds !== null && !Number.isNaN(Number(milliseconds))) return new Date(Date.now() + Number(milliseconds));
   const value = headers.get('retry-after');

@@ -15,9 +15,13 @@ export interface LeanDynamoOptions {
   credentials: AwsCredentialsProvider;
   /** conversation.requestTimeoutSeconds: each attempt's answer must come within it. */
   requestTimeoutMs: number;
+  /** conversation.connectTimeoutSeconds: a new connection must be made within it. */
+  connectTimeoutMs?: number;
   /** Attempts in all; the SDK's default for DynamoDB, 4, without it. */
   maxAttempts?: number;
-  /** Injectable for tests. */
+  /** How requests go: node:http(s) (default), or the global fetch. */
+  transport?: 'node' | 'fetch';
+  /** Injectable for tests (implies fetch). */
   fetch?: typeof fetch;
   random?: () => number;
 }
@@ -55,12 +59,14 @@ export function createLeanDynamoDocuments(options: LeanDynamoOptions): DynamoDoc
     region: options.region,
     credentials: options.credentials,
     requestTimeoutMs: options.requestTimeoutMs,
+    ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
     maxAttempts: options.maxAttempts ?? DYNAMODB_MAX_ATTEMPTS,
     baseDelayMs: DYNAMODB_BASE_DELAY_MS,
     refundsRetry: isConditionalCheckFailed,
     // ReturnValuesOnConditionCheckFailure: the item as it is, as a document.
     errorFields: (fields) => (fields.Item ? { Item: fromWireMap(fields.Item) } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.transport ? { transport: options.transport } : {}),
     ...(options.random ? { random: options.random } : {}),
   });
 
