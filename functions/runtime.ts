@@ -20,7 +20,6 @@
  * The worker also reads EVENT_BUS_NAME, QUEUE_URL, EVENT_QUEUE_URL, EVENT_QUEUE_ARN and
  * OWNER_SOURCES (functions/worker.ts).
  */
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
@@ -35,6 +34,7 @@ import { ENV, readDeploymentSettings } from '../lib/config/environment.ts';
 import { serviceIdentityServers } from '../lib/config/per-user-servers.ts';
 import { buildAgent, loadConfig } from '../lib/index.ts';
 import { leanDynamoFromEnvironment } from '../lib/lean-dynamo.ts';
+import { leanSecretsFromEnvironment } from '../lib/lean-secrets.ts';
 import { loadLocalHmacKey } from '../lib/local/hmac-key.ts';
 import { mcpOAuthTokenStore } from '../lib/mcp-oauth-token-store.ts';
 import { loadTelemetry } from '#telemetry';
@@ -48,18 +48,19 @@ export const metrics = new Metrics({
   logger: { ...console, warn: (...parts: unknown[]) => String(parts[0]).startsWith('No application metrics to publish') || console.warn(...parts) },
 });
 
-const secretsManager = () => new SecretsManagerClient({});
+// Secrets Manager without the AWS SDK's client (lib/lean-secrets.ts): none is loaded by a cold start.
+const readSecret = leanSecretsFromEnvironment(process.env);
 // Both secrets at once: each read is a round trip of the cold start.
 const [apiKey, hmacKey] = await Promise.all([
   readModelApiKey({
     ...(settings.modelApiKeySecretArn ? { secretId: settings.modelApiKeySecretArn } : {}),
     ...(settings.modelApiKeyParameterName ? { parameterName: settings.modelApiKeyParameterName } : {}),
-    secretsManager,
+    readSecret,
     ssm: () => new SSMClient({}),
   }),
   settings.hmacKeyFile && !settings.hmacKeySecretArn
     ? loadLocalHmacKey(settings.hmacKeyFile)
-    : readHmacKey({ ...(settings.hmacKeySecretArn ? { secretId: settings.hmacKeySecretArn } : {}), secretsManager }),
+    : readHmacKey({ ...(settings.hmacKeySecretArn ? { secretId: settings.hmacKeySecretArn } : {}), readSecret }),
 ]);
 export const config = loadConfig({ environment: apiKey ? { ...process.env, [ENV.modelApiKey]: apiKey } : process.env });
 
@@ -78,7 +79,7 @@ export const agent = buildAgent(config, {
   ...(telemetry ? { telemetry } : {}),
   ...(hmacKey ? { hmacKey } : {}),
   ...(usesOAuth(serviceIdentityServers(config.mcpServers))
-    ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, secretsManager) }
+    ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({})) }
     : {}),
   metrics: powertoolsTurnMetrics(metrics),
   // DynamoDB without the AWS SDK's client: about 70 ms less CPU per cold start (docs/dynamodb.md).

@@ -10,24 +10,13 @@
  *                SSO, instance roles), loaded at the first request and refreshed before expiry
  *   attempts     AWS_MAX_ATTEMPTS, else the SDK's 4 for DynamoDB
  */
-import type { AwsCredentials, AwsCredentialsProvider } from './adapters/aws/json-client.ts';
 import { regionOfEndpoint } from './adapters/aws/endpoint.ts';
 import type { DynamoDocuments } from './adapters/dynamodb/documents.ts';
 import { createLeanDynamoDocuments } from './adapters/dynamodb/lean-documents.ts';
+import { awsCredentialsFrom, SDK_SETTINGS } from './aws-environment.ts';
 import { ENV, type Environment } from './config/environment.ts';
 import { ConfigError } from './core/errors.ts';
 import { ms } from './core/time.ts';
-
-/**
- * The SDK's own settings that environment.ts does not list yet (lib/config is another change's
- * this time): to be moved into its ENV.
- */
-const SDK_SETTINGS = {
-  awsEndpointUrl: 'AWS_ENDPOINT_URL',
-  awsUseFipsEndpoint: 'AWS_USE_FIPS_ENDPOINT',
-  awsUseDualstackEndpoint: 'AWS_USE_DUALSTACK_ENDPOINT',
-  awsMaxAttempts: 'AWS_MAX_ATTEMPTS',
-} as const;
 
 interface DynamoTimeouts {
   requestTimeoutSeconds: number;
@@ -46,23 +35,9 @@ export function leanDynamoFromEnvironment(timeouts: DynamoTimeouts, environment:
     ...(endpoint ? { endpoint } : {}),
     useFipsEndpoint: text(SDK_SETTINGS.awsUseFipsEndpoint) === 'true',
     useDualstackEndpoint: text(SDK_SETTINGS.awsUseDualstackEndpoint) === 'true',
-    credentials: credentialsFrom(environment),
+    credentials: awsCredentialsFrom(environment),
     requestTimeoutMs: ms(timeouts.requestTimeoutSeconds),
     connectTimeoutMs: ms(timeouts.connectTimeoutSeconds),
     ...(maxAttempts ? { maxAttempts: Number.parseInt(maxAttempts, 10) } : {}),
   });
-}
-
-/** The environment's keys when it has them (read each time: nothing is cached that could go stale), else the default chain. */
-function credentialsFrom(environment: Environment): AwsCredentialsProvider {
-  let chain: Promise<AwsCredentialsProvider> | undefined;
-  return async (): Promise<AwsCredentials> => {
-    const accessKeyId = environment[ENV.awsAccessKeyId]?.trim();
-    const secretAccessKey = environment[ENV.awsSecretAccessKey]?.trim();
-    const sessionToken = environment[ENV.awsSessionToken]?.trim();
-    if (accessKeyId && secretAccessKey) return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
-    // The chain caches what it found and asks again before it expires.
-    chain ??= import('@aws-sdk/credential-provider-node').then((loaded) => loaded.defaultProvider());
-    return (await chain)();
-  };
 }

@@ -1,7 +1,7 @@
 /**
  * A local HTTP server that answers as DynamoDB's JSON protocol does, and refuses (403
  * InvalidSignatureException) every request whose SigV4 signature does not hold for its
- * credentials, service `dynamodb` and region (sigv4-check.ts, written from the specification).
+ * credentials, service (`dynamodb` unless told) and region (sigv4-check.ts, written from the specification).
  * Each request takes the next scripted answer; without one left, `{}` with 200.
  *
  *   const server = await startSignedDynamoServer({ credentials, region: 'eu-west-1' });
@@ -38,7 +38,7 @@ export interface SignedDynamoServer {
 
 export const dynamoError = (type: string, message: string, fields: Record<string, unknown> = {}) => ({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message, ...fields });
 
-export async function startSignedDynamoServer(options: { credentials: { accessKeyId: string; secretAccessKey: string }; region: string }): Promise<SignedDynamoServer> {
+export async function startSignedDynamoServer(options: { credentials: { accessKeyId: string; secretAccessKey: string }; region: string; service?: string }): Promise<SignedDynamoServer> {
   const requests: ReceivedRequest[] = [];
   const queued: ScriptedAnswer[] = [];
   let always: ScriptedAnswer = { status: 200, body: {} };
@@ -49,7 +49,7 @@ export async function startSignedDynamoServer(options: { credentials: { accessKe
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);
     const target = String(request.headers['x-amz-target'] ?? '');
-    const problem = signatureProblem({ method: request.method ?? '', path: request.url ?? '/', headers: request.headers, body: raw }, options.credentials, { service: 'dynamodb', region: options.region });
+    const problem = signatureProblem({ method: request.method ?? '', path: request.url ?? '/', headers: request.headers, body: raw }, options.credentials, { service: options.service ?? 'dynamodb', region: options.region });
     requests.push({ operation: target.slice(target.indexOf('.') + 1), headers: request.headers, body: JSON.parse(raw.toString('utf8') || '{}'), at: Date.now(), ...(problem ? { signatureProblem: problem } : {}) });
     if (problem) {
       send(response, 403, { __type: 'com.amazon.coral.service#InvalidSignatureException', message: problem });
