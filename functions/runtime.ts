@@ -82,7 +82,7 @@ export const agent = buildAgent(config, {
     ? { oauthTokenStore: await mcpOAuthTokenStore(process.env, async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({})) }
     : {}),
   metrics: powertoolsTurnMetrics(metrics),
-  // DynamoDB without the AWS SDK's client: about 70 ms less CPU per cold start (docs/dynamodb.md).
+  // DynamoDB without the AWS SDK's client: about 70 ms less CPU per cold start (docs/deploying.md).
   dynamo: leanDynamoFromEnvironment(config.conversation, process.env),
 });
 

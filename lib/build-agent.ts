@@ -92,7 +92,7 @@ interface CommonOptions {
  * The conversation store: the DynamoDB table of `conversation.tableName` through the document
  * client you built (region, credentials, endpoint are yours to choose), or through `dynamo`, the
  * DynamoDB operations the adapters send (the Lambda functions give the lean client of
- * lib/adapters/dynamodb/lean-documents.ts, docs/dynamodb.md), or a store of your own.
+ * lib/adapters/dynamodb/lean-documents.ts, docs/deploying.md), or a store of your own.
  */
 export type BuildAgentOptions = CommonOptions & (
   | { documentClient: DynamoDBDocumentClient; dynamo?: undefined; store?: undefined }

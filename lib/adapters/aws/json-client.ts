@@ -5,8 +5,8 @@
  * the stream function, about 30 ms less CPU per cold start than the global fetch). It does what the SDK's
  * client does for such a call, no more: sign each attempt afresh, bound it by a timeout, retry it
  * as the SDK's standard mode does (retry-quota.ts), and turn an error answer into an error shaped
- * as the SDK's (service-error.ts). Loading it costs a few milliseconds where the SDK's client, its
- * middleware stack, schemas and endpoint rules cost about 90 (docs/dynamodb.md).
+ * as the SDK's (service-error.ts). The SDK's DynamoDB client, its middleware stack, schemas and
+ * endpoint rules cost about 70 ms of a cold start's CPU (docs/deploying.md).
  *
  * Left out: the SDK's clock-skew correction, endpoint discovery, checksums of answers, and the
  * SDK's user agent and invocation-id headers.

@@ -23,7 +23,7 @@ export interface DynamoCallOptions {
  * out, as the AWS SDK's document client takes and gives them). Two implementations:
  * sdk-documents.ts over a DynamoDBDocumentClient an embedder built (its X-Ray instrumentation and
  * all), and lean-documents.ts, which the Lambda functions and `npm start` use: the same requests
- * without the SDK's client, for a faster cold start (docs/dynamodb.md).
+ * without the SDK's client, for a faster cold start (docs/deploying.md).
  *
  * Errors are the SDK's, or shaped as the SDK's: `name` is the DynamoDB error type
  * (ConditionalCheckFailedException, …), with `$metadata.httpStatusCode`.

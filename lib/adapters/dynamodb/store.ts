@@ -12,7 +12,7 @@ import { queryConversationPages } from './query.ts';
 import { createTurnInput, readBackInput, removeTurnInput, renewLeaseInput, updateTurnInput } from './writes.ts';
 
 interface DynamoConversationStoreOptions {
-  /** Built with the request timeouts of conversation.* (lib/adapters/dynamodb/client.ts). */
+  /** With the request timeouts of conversation.*: the lean client (lean-documents.ts) or an SDK document client, wrapped (sdk-documents.ts). */
   client: DynamoDocuments;
   tableName: string;
   /** Each turn is kept this long after it was last written (the table's TTL). */
