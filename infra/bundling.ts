@@ -127,8 +127,12 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - ajv-formats (10 KB): the MCP SDK's default validator needs it, and every Client gets ours;
  * - cross-spawn (6 KB): on Linux it is child_process.spawn;
  * - mnemonist/lru-cache (7 KB): the DynamoDB client's endpoint cache, kept as well by a Map;
- * - #dynamodb-commands: the document client's commands, which the adapters load on first use
- *   elsewhere, imported up front (every function sends commands; see dynamodb-commands-loaded.ts);
+ * - @aws-sdk/client-secrets-manager (about 100 KB with the parts of @smithy/core only it uses): the
+ *   cold start reads its secrets without it (lib/lean-secrets.ts); only where agent.yml gives an
+ *   MCP server an `oauth` block does the token store need it;
+ * - #dynamodb-commands: the SDK document client's commands, which an embedder's document client
+ *   sends; the functions use the lean client (lib/adapters/dynamodb/lean-documents.ts), so the
+ *   SDK's DynamoDB clients are left out (without-dynamodb-commands.ts);
  * - #telemetry (the OpenTelemetry SDK and exporters, and the spans' code): only in a stack that
  *   exports telemetry (docs/observability.md).
  * - #files and #file-stores (file_tool, report_tool, the file stores and the S3 client, about
@@ -159,7 +163,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     'ajv-formats': substitute('without-ajv-formats.ts'),
     'cross-spawn': substitute('linux-spawn.ts'),
     'mnemonist/lru-cache': substitute('map-lru-cache.ts'),
-    '#dynamodb-commands': substitute('dynamodb-commands-loaded.ts'),
+    '#dynamodb-commands': substitute('without-dynamodb-commands.ts'),
     ...modelProviderSubstitutes(options.modelProvider),
     ...(options.ssmClient ? {} : { '@aws-sdk/client-ssm': substitute('without-ssm.ts') }),
     ...(options.telemetry ? {} : { '#telemetry': substitute('without-telemetry.ts') }),
@@ -175,7 +179,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
     ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
     ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
-    ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts') }),
+    ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts'), '@aws-sdk/client-secrets-manager': substitute('without-secrets-manager.ts') }),
     ...(options.onBehalfOf ? {} : { '#on-behalf-of': substitute('without-on-behalf-of.ts') }),
     ...(options.mcpRemote ? {} : { '#mcp-remote': substitute('without-mcp-remote.ts') }),
     ...(options.perUserConnections ? {} : { '#per-user-connections': substitute('without-per-user-connections.ts') }),

@@ -1,4 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDocuments } from './adapters/dynamodb/documents.ts';
+import { documentsFromClient } from './adapters/dynamodb/sdk-documents.ts';
 import { createDynamoOwnerCounters } from './adapters/dynamodb/owner-counters.ts';
 import { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 import { createPythonSandbox } from '#python-sandbox';
@@ -54,12 +56,12 @@ interface CommonOptions {
   strategy?: TurnStrategy;
   /**
    * The budgets' per-owner counters (agent.yml `limits`). Default: in the conversation table with
-   * a documentClient; in this process's memory with a store of your own.
+   * a documentClient (or `dynamo`); in this process's memory with a store of your own.
    */
   ownerCounters?: OwnerCounters;
   /**
    * Where memory notes are kept (memory: true). Default: the DynamoDB table, beside the
-   * conversations, when you give a documentClient; with a store of your own, give this too.
+   * conversations, when you give a documentClient (or `dynamo`); with a store of your own, give this too.
    */
   notes?: NoteStore;
   /** OpenTelemetry's spans and metrics (loadTelemetry in lib/telemetry.ts); none without it. */
@@ -88,11 +90,14 @@ interface CommonOptions {
 
 /**
  * The conversation store: the DynamoDB table of `conversation.tableName` through the document
- * client you built (region, credentials, endpoint are yours to choose), or a store of your own.
+ * client you built (region, credentials, endpoint are yours to choose), or through `dynamo`, the
+ * DynamoDB operations the adapters send (the Lambda functions give the lean client of
+ * lib/adapters/dynamodb/lean-documents.ts, docs/deploying.md), or a store of your own.
  */
 export type BuildAgentOptions = CommonOptions & (
-  | { documentClient: DynamoDBDocumentClient; store?: undefined }
-  | { store: ConversationStore; documentClient?: undefined }
+  | { documentClient: DynamoDBDocumentClient; dynamo?: undefined; store?: undefined }
+  | { dynamo: DynamoDocuments; documentClient?: undefined; store?: undefined }
+  | { store: ConversationStore; documentClient?: undefined; dynamo?: undefined }
 );
 
 /**
@@ -114,11 +119,13 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
     ...(options.oauthTokenStore ? { oauthTokenStore: options.oauthTokenStore } : {}),
     ...(router ? { onElicitation: router.onElicitation, onSampling: router.onSampling } : {}),
   });
+  // The table's operations: through the embedder's document client, or the lean client given.
+  const dynamo = options.dynamo ?? (options.documentClient ? documentsFromClient(options.documentClient) : undefined);
   // Servers each user connects to with their own account wrap the gateway (none: undefined).
   const connections = options.gateway ? undefined : configuredConnections(config, serviceGateway, {
     logger,
     environment: process.env,
-    ...(options.documentClient ? { documentClient: options.documentClient } : {}),
+    ...(dynamo ? { dynamo } : {}),
     ...(options.connectionStore ? { store: options.connectionStore } : {}),
     ...(options.connectionSealer ? { sealer: options.connectionSealer } : {}),
   });
@@ -126,14 +133,14 @@ export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Age
   // Loaded now, so that a policy file that does not parse or validate stops the start.
   const callPolicy = options.callPolicy ?? configuredCallPolicy(config);
   const untracedStore = options.store ?? createDynamoConversationStore({
-    client: options.documentClient,
+    client: dynamo!,
     tableName: config.conversation.tableName,
     ttlDays: config.conversation.ttlDays,
   });
   const { telemetry } = options;
   const store = telemetry ? telemetry.store(untracedStore, { system: options.store ? 'custom' : 'aws.dynamodb', collection: config.conversation.tableName }) : untracedStore;
-  const ownerCounters = options.ownerCounters ?? (options.documentClient ? createDynamoOwnerCounters({ client: options.documentClient, tableName: config.conversation.tableName }) : createMemoryOwnerCounters());
-  const notes = options.notes ?? (options.documentClient ? createDynamoNoteStore({ client: options.documentClient, tableName: config.conversation.tableName }) : undefined);
+  const ownerCounters = options.ownerCounters ?? (dynamo ? createDynamoOwnerCounters({ client: dynamo, tableName: config.conversation.tableName }) : createMemoryOwnerCounters());
+  const notes = options.notes ?? (dynamo ? createDynamoNoteStore({ client: dynamo, tableName: config.conversation.tableName }) : undefined);
   const files = options.files ?? (config.files.enabled ? configuredFileStore(process.env) : undefined);
   // No worker starts before the first code_interpreter call.
   const codeSandbox = options.codeSandbox ?? (config.codeInterpreter.enabled ? createPythonSandbox({ packages: config.codeInterpreter.packages }) : undefined);

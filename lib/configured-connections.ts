@@ -9,8 +9,8 @@
  * the 0600 key file CONNECTION_KEY_FILE (default: connection-key in LOCAL_DATA_DIR), made at first use.
  */
 import { join, resolve } from 'node:path';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoConnectionStore } from './adapters/dynamodb/connection-store.ts';
+import type { DynamoDocuments } from './adapters/dynamodb/documents.ts';
 import type { OAuthNetwork } from './adapters/mcp/oauth/destinations.ts';
 import { PerUserAuthorization } from './adapters/mcp/per-user/authorization.ts';
 import { createMemoryConnectionStore, type ConnectionStore } from './adapters/mcp/per-user/connection-store.ts';
@@ -31,7 +31,7 @@ import { loadConnectionKey } from './local/connection-key.ts';
 
 export interface ConnectionParts {
   /** The table the connections are kept in, beside the conversations; without it, this process's memory. */
-  documentClient?: DynamoDBDocumentClient;
+  dynamo?: DynamoDocuments;
   store?: ConnectionStore;
   /** What seals the tokens; default: from the environment (above). */
   sealer?: RecordSealer;
@@ -50,7 +50,7 @@ export function configuredConnections(config: Pick<AgentConfig, 'mcpServers' | '
   const servers = perUserServers(config.mcpServers);
   if (servers.length === 0) return undefined;
   const { environment, logger } = parts;
-  const store = parts.store ?? (parts.documentClient ? createDynamoConnectionStore({ client: parts.documentClient, tableName: config.conversation.tableName }) : createMemoryConnectionStore());
+  const store = parts.store ?? (parts.dynamo ? createDynamoConnectionStore({ client: parts.dynamo, tableName: config.conversation.tableName }) : createMemoryConnectionStore());
   const sealer = parts.sealer ?? environmentSealer(environment);
   const publicBaseUrl = () => {
     const url = environment[ENV.publicBaseUrl]?.trim();

@@ -10,7 +10,9 @@
  *   const next = await agent.ask({ conversationId: turn.conversationId, message: 'And tomorrow?' });
  *   await agent.close();
  *
- * The Lambda handlers and the local server are built on exactly this.
+ * The Lambda handlers and the local server are built on exactly this, with the lean DynamoDB
+ * client in place of the document client: `{ dynamo: leanDynamoFromEnvironment(config.conversation) }`
+ * (lib/lean-dynamo.ts, imported apart so that an agent with the in-memory store loads none of it).
  */
 export { buildAgent, type BuildAgentOptions } from './build-agent.ts';
 export { loadConfig, parseConfig, type AgentConfig, type LoadConfigOptions } from './config/load.ts';
@@ -20,6 +22,7 @@ export { createMemoryConversationStore } from './adapters/memory/conversation-st
 export { createMemoryOwnerCounters } from './adapters/memory/owner-counters.ts';
 export { createMemoryNoteStore } from './adapters/memory/note-store.ts';
 export { createDynamoNoteStore } from './adapters/dynamodb/note-store.ts';
+export type { DynamoDocuments } from './adapters/dynamodb/documents.ts';
 export type { LoopEvent } from './agent/loop/loop-events.ts';
 export { runLoop, type LoopInput, type LoopLimits, type LoopOutcome } from './agent/loop/run-loop.ts';
 export type { StrategyTurn, TurnStrategy } from './agent/loop/turn-strategy.ts';

@@ -13,7 +13,7 @@ import { startLocalTable } from '../support/dynalite.ts';
 
 const TURNS = 500;
 const table = await startLocalTable();
-const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 30 });
+const store = createDynamoConversationStore({ client: table.dynamo, tableName: table.tableName, ttlDays: 30 });
 const key = newConversation('bench');
 for (let turn = 1; turn <= TURNS; turn += 1) {
   const claimId = randomUUID();

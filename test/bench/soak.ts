@@ -24,7 +24,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createAgent } from '../../lib/create-agent.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
 import { parseConfig } from '../../lib/config/load.ts';
@@ -32,7 +31,7 @@ import { silentLogger } from '../../lib/core/logger.ts';
 import type { ModelClient } from '../../lib/core/ports/model.ts';
 import { ensureTable, startDynalite } from '../../lib/local/dynalite.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
-import { createLocalClient } from '../support/dynalite.ts';
+import { createLocalClient, createLocalDynamo } from '../support/dynalite.ts';
 import { testGateway } from '../support/agent-fixture.ts';
 
 const { values } = parseArgs({
@@ -79,7 +78,7 @@ const tableName = 'soak-conversations';
 await ensureTable(client, tableName);
 
 const config = parseConfig(`{history: {maxTokens: 4000}, turn: {timeoutSeconds: ${turnTimeoutSeconds}}}`, { source: 'soak.yml', environment: {} });
-const store = createDynamoConversationStore({ client: DynamoDBDocumentClient.from(client), tableName, ttlDays: 1 });
+const store = createDynamoConversationStore({ client: createLocalDynamo(dynamo.endpoint), tableName, ttlDays: 1 });
 const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model: instantModel, gateway: testGateway(), store, logger: silentLogger });
 
 const samples: ReturnType<typeof sample>[] = [];

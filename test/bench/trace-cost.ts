@@ -9,6 +9,7 @@ import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-count
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createAgent } from '../../lib/create-agent.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
+import type { DynamoDocuments } from '../../lib/adapters/dynamodb/documents.ts';
 import { itemSizeBytes } from '../../lib/adapters/dynamodb/item-size.ts';
 import { conversationPartitionKey } from '../../lib/adapters/dynamodb/keys.ts';
 import { parseConfig } from '../../lib/config/load.ts';
@@ -25,17 +26,19 @@ async function run(name: string, yaml: string) {
   let queries = 0;
   let bytesRead = 0;
   let counting = false;
-  const send = table.documentClient.send.bind(table.documentClient);
   // Counts the Query requests and the bytes of the items they returned, while `counting`.
-  table.documentClient.send = (async (command: unknown, ...rest: unknown[]) => {
-    const output = await (send as (...args: unknown[]) => Promise<{ Items?: Record<string, unknown>[] }>)(command, ...rest);
-    if (counting && command instanceof QueryCommand) {
-      queries += 1;
-      for (const item of output.Items ?? []) bytesRead += itemSizeBytes(item);
-    }
-    return output;
-  }) as typeof table.documentClient.send;
-  const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 30 });
+  const dynamo: DynamoDocuments = {
+    ...table.dynamo,
+    query: async (input, options) => {
+      const output = await table.dynamo.query(input, options);
+      if (counting) {
+        queries += 1;
+        for (const item of output.Items ?? []) bytesRead += itemSizeBytes(item);
+      }
+      return output;
+    },
+  };
+  const store = createDynamoConversationStore({ client: dynamo, tableName: table.tableName, ttlDays: 30 });
   const script = Array.from({ length: TURNS }, (_, turn) => [toolCallsReply([{ id: `call_${turn}`, name: 'getWeather', arguments: { city: '上海' } }]), textReply(`第 ${turn + 1} 次：上海多云，1°C。`)]).flat();
   const gateway = testGateway([weatherTool(() => ({ ok: true, text: incompressibleText(2_000) }))]);
   const agent = createAgent(parseConfig(yaml, { source: 'bench.yml', environment: {} }), { ownerCounters: createMemoryOwnerCounters(), model: createScriptedModel(script), gateway, store, logger: silentLogger });

@@ -4,7 +4,7 @@
  * docs/budgets.md is these numbers.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDocuments } from '../../lib/adapters/dynamodb/documents.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoOwnerCounters } from '../../lib/adapters/dynamodb/owner-counters.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
@@ -13,23 +13,16 @@ import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { testGateway } from '../support/agent-fixture.ts';
-import { createLocalClient, type LocalTable, startLocalTable } from '../support/dynalite.ts';
+import { createLocalDynamo, type LocalTable, startLocalTable } from '../support/dynalite.ts';
 
 let table: LocalTable;
-let documentClient: DynamoDBDocumentClient;
+let dynamo: DynamoDocuments;
 let commands: string[] = [];
 
 beforeAll(async () => {
   table = await startLocalTable();
-  const client = createLocalClient(table.endpoint);
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(String(context.commandName).replace(/Command$/, ''));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countCommands' },
-  );
-  documentClient = DynamoDBDocumentClient.from(client);
+  // The lean client the functions use, counting the requests it sends.
+  dynamo = createLocalDynamo(table.endpoint, { onRequest: (operation) => commands.push(operation) });
 });
 afterAll(async () => {
   await table?.close();
@@ -45,8 +38,8 @@ function agentWith(yaml: string, script: ScriptedStep[]) {
   return createAgent(config, {
     model: createScriptedModel(script),
     gateway: testGateway(),
-    store: createDynamoConversationStore({ client: documentClient, tableName: table.tableName, ttlDays: 30 }),
-    ownerCounters: createDynamoOwnerCounters({ client: documentClient, tableName: table.tableName }),
+    store: createDynamoConversationStore({ client: dynamo, tableName: table.tableName, ttlDays: 30 }),
+    ownerCounters: createDynamoOwnerCounters({ client: dynamo, tableName: table.tableName }),
     logger: silentLogger,
   });
 }

@@ -44,7 +44,7 @@ describe('dynalite with closeDynaliteIterators', () => {
     const dynamo = await startDynalite({ path: folder });
     const table = await startTableAt(dynamo.endpoint, 'iterators', { deleteOnClose: false });
     try {
-      const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 1 });
+      const store = createDynamoConversationStore({ client: table.dynamo, tableName: table.tableName, ttlDays: 1 });
       const key = newConversation();
       // Act: every turn reads the conversation with a Query that runs to its end
       for (let turn = 1; turn <= 20; turn++) {

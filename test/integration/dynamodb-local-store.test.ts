@@ -29,13 +29,13 @@ describe.skipIf(missing !== undefined)(missing ? `${title} (skipped: ${missing})
     await dynamoDBLocal?.stop();
   }, 30_000);
 
-  conversationStoreContract(() => createDynamoConversationStore({ client: table!.documentClient, tableName: table!.tableName, ttlDays: TTL_DAYS }));
+  conversationStoreContract(() => createDynamoConversationStore({ client: table!.dynamo, tableName: table!.tableName, ttlDays: TTL_DAYS }));
 
   describe('a turn’s life', () => {
-    turnLifeContract(() => createDynamoConversationStore({ client: table!.documentClient, tableName: table!.tableName, ttlDays: TTL_DAYS }));
+    turnLifeContract(() => createDynamoConversationStore({ client: table!.dynamo, tableName: table!.tableName, ttlDays: TTL_DAYS }));
   });
 
   describe('the budgets’ owner counters', () => {
-    ownerCountersContract(() => createDynamoOwnerCounters({ client: table!.documentClient, tableName: table!.tableName }));
+    ownerCountersContract(() => createDynamoOwnerCounters({ client: table!.dynamo, tableName: table!.tableName }));
   });
 });

@@ -20,7 +20,7 @@ afterAll(async () => {
   await table?.close();
 });
 
-const createStore = () => createDynamoNoteStore({ client: table.documentClient, tableName: table.tableName });
+const createStore = () => createDynamoNoteStore({ client: table.dynamo, tableName: table.tableName });
 
 describe('createDynamoNoteStore on dynalite', () => {
   noteStoreContract(createStore);
@@ -29,7 +29,7 @@ describe('createDynamoNoteStore on dynalite', () => {
     // Prepare: a conversation whose id is as close to the notes' key as an id may come.
     const owner = `owner-${randomUUID()}`;
     const notes = createStore();
-    const conversations = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 30 });
+    const conversations = createDynamoConversationStore({ client: table.dynamo, tableName: table.tableName, ttlDays: 30 });
     const conversation = { conversationId: 'memory', owner };
     await storeTurn(conversations, conversation, 1);
 

@@ -16,7 +16,7 @@ afterAll(async () => {
   await table?.close();
 });
 
-const createCounters = () => createDynamoOwnerCounters({ client: table.documentClient, tableName: table.tableName });
+const createCounters = () => createDynamoOwnerCounters({ client: table.dynamo, tableName: table.tableName });
 const rawItem = async (pk: string, sk: number) => (await table.documentClient.send(new GetCommand({ TableName: table.tableName, Key: { pk, sk }, ConsistentRead: true }))).Item;
 
 describe('createDynamoOwnerCounters on dynalite', () => {
@@ -31,7 +31,7 @@ describe('createDynamoOwnerCounters on dynalite', () => {
 
   it('keeps a turn slot with its holder and lease, removed by the TTL a day after the lease ends', async () => {
     const leaseExpiresAt = Date.UTC(2024, 9, 4, 12, 5);
-    const slot = await createDynamoOwnerCounters({ client: table.documentClient, tableName: table.tableName, random: () => 0 }).acquireTurnSlot('bob', { slots: 2, holder: 'claim-1', leaseExpiresAt, now: leaseExpiresAt - 60_000 });
+    const slot = await createDynamoOwnerCounters({ client: table.dynamo, tableName: table.tableName, random: () => 0 }).acquireTurnSlot('bob', { slots: 2, holder: 'claim-1', leaseExpiresAt, now: leaseExpiresAt - 60_000 });
     expect(slot).toEqual({ owner: 'bob', index: 0, holder: 'claim-1' });
     expect(await rawItem('turns:bob', 0)).toMatchObject({ holder: 'claim-1', leaseExpiresAt, expiresAt: leaseExpiresAt / 1000 + 86_400 });
   });
@@ -48,7 +48,7 @@ describe('createDynamoOwnerCounters on dynalite', () => {
     expect(new Set(owners.map((owner) => ownerTokensPartitionKey(owner))).size).toBe(owners.length);
 
     // And on the table: a conversation and the counters of the same owner live side by side.
-    const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 30 });
+    const store = createDynamoConversationStore({ client: table.dynamo, tableName: table.tableName, ttlDays: 30 });
     const counters = createCounters();
     await counters.addTokens('carol', 1, 5, 'call-1');
     await store.create({ conversationId: 'tokens', owner: 'carol' }, 1, claimWrite('claim-1', 'request-1'));

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDocuments } from '../../lib/adapters/dynamodb/documents.ts';
+import { documentsFromClient } from '../../lib/adapters/dynamodb/sdk-documents.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../../lib/core/errors.ts';
 import { condenseTurn, historyViolations } from '../../lib/core/history.ts';
@@ -30,8 +32,9 @@ afterAll(async () => {
   await table?.close();
 });
 
-const createStore = (documentClient = table.documentClient, tableName = table.tableName): ConversationStore =>
-  createDynamoConversationStore({ client: documentClient, tableName, ttlDays: TTL_DAYS, now: () => NOW });
+/** Through the lean client the functions use, unless given an embedder's document client (wrapped). */
+const createStore = (dynamo: DynamoDocuments = table.dynamo, tableName = table.tableName): ConversationStore =>
+  createDynamoConversationStore({ client: dynamo, tableName, ttlDays: TTL_DAYS, now: () => NOW });
 
 /** The raw item, read past the store, and its size counted from the wire values. */
 async function readRawItem(key: ConversationKey, turn: number) {
@@ -80,6 +83,10 @@ async function storeError(promise: Promise<unknown>, code: string): Promise<Stor
 
 describe('createDynamoConversationStore on dynalite', () => {
   conversationStoreContract(() => createStore());
+
+  describe('through an embedder’s DynamoDBDocumentClient (buildAgent({ documentClient }))', () => {
+    conversationStoreContract(() => createStore(documentsFromClient(table.documentClient)));
+  });
 
   describe('a turn’s life', () => {
     turnLifeContract(() => createStore());
@@ -148,7 +155,7 @@ describe('createDynamoConversationStore on dynalite', () => {
         },
         { step: 'initialize', name: 'countCommands' },
       );
-      countingStore = createStore(DynamoDBDocumentClient.from(client));
+      countingStore = createStore(documentsFromClient(DynamoDBDocumentClient.from(client)));
     });
 
     const turnOf = async (script: ScriptedStep[], conversationId = `c-${randomUUID()}`) => {
@@ -221,7 +228,7 @@ describe('createDynamoConversationStore on dynalite', () => {
         },
         { step: 'initialize', name: 'recordQueries' },
       );
-      pagingStore = createStore(DynamoDBDocumentClient.from(client));
+      pagingStore = createStore(documentsFromClient(DynamoDBDocumentClient.from(client)));
     });
 
     it('reads limit + 1 turns in one Query from the turn after the last one read, never the whole conversation', async () => {
@@ -278,7 +285,7 @@ describe('createDynamoConversationStore on dynalite', () => {
   });
 
   it('wraps a DynamoDB failure in store_unavailable, keeping the SDK error as its cause', async () => {
-    const store = createStore(table.documentClient, 'no-such-table');
+    const store = createStore(table.dynamo, 'no-such-table');
     const error = await storeError(store.create(newConversation(), 1, claimWrite('claim-1', 'request-1')), 'store_unavailable');
     expect(error.message).toContain('no-such-table');
     expect(error.cause).toMatchObject({ name: 'ResourceNotFoundException' });
@@ -291,11 +298,11 @@ describe('startDynalite', () => {
     try {
       const key = newConversation();
       const first = await startLocalTable({ path: folder });
-      await storeTurn(createStore(first.documentClient, first.tableName), key, 1, 'request-1');
+      await storeTurn(createStore(first.dynamo, first.tableName), key, 1, 'request-1');
       await first.close();
 
       const second = await startLocalTable({ path: folder });
-      const records = await createStore(second.documentClient, second.tableName).readAll(key);
+      const records = await createStore(second.dynamo, second.tableName).readAll(key);
       await second.close();
 
       expect(records.map((record) => [record.turn, record.requestIds])).toEqual([[1, ['request-1']]]);

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoDocumentClient } from '../../lib/adapters/dynamodb/client.ts';
+import type { DynamoDocuments } from '../../lib/adapters/dynamodb/documents.ts';
+import { documentsFromClient } from '../../lib/adapters/dynamodb/sdk-documents.ts';
+import { leanDynamoFromEnvironment } from '../../lib/lean-dynamo.ts';
 import { createDynamoConversationStore } from '../../lib/adapters/dynamodb/store.ts';
 import { historyViolations } from '../../lib/core/history.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
@@ -37,11 +40,20 @@ turn: { timeoutSeconds: 4, reserveSeconds: 1, leaseMarginSeconds: 2 }
 /** A turn with far more time than a store outage should cost a caller who has nothing running. */
 const LONG_TURN = YAML.replace('timeoutSeconds: 4', 'timeoutSeconds: 40');
 
+/**
+ * The store's client with the production timeouts, through the proxy: the lean client the
+ * functions use, or the SDK's document client as createDynamoDocumentClient builds it for embedders.
+ */
+const storeClient = (kind: 'lean' | 'sdk' = 'lean'): DynamoDocuments =>
+  kind === 'sdk'
+    ? documentsFromClient(createDynamoDocumentClient(
+        { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 },
+        { config: { endpoint: proxy.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } },
+      ))
+    : leanDynamoFromEnvironment({ requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 }, { AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, AWS_REGION: 'local', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
+
 function service(script: ScriptedStep[], gateway = testGateway(), yaml = YAML, now?: () => number) {
-  const client = createDynamoDocumentClient(
-    { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 },
-    { config: { endpoint: proxy.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } },
-  );
+  const client = storeClient();
   const store = createDynamoConversationStore({ client, tableName: table.tableName, ttlDays: 1 });
   const fixture = agentFixture(script, { store, gateway, yaml, ...(now ? { now } : {}) });
   const handle = createHttpHandler({ agent: fixture.agent, logger: silentLogger, maxBodyBytes: 65_536 });
@@ -275,12 +287,8 @@ describe('the conversation store under faults', () => {
     expect((await turns(conversationId)).map((turn) => turn.status)).toEqual(['complete']);
   });
 
-  it('keeps retrying writes whose answers were lost however many were lost before: the read-back that finds them refunds the retry', async () => {
-    const client = createDynamoDocumentClient(
-      { requestTimeoutSeconds: 0.5, connectTimeoutSeconds: 0.5 },
-      { config: { endpoint: proxy.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } },
-    );
-    const store = createDynamoConversationStore({ client, tableName: table.tableName, ttlDays: 1 });
+  it.each(['lean', 'sdk'] as const)('keeps retrying writes whose answers were lost however many were lost before: the read-back that finds them refunds the retry (%s client)', async (kind) => {
+    const store = createDynamoConversationStore({ client: storeClient(kind), tableName: table.tableName, ttlDays: 1 });
     const key = { conversationId: `c-${randomUUID()}` };
     const claim = (turn: number) => ({ status: 'running' as const, claimId: `claim-${turn}`, requestIds: [`r-${turn}`], createdAt: new Date().toISOString(), leaseExpiresAt: Date.now() + 60_000, messages: [{ role: 'user' as const, content: 'hi' }], result: { rounds: 0, toolCalls: [], usage: { promptTokens: 0, completionTokens: 0 } }, state: {} });
     // Each claim's first answer is lost: the SDK retries it, the retry fails its condition on the

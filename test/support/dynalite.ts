@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDocuments } from '../../lib/adapters/dynamodb/documents.ts';
+import { createLeanDynamoDocuments } from '../../lib/adapters/dynamodb/lean-documents.ts';
 import { ENV } from '../../lib/config/environment.ts';
 import { type DynamoConnection, dynamoConnection } from '../../lib/local/dynamo-connection.ts';
 import { ensureTable, startDynalite } from '../../lib/local/dynalite.ts';
@@ -12,6 +14,8 @@ export interface LocalTable {
   connection: DynamoConnection;
   client: DynamoDBClient;
   documentClient: DynamoDBDocumentClient;
+  /** The lean client the functions use (lib/adapters/dynamodb/lean-documents.ts), on this table's endpoint. */
+  dynamo: DynamoDocuments;
   close(): Promise<void>;
 }
 
@@ -22,6 +26,26 @@ export interface LocalTable {
  */
 export function createLocalClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient(dynamoConnection(endpoint, process.env));
+}
+
+/**
+ * The lean DynamoDB client (what the functions and npm start use) for a test table's endpoint, with
+ * the same region and keys as createLocalClient.
+ */
+export function createLocalDynamo(endpoint: string, options: { requestTimeoutMs?: number; onRequest?: (operation: string, body: Record<string, unknown>) => void } = {}): DynamoDocuments {
+  const connection = dynamoConnection(endpoint, process.env);
+  if (!connection.credentials || !connection.region) throw new Error(`a test table at ${endpoint} needs AWS_REGION and keys in the environment`);
+  const credentials = connection.credentials;
+  const { onRequest } = options;
+  // Each request as it goes on the wire: its operation (after the dot of X-Amz-Target) and its JSON body.
+  const counting: typeof fetch | undefined = onRequest
+    ? (input, init) => {
+        const target = new Headers(init?.headers).get('x-amz-target') ?? '';
+        onRequest(target.slice(target.indexOf('.') + 1), JSON.parse(String(init?.body ?? '{}')) as Record<string, unknown>);
+        return fetch(input, init);
+      }
+    : undefined;
+  return createLeanDynamoDocuments({ endpoint, region: connection.region, credentials: async () => credentials, requestTimeoutMs: options.requestTimeoutMs ?? 5_000, ...(counting ? { fetch: counting } : {}) });
 }
 
 /**
@@ -58,6 +82,7 @@ export async function startTableAt(endpoint: string, tableName: string, options:
     connection: dynamoConnection(endpoint, process.env),
     client,
     documentClient: DynamoDBDocumentClient.from(client),
+    dynamo: createLocalDynamo(endpoint),
     close: async () => {
       try {
         if (options.deleteOnClose) await client.send(new DeleteTableCommand({ TableName: tableName }));

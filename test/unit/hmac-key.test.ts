@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
+import { secretReaderFromClient } from '../../lib/adapters/aws/secret-reader.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readHmacKey } from '../../lib/adapters/aws/hmac-key.ts';
 import { ConfigError } from '../../lib/core/errors.ts';
@@ -20,14 +21,14 @@ describe('readHmacKey', () => {
   it('reads the secret the stack generated, once', async () => {
     secretsManager.on(GetSecretValueCommand, { SecretId: secretArn }).resolves({ SecretString: generated });
 
-    const key = await readHmacKey({ secretId: secretArn, secretsManager: client });
+    const key = await readHmacKey({ secretId: secretArn, readSecret: secretReaderFromClient(client) });
 
     expect(Buffer.from(key!).toString('utf8')).toBe(generated);
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(1);
   });
 
   it('returns undefined without a secret, and calls nothing', async () => {
-    await expect(readHmacKey({ secretsManager: client })).resolves.toBeUndefined();
+    await expect(readHmacKey({ readSecret: secretReaderFromClient(client) })).resolves.toBeUndefined();
     expect(secretsManager.calls()).toHaveLength(0);
   });
 
@@ -36,12 +37,12 @@ describe('readHmacKey', () => {
     ['an empty secret', { SecretString: '' }, /at least 32 characters/],
   ])('fails the cold start on %s', async (_kind, answer, message) => {
     secretsManager.on(GetSecretValueCommand).resolves(answer);
-    await expect(readHmacKey({ secretId: secretArn, secretsManager: client })).rejects.toSatisfy((error) => error instanceof ConfigError && message.test(error.message) && error.message.includes(secretArn));
+    await expect(readHmacKey({ secretId: secretArn, readSecret: secretReaderFromClient(client) })).rejects.toSatisfy((error) => error instanceof ConfigError && message.test(error.message) && error.message.includes(secretArn));
   });
 
   it('fails the cold start, naming the secret, when it cannot be read', async () => {
     secretsManager.on(GetSecretValueCommand).rejects(Object.assign(new Error('User is not authorized'), { name: 'AccessDeniedException' }));
-    await expect(readHmacKey({ secretId: secretArn, secretsManager: client })).rejects.toSatisfy((error) => error instanceof ConfigError && error.message.includes(secretArn) && /not authorized/.test(error.message));
+    await expect(readHmacKey({ secretId: secretArn, readSecret: secretReaderFromClient(client) })).rejects.toSatisfy((error) => error instanceof ConfigError && error.message.includes(secretArn) && /not authorized/.test(error.message));
   });
 });
 

@@ -1,13 +1,14 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
+import { secretReaderFromClient } from '../../lib/adapters/aws/secret-reader.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readModelApiKey } from '../../lib/adapters/aws/model-api-key.ts';
 import { ConfigError } from '../../lib/core/errors.ts';
 
 const secretsManager = mockClient(SecretsManagerClient);
 const ssm = mockClient(SSMClient);
-const clients = { secretsManager: () => new SecretsManagerClient({ region: 'eu-west-1' }), ssm: () => new SSMClient({ region: 'eu-west-1' }) };
+const clients = { readSecret: secretReaderFromClient(() => new SecretsManagerClient({ region: 'eu-west-1' })), ssm: () => new SSMClient({ region: 'eu-west-1' }) };
 const secretArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:mcp-agent/model-api-key-AbCdEf';
 
 afterEach(() => {

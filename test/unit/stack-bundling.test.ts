@@ -48,7 +48,7 @@ describe('functionBundling', () => {
       `ajv-formats=${substitute('without-ajv-formats.ts')}`,
       `cross-spawn=${substitute('linux-spawn.ts')}`,
       `mnemonist/lru-cache=${substitute('map-lru-cache.ts')}`,
-      `#dynamodb-commands=${substitute('dynamodb-commands-loaded.ts')}`,
+      `#dynamodb-commands=${substitute('without-dynamodb-commands.ts')}`,
       `#bedrock-provider=${substitute('without-bedrock.ts')}`,
       `@smithy/core/event-streams=${substitute('without-event-streams.ts')}`,
     ];
@@ -69,6 +69,7 @@ describe('functionBundling', () => {
       `#call-policy=${substitute('without-call-policy.ts')}`,
       `#mcp-oauth-dpop=${substitute('without-mcp-oauth.ts')}`,
       `#mcp-oauth-workload=${substitute('without-mcp-oauth.ts')}`,
+      `@aws-sdk/client-secrets-manager=${substitute('without-secrets-manager.ts')}`,
       `#on-behalf-of=${substitute('without-on-behalf-of.ts')}`,
       `#mcp-remote=${substitute('without-mcp-remote.ts')}`,
       `#per-user-connections=${substitute('without-per-user-connections.ts')}`,
@@ -100,11 +101,12 @@ describe('functionBundling', () => {
     expect(withCode).not.toHaveProperty('#python-sandbox');
   });
 
-  it('bundles DPoP and workload identity only when agent.yml gives some MCP server an oauth block', () => {
-    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts') });
+  it('bundles DPoP, workload identity and the Secrets Manager client (the token store) only when agent.yml gives some MCP server an oauth block', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts'), '@aws-sdk/client-secrets-manager': substitute('without-secrets-manager.ts') });
     const withOAuth = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, mcpOAuth: true });
     expect(withOAuth).not.toHaveProperty('#mcp-oauth-dpop');
     expect(withOAuth).not.toHaveProperty('#mcp-oauth-workload');
+    expect(withOAuth).not.toHaveProperty('@aws-sdk/client-secrets-manager');
   });
 
   it('bundles the on-behalf-of exchanger only when some MCP server of agent.yml has an auth.mode other than service', () => {

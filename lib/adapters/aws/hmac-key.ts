@@ -1,5 +1,5 @@
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
+import type { ReadSecret } from './secret-reader.ts';
 
 /** Shorter than this, a secret could be guessed offline from one derived id. */
 const MIN_SECRET_CHARS = 32;
@@ -7,7 +7,7 @@ const MIN_SECRET_CHARS = 32;
 interface HmacKeySource {
   /** The Secrets Manager secret the stack created with a random value (HMAC_KEY_SECRET_ARN). */
   secretId?: string;
-  secretsManager: () => SecretsManagerClient;
+  readSecret: ReadSecret;
 }
 
 /**
@@ -20,8 +20,7 @@ export async function readHmacKey(source: HmacKeySource): Promise<Uint8Array | u
   if (!source.secretId) return undefined;
   let text: string;
   try {
-    const secret = await source.secretsManager().send(new GetSecretValueCommand({ SecretId: source.secretId }));
-    text = secret.SecretString ?? '';
+    text = (await source.readSecret(source.secretId)) ?? '';
   } catch (error) {
     throw new ConfigError(`cannot read the HMAC key from Secrets Manager secret ${source.secretId}: ${errorMessage(error)}`, { cause: error });
   }

@@ -1,13 +1,13 @@
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
+import type { ReadSecret } from './secret-reader.ts';
 
 interface ModelApiKeySources {
   /** A Secrets Manager secret: the plain key, or JSON with an `apiKey` or `OPENAI_API_KEY` field. */
   secretId?: string;
   /** An SSM parameter (SecureString or String) holding the key. */
   parameterName?: string;
-  secretsManager: () => SecretsManagerClient;
+  readSecret: ReadSecret;
   ssm: () => SSMClient;
 }
 
@@ -21,8 +21,7 @@ interface ModelApiKeySources {
 export async function readModelApiKey(sources: ModelApiKeySources): Promise<string | undefined> {
   if (sources.secretId) {
     try {
-      const secret = await sources.secretsManager().send(new GetSecretValueCommand({ SecretId: sources.secretId }));
-      return keyFromSecret(secret.SecretString ?? '', sources.secretId);
+      return keyFromSecret((await sources.readSecret(sources.secretId)) ?? '', sources.secretId);
     } catch (error) {
       if (error instanceof ConfigError) throw error;
       throw new ConfigError(`cannot read the model API key from Secrets Manager secret ${sources.secretId}: ${errorMessage(error)}`, { cause: error });

@@ -10,9 +10,10 @@ interface DynamoTimeouts {
 }
 
 /**
- * The DynamoDB client every entry point builds once: each request bounded by conversation.*
- * timeouts (the SDK's default waits for ever on a request that gets no answer), then retried by
- * the SDK with backoff. `instrument` wraps the raw client (embedding code may trace it, e.g. with X-Ray).
+ * An SDK document client as the service would want it, for code that embeds the agent with the
+ * SDK (the functions use lean-documents.ts): each request bounded by conversation.* timeouts (the
+ * SDK's default waits for ever on a request that gets no answer), then retried by the SDK with
+ * backoff. `instrument` wraps the raw client (embedding code may trace it, e.g. with X-Ray).
  */
 export function createDynamoDocumentClient(
   timeouts: DynamoTimeouts,

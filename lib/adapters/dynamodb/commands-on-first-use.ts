@@ -1,13 +1,13 @@
 /**
- * The document client's commands the DynamoDB adapters send, loaded when the first is sent. The
- * adapters are named by buildAgent (lib/build-agent.ts) whichever store it is given, so importing
+ * The document client's commands an embedder's DynamoDBDocumentClient sends, loaded when the first
+ * is sent. The adapters are named by buildAgent (lib/build-agent.ts) whichever store it is given, so importing
  * the SDK at the top would load and evaluate the DynamoDB client (about 8 MB of a process's peak
  * memory) in code that embeds the agent with the in-memory store and never sends a command.
  *
- * The adapters import this as `#dynamodb-commands` (package.json "imports"). The Lambda functions
- * always send commands, and a dynamically imported module makes esbuild wrap the SDK modules it
- * reaches and shake them far less (about 60 KB more per bundle), so their bundles take
- * functions/substitutes/dynamodb-commands-loaded.ts instead (infra/bundling.ts).
+ * sdk-documents.ts imports this as `#dynamodb-commands` (package.json "imports"). The Lambda
+ * functions send their requests with the lean client (lean-documents.ts), so their bundles take
+ * functions/substitutes/without-dynamodb-commands.ts instead (infra/bundling.ts) and carry none
+ * of the SDK's DynamoDB client.
  */
 export interface DocumentCommands {
   BatchWriteCommand: typeof import('@aws-sdk/lib-dynamodb').BatchWriteCommand;

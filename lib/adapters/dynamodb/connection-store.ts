@@ -9,14 +9,13 @@
  *   take pending       Delete ReturnValues ALL_OLD  (two callbacks with one state: one gets it)
  *   put client         Put  if attribute_not_exists (two registrations at once: the first wins)
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from '#dynamodb-commands';
+import type { DynamoDocuments } from './documents.ts';
 import type { ConnectionStore, PendingAuthorization, StoredCatalog, StoredClient, StoredConnection } from '../mcp/per-user/connection-store.ts';
 import { isConditionalCheckFailed, storeUnavailable } from './errors.ts';
 import { connectionCatalogPartitionKey, connectionClientPartitionKey, connectionPartitionKey, pendingAuthorizationPartitionKey } from './keys.ts';
 
 interface DynamoConnectionStoreOptions {
-  client: DynamoDBDocumentClient;
+  client: DynamoDocuments;
   tableName: string;
 }
 
@@ -25,7 +24,7 @@ export function createDynamoConnectionStore(options: DynamoConnectionStoreOption
 
   async function get(pk: string): Promise<Record<string, unknown> | undefined> {
     try {
-      const output = await client.send(new (await documentCommands()).GetCommand({ TableName: tableName, Key: { pk, sk: 0 }, ConsistentRead: true }));
+      const output = await client.get({ TableName: tableName, Key: { pk, sk: 0 }, ConsistentRead: true });
       return output.Item;
     } catch (error) {
       throw storeUnavailable('GetItem', tableName, error);
@@ -34,12 +33,12 @@ export function createDynamoConnectionStore(options: DynamoConnectionStoreOption
 
   async function put(item: Record<string, unknown>, condition?: { expression: string; values?: Record<string, unknown> }): Promise<boolean> {
     try {
-      await client.send(new (await documentCommands()).PutCommand({
+      await client.put({
         TableName: tableName,
         Item: { sk: 0, ...item },
         ...(condition ? { ConditionExpression: condition.expression } : {}),
         ...(condition?.values ? { ExpressionAttributeValues: condition.values } : {}),
-      }));
+      });
       return true;
     } catch (error) {
       if (condition && isConditionalCheckFailed(error)) return false;
@@ -49,12 +48,12 @@ export function createDynamoConnectionStore(options: DynamoConnectionStoreOption
 
   async function remove(pk: string, version?: number): Promise<Record<string, unknown> | undefined> {
     try {
-      const output = await client.send(new (await documentCommands()).DeleteCommand({
+      const output = await client.delete({
         TableName: tableName,
         Key: { pk, sk: 0 },
         ReturnValues: 'ALL_OLD',
         ...(version === undefined ? {} : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': version } }),
-      }));
+      });
       return output.Attributes;
     } catch (error) {
       // A newer version (another process renewed) is kept.

@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from '#dynamodb-commands';
+import type { DynamoDocuments } from './documents.ts';
 import { StoreError } from '../../core/errors.ts';
 import type { ConversationKey } from '../../core/ports/conversation-store.ts';
 import { storeUnavailable } from './errors.ts';
@@ -16,7 +15,7 @@ const FIRST_BACKOFF_MS = 50;
  * unprocessed (throttling) are sent again with a growing pause.
  */
 export async function deleteConversationItems(
-  client: DynamoDBDocumentClient,
+  client: DynamoDocuments,
   tableName: string,
   key: ConversationKey,
 ): Promise<number> {
@@ -29,18 +28,18 @@ export async function deleteConversationItems(
 }
 
 /** Deletes items by key, 25 at a time, sending again what DynamoDB leaves unprocessed. */
-export async function deleteItems(client: DynamoDBDocumentClient, tableName: string, keys: Record<string, unknown>[]): Promise<void> {
+export async function deleteItems(client: DynamoDocuments, tableName: string, keys: Record<string, unknown>[]): Promise<void> {
   for (let start = 0; start < keys.length; start += BATCH_SIZE) {
     await deleteBatch(client, tableName, keys.slice(start, start + BATCH_SIZE));
   }
 }
 
-async function deleteBatch(client: DynamoDBDocumentClient, tableName: string, keys: Record<string, unknown>[]) {
+async function deleteBatch(client: DynamoDocuments, tableName: string, keys: Record<string, unknown>[]) {
   let requests = keys.map((itemKey) => ({ DeleteRequest: { Key: itemKey } }));
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     let output;
     try {
-      output = await client.send(new (await documentCommands()).BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      output = await client.batchWrite({ RequestItems: { [tableName]: requests } });
     } catch (error) {
       throw storeUnavailable('BatchWriteItem', tableName, error);
     }

@@ -1,6 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from '#dynamodb-commands';
+import type { DynamoDocuments } from './documents.ts';
 import { StoreError } from '../../core/errors.ts';
 import { oldestFirst } from '../../core/notes.ts';
 import type { AddedNote, NewNote, Note, NoteStore } from '../../core/ports/notes.ts';
@@ -11,7 +10,7 @@ import { notesPartitionKey } from './keys.ts';
 import { sendOptions } from './store.ts';
 
 interface DynamoNoteStoreOptions {
-  client: DynamoDBDocumentClient;
+  client: DynamoDocuments;
   /** The conversation table: notes live beside conversations, under keys of their own. */
   tableName: string;
 }
@@ -41,15 +40,14 @@ export function createDynamoNoteStore(options: DynamoNoteStoreOptions): NoteStor
     do {
       let page;
       try {
-        page = await client.send(
-          new (await documentCommands()).QueryCommand({
+        page = await client.query({
             TableName: tableName,
             KeyConditionExpression: 'pk = :pk',
             ExpressionAttributeValues: { ':pk': notesPartitionKey(owner) },
             ConsistentRead: true,
             ...(attributes ? { ProjectionExpression: attributes } : {}),
             ExclusiveStartKey: startKey,
-          }),
+          },
           sendOptions(call),
         );
       } catch (error) {
@@ -75,8 +73,7 @@ export function createDynamoNoteStore(options: DynamoNoteStoreOptions): NoteStor
       const slot = free[randomInt(free.length)]!;
       const stored: Note = { noteId: `${slot}-${randomBytes(5).toString('hex')}`, text: note.text, createdAt: note.createdAt, ...(note.conversationId ? { conversationId: note.conversationId } : {}) };
       try {
-        await client.send(
-          new (await documentCommands()).PutCommand({ TableName: tableName, Item: { pk: notesPartitionKey(owner), sk: slot, ...stored }, ConditionExpression: 'attribute_not_exists(pk)' }),
+        await client.put({ TableName: tableName, Item: { pk: notesPartitionKey(owner), sk: slot, ...stored }, ConditionExpression: 'attribute_not_exists(pk)' },
           sendOptions(call),
         );
         return { kind: 'added', note: stored };
@@ -92,14 +89,13 @@ export function createDynamoNoteStore(options: DynamoNoteStoreOptions): NoteStor
     const slot = slotOf(noteId);
     if (slot === undefined) return false;
     try {
-      await client.send(
-        new (await documentCommands()).DeleteCommand({
+      await client.delete({
           TableName: tableName,
           Key: { pk: notesPartitionKey(owner), sk: slot },
           ConditionExpression: '#noteId = :noteId',
           ExpressionAttributeNames: { '#noteId': 'noteId' },
           ExpressionAttributeValues: { ':noteId': noteId },
-        }),
+        },
         sendOptions(call),
       );
       return true;

@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from '#dynamodb-commands';
+import type { DynamoDocuments } from './documents.ts';
 import { dayStartMs } from '../../core/budget.ts';
 import { TurnTakenError } from '../../core/errors.ts';
 import type { OwnerCounters, TurnSlot } from '../../core/ports/owner-counters.ts';
@@ -10,7 +9,7 @@ import { sendOptions } from './store.ts';
 
 interface DynamoOwnerCountersOptions {
   /** The conversation table's client: the counters live in the same table. */
-  client: DynamoDBDocumentClient;
+  client: DynamoDocuments;
   tableName: string;
   /** Where a slot search starts; injectable for tests. */
   random?: () => number;
@@ -43,8 +42,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
 
   async function tokensOn(owner: string | undefined, day: number, callOptions: StoreCallOptions = {}): Promise<number> {
     try {
-      const output = await client.send(
-        new (await documentCommands()).GetCommand({ TableName: tableName, Key: { pk: ownerTokensPartitionKey(owner), sk: day }, ConsistentRead: true, ProjectionExpression: '#tokens', ExpressionAttributeNames: { '#tokens': 'tokens' } }),
+      const output = await client.get({ TableName: tableName, Key: { pk: ownerTokensPartitionKey(owner), sk: day }, ConsistentRead: true, ProjectionExpression: '#tokens', ExpressionAttributeNames: { '#tokens': 'tokens' } },
         sendOptions(callOptions),
       );
       return Number(output.Item?.tokens ?? 0);
@@ -55,8 +53,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
 
   async function addTokens(owner: string | undefined, day: number, tokens: number, callId: string, callOptions: StoreCallOptions = {}): Promise<number> {
     try {
-      const output = await client.send(
-        new (await documentCommands()).UpdateCommand({
+      const output = await client.update({
           TableName: tableName,
           Key: { pk: ownerTokensPartitionKey(owner), sk: day },
           UpdateExpression: 'ADD #tokens :tokens SET #lastCallId = :callId, #expiresAt = :expiresAt',
@@ -66,7 +63,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
           ExpressionAttributeNames: { '#tokens': 'tokens', '#lastCallId': 'lastCallId', '#expiresAt': 'expiresAt' },
           ExpressionAttributeValues: { ':tokens': tokens, ':callId': callId, ':expiresAt': Math.floor(dayStartMs(day + 1) / 1000) + KEPT_AFTER_SECONDS },
           ReturnValues: 'UPDATED_NEW',
-        }),
+        },
         sendOptions(callOptions),
       );
       return Number(output.Attributes?.tokens ?? tokens);
@@ -83,8 +80,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
     for (let step = 0; step < request.slots; step++) {
       const index = (first + step) % request.slots;
       try {
-        await client.send(
-          new (await documentCommands()).PutCommand({
+        await client.put({
             TableName: tableName,
             Item: { pk: ownerTurnsPartitionKey(owner), sk: index, holder: request.holder, leaseExpiresAt: request.leaseExpiresAt, expiresAt: Math.ceil(request.leaseExpiresAt / 1000) + KEPT_AFTER_SECONDS },
             // Why: a slot is free when nobody holds it or its holder's lease ended (the process
@@ -92,7 +88,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
             ConditionExpression: 'attribute_not_exists(pk) OR #leaseExpiresAt < :now OR #holder = :holder',
             ExpressionAttributeNames: { '#leaseExpiresAt': 'leaseExpiresAt', '#holder': 'holder' },
             ExpressionAttributeValues: { ':now': request.now, ':holder': request.holder },
-          }),
+          },
           sendOptions(callOptions),
         );
         return { owner, index, holder: request.holder };
@@ -105,8 +101,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
 
   async function renewTurnSlot(slot: TurnSlot, leaseExpiresAt: number, callOptions: StoreCallOptions = {}): Promise<void> {
     try {
-      await client.send(
-        new (await documentCommands()).UpdateCommand({
+      await client.update({
           TableName: tableName,
           Key: { pk: ownerTurnsPartitionKey(slot.owner), sk: slot.index },
           UpdateExpression: 'SET #leaseExpiresAt = :leaseExpiresAt, #expiresAt = :expiresAt',
@@ -114,7 +109,7 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
           ConditionExpression: '#holder = :holder',
           ExpressionAttributeNames: { '#holder': 'holder', '#leaseExpiresAt': 'leaseExpiresAt', '#expiresAt': 'expiresAt' },
           ExpressionAttributeValues: { ':holder': slot.holder, ':leaseExpiresAt': leaseExpiresAt, ':expiresAt': Math.ceil(leaseExpiresAt / 1000) + KEPT_AFTER_SECONDS },
-        }),
+        },
         sendOptions(callOptions),
       );
     } catch (error) {
@@ -125,15 +120,14 @@ export function createDynamoOwnerCounters(options: DynamoOwnerCountersOptions): 
 
   async function releaseTurnSlot(slot: TurnSlot, callOptions: StoreCallOptions = {}): Promise<void> {
     try {
-      await client.send(
-        new (await documentCommands()).DeleteCommand({
+      await client.delete({
           TableName: tableName,
           Key: { pk: ownerTurnsPartitionKey(slot.owner), sk: slot.index },
           // Why: after its lease ended the slot may be another turn's; that one is not ours to free.
           ConditionExpression: '#holder = :holder',
           ExpressionAttributeNames: { '#holder': 'holder' },
           ExpressionAttributeValues: { ':holder': slot.holder },
-        }),
+        },
         sendOptions(callOptions),
       );
     } catch (error) {

@@ -1,11 +1,11 @@
-import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from '#dynamodb-commands';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDocuments } from './documents.ts';
 import { conversationPartitionKey } from './keys.ts';
 import { storeUnavailable } from './errors.ts';
 import type { ConversationKey } from '../../core/ports/conversation-store.ts';
 
 interface ConversationQuery {
-  client: DynamoDBDocumentClient;
+  client: DynamoDocuments;
   tableName: string;
   key: ConversationKey;
   newestFirst: boolean;
@@ -42,7 +42,7 @@ export async function* queryConversationPages(query: ConversationQuery): AsyncGe
   do {
     let page;
     try {
-      page = await query.client.send(new (await documentCommands()).QueryCommand({ ...input, ExclusiveStartKey: startKey }), query.signal ? { abortSignal: query.signal } : {});
+      page = await query.client.query({ ...input, ExclusiveStartKey: startKey }, query.signal ? { abortSignal: query.signal } : {});
     } catch (error) {
       throw storeUnavailable('Query', query.tableName, error);
     }

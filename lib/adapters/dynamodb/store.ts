@@ -1,5 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentCommands } from '#dynamodb-commands';
+import type { DynamoDocuments } from './documents.ts';
 import { StoreError, TurnTakenError } from '../../core/errors.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
 import type { ConversationKey, ConversationStore, PageRequest, StoreCallOptions, TurnExpectation, TurnPage, TurnRecord, TurnWrite } from '../../core/ports/conversation-store.ts';
@@ -13,8 +12,8 @@ import { queryConversationPages } from './query.ts';
 import { createTurnInput, readBackInput, removeTurnInput, renewLeaseInput, updateTurnInput } from './writes.ts';
 
 interface DynamoConversationStoreOptions {
-  /** Built with the request timeouts of conversation.* (lib/adapters/dynamodb/client.ts). */
-  client: DynamoDBDocumentClient;
+  /** With the request timeouts of conversation.*: the lean client (lean-documents.ts) or an SDK document client, wrapped (sdk-documents.ts). */
+  client: DynamoDocuments;
   tableName: string;
   /** Each turn is kept this long after it was last written (the table's TTL). */
   ttlDays: number;
@@ -53,7 +52,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
   /** What is at (key, turn) now, after a condition failed; undefined when nothing is. */
   async function readBack(key: ConversationKey, turn: number, operation: string, options: StoreCallOptions): Promise<ItemHolder | undefined> {
     try {
-      const output = await client.send(new (await documentCommands()).GetCommand(readBackInput(tableName, { pk: conversationPartitionKey(key), sk: turn })), sendOptions(options));
+      const output = await client.get(readBackInput(tableName, { pk: conversationPartitionKey(key), sk: turn }), sendOptions(options));
       return output.Item ? readHolder(output.Item) : undefined;
     } catch (error) {
       throw storeUnavailable(`${operation} (reading back after a failed condition)`, tableName, error);
@@ -94,7 +93,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
   async function create(key: ConversationKey, turn: number, write: TurnWrite, options: StoreCallOptions = {}): Promise<void> {
     const item = itemOf(key, turn, write);
     try {
-      await client.send(new (await documentCommands()).PutCommand(createTurnInput(tableName, item)), sendOptions(options));
+      await client.put(createTurnInput(tableName, item), sendOptions(options));
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('PutItem', tableName, error);
       const current = await readBack(key, turn, 'PutItem', options);
@@ -107,7 +106,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
   async function update(key: ConversationKey, turn: number, expected: TurnExpectation, write: TurnWrite, options: StoreCallOptions = {}): Promise<void> {
     const item = itemOf(key, turn, write);
     try {
-      await client.send(new (await documentCommands()).PutCommand(updateTurnInput(tableName, item, expected)), sendOptions(options));
+      await client.put(updateTurnInput(tableName, item, expected), sendOptions(options));
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('PutItem', tableName, error);
       const current = await readBack(key, turn, 'PutItem', options);
@@ -120,7 +119,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
   async function renewLease(key: ConversationKey, turn: number, expected: TurnExpectation, leaseExpiresAt: number, options: StoreCallOptions = {}): Promise<void> {
     const itemKey = { pk: conversationPartitionKey(key), sk: turn };
     try {
-      await client.send(new (await documentCommands()).UpdateCommand(renewLeaseInput(tableName, itemKey, expected, leaseExpiresAt)), sendOptions(options));
+      await client.update(renewLeaseInput(tableName, itemKey, expected, leaseExpiresAt), sendOptions(options));
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('UpdateItem (lease)', tableName, error);
       const current = await readBack(key, turn, 'UpdateItem (lease)', options);
@@ -132,7 +131,7 @@ export function createDynamoConversationStore(options: DynamoConversationStoreOp
 
   async function remove(key: ConversationKey, turn: number, expected: TurnExpectation, options: StoreCallOptions = {}): Promise<void> {
     try {
-      await client.send(new (await documentCommands()).DeleteCommand(removeTurnInput(tableName, { pk: conversationPartitionKey(key), sk: turn }, expected)), sendOptions(options));
+      await client.delete(removeTurnInput(tableName, { pk: conversationPartitionKey(key), sk: turn }, expected), sendOptions(options));
     } catch (error) {
       // The turn is already gone or no longer ours: there is nothing left to give back.
       if (!isConditionalCheckFailed(error)) throw storeUnavailable('DeleteItem', tableName, error);

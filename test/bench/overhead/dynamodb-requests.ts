@@ -1,15 +1,14 @@
 /**
  * DynamoDB requests per turn, counted on the wire: the project through buildAgent with the real
- * DynamoDB store on dynalite, each command counted by a middleware on the client (as
- * test/integration/dynamodb-store.test.ts counts them), for the first turn of a conversation and
- * for the next one, on each turn shape.
+ * DynamoDB store on dynalite and the lean client the functions use, each request counted as it is
+ * sent (as test/integration/budget-requests.test.ts counts them), for the first turn of a
+ * conversation and for the next one, on each turn shape.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildAgent, parseConfig } from '../../../lib/index.ts';
 import { silentLogger } from '../../../lib/core/logger.ts';
-import { createLocalClient, startLocalTable } from '../../support/dynalite.ts';
+import { createLocalDynamo, startLocalTable } from '../../support/dynalite.ts';
 import { shapeModelName, type ModelServer, type TurnShape } from './model-server.ts';
 import { describeShape } from './warm.ts';
 
@@ -22,15 +21,8 @@ export interface DynamoRequestsRow {
 
 export async function countDynamoRequests(shapes: TurnShape[], model: ModelServer): Promise<DynamoRequestsRow[]> {
   const table = await startLocalTable();
-  const client = createLocalClient(table.endpoint);
   let commands: string[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(String(context.commandName).replace(/Command$/, ''));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countCommands' },
-  );
+  const dynamo = createLocalDynamo(table.endpoint, { onRequest: (operation) => commands.push(operation) });
   const rows: DynamoRequestsRow[] = [];
   try {
     for (const shape of shapes) {
@@ -42,7 +34,7 @@ export async function countDynamoRequests(shapes: TurnShape[], model: ModelServe
         }),
         { source: 'bench.yml', environment: {} },
       );
-      const agent = buildAgent(config, { documentClient: DynamoDBDocumentClient.from(client), logger: silentLogger });
+      const agent = buildAgent(config, { dynamo, logger: silentLogger });
       const conversationId = `bench-${randomUUID()}`;
       for (const turn of ['first', 'second'] as const) {
         commands = [];
@@ -53,7 +45,6 @@ export async function countDynamoRequests(shapes: TurnShape[], model: ModelServe
       await agent.close();
     }
   } finally {
-    client.destroy();
     await table.close();
   }
   return rows;

@@ -86,7 +86,7 @@ export async function measureThroughput(): Promise<ThroughputRow[]> {
       settings: { connectTimeoutSeconds: 15, catalogTtlSeconds: 300, reconnectMaxDelaySeconds: 30, maxResultBytes: 1024 * 1024 },
       logger: silentLogger,
     });
-    const store = createDynamoConversationStore({ client: table.documentClient, tableName: table.tableName, ttlDays: 1 });
+    const store = createDynamoConversationStore({ client: table.dynamo, tableName: table.tableName, ttlDays: 1 });
     const agent = createAgent(config, { ownerCounters: createMemoryOwnerCounters(), model: instantModel, gateway, store, logger: silentLogger });
     rows.push(await measure('local', agent, 600, 10));
     await agent.close();
