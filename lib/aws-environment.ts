@@ -5,18 +5,6 @@
 import type { AwsCredentials, AwsCredentialsProvider } from './adapters/aws/json-client.ts';
 import { ENV, type Environment } from './config/environment.ts';
 
-/**
- * The SDK's own settings that environment.ts does not list yet (lib/config was another change's
- * this time): to be moved into its ENV.
- */
-export const SDK_SETTINGS = {
-  awsEndpointUrl: 'AWS_ENDPOINT_URL',
-  awsSecretsManagerEndpoint: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
-  awsUseFipsEndpoint: 'AWS_USE_FIPS_ENDPOINT',
-  awsUseDualstackEndpoint: 'AWS_USE_DUALSTACK_ENDPOINT',
-  awsMaxAttempts: 'AWS_MAX_ATTEMPTS',
-} as const;
-
 /** The environment's keys when it has them (read each time: nothing is cached that could go stale), else the default chain. */
 export function awsCredentialsFrom(environment: Environment): AwsCredentialsProvider {
   let chain: Promise<AwsCredentialsProvider> | undefined;

@@ -1,5 +1,5 @@
 import { leanSecretReader, type ReadSecret } from './adapters/aws/secret-reader.ts';
-import { awsCredentialsFrom, SDK_SETTINGS } from './aws-environment.ts';
+import { awsCredentialsFrom } from './aws-environment.ts';
 import { ENV, type Environment } from './config/environment.ts';
 import { ConfigError } from './core/errors.ts';
 
@@ -20,7 +20,7 @@ export function leanSecretsFromEnvironment(environment: Environment = process.en
       const text = (name: string) => environment[name]?.trim() || undefined;
       const region = text(ENV.awsRegion) ?? text(ENV.awsDefaultRegion);
       if (!region) throw new ConfigError(`reading secret ${secretId} needs a region: set ${ENV.awsRegion}`);
-      const endpoint = text(SDK_SETTINGS.awsSecretsManagerEndpoint) ?? text(SDK_SETTINGS.awsEndpointUrl);
+      const endpoint = text(ENV.awsSecretsManagerEndpoint) ?? text(ENV.awsEndpointUrl);
       reader = leanSecretReader({ region, ...(endpoint ? { endpoint } : {}), credentials: awsCredentialsFrom(environment), requestTimeoutMs: REQUEST_TIMEOUT_MS, connectTimeoutMs: CONNECT_TIMEOUT_MS });
     }
     return reader(secretId);

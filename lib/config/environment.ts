@@ -95,6 +95,12 @@ export const ENV = {
   awsSecretAccessKey: 'AWS_SECRET_ACCESS_KEY',
   awsSessionToken: 'AWS_SESSION_TOKEN',
   awsDynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
+  /** The AWS SDK's settings the lean AWS clients (lib/adapters/aws/json-client.ts) read as the SDK would. */
+  awsEndpointUrl: 'AWS_ENDPOINT_URL',
+  awsSecretsManagerEndpoint: 'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+  awsUseFipsEndpoint: 'AWS_USE_FIPS_ENDPOINT',
+  awsUseDualstackEndpoint: 'AWS_USE_DUALSTACK_ENDPOINT',
+  awsMaxAttempts: 'AWS_MAX_ATTEMPTS',
   /**
    * The service's public base URL (scheme, host, stage path; no trailing slash needed), where a
    * provider sends a person back after they connect an account (GET /connections/{server}/callback,
