@@ -44,6 +44,7 @@ describe('functionBundling', () => {
   it('gives the functions JSON for YAML, environment credentials, the smaller stand-ins, and no SSM client unless the model key is in SSM', () => {
     const always = [
       `yaml=${substitute('json-only-yaml.ts')}`,
+      `#config-validation=${substitute('config-validation-beside.ts')}`,
       `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`,
       `ajv-formats=${substitute('without-ajv-formats.ts')}`,
       `cross-spawn=${substitute('linux-spawn.ts')}`,
@@ -156,13 +157,16 @@ describe('functionBundling', () => {
     expect(aliases).toMatchObject({ '#openai-provider': substitute('without-openai.ts'), '#bedrock-provider': substitute('without-bedrock.ts') });
   });
 
-  it('writes agent.yml as agent.json after bundling, and nothing else when agent.yml does not start the demo server', () => {
-    expect(bundling.commandHooks!.afterBundling('/project', '/output')).toEqual([`${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`]);
+  it('writes agent.yml as agent.json after bundling, and its validation beside it, and nothing else when agent.yml does not start the demo server', () => {
+    expect(bundling.commandHooks!.afterBundling('/project', '/output')).toEqual([
+      `${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`,
+      "'/project/node_modules/.bin/esbuild' '--bundle' '/project/lib/config/validate.ts' '--outfile=/output/config-validation.cjs' '--platform=node' '--format=cjs' '--target=node22' '--minify' '--log-level=warning'",
+    ]);
   });
 
   it('builds the demo server into the output directory when agent.yml starts it', () => {
     const withDemo = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: false, demoServer: true });
-    const [config, demoServer] = withDemo.commandHooks!.afterBundling('/project', '/output');
+    const [config, , demoServer] = withDemo.commandHooks!.afterBundling('/project', '/output');
     expect(config).toBe(`${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`);
     expect(demoServer).toContain("'/project/node_modules/.bin/esbuild' '--bundle' '/project/lib/demo/server.ts' '--outfile=/output/demo-server.mjs'");
     expect(demoServer).toContain("'--define:import.meta.main=true'");
