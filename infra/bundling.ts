@@ -107,7 +107,7 @@ export interface FunctionBundleOptions {
   onBehalfOf?: boolean;
   /** agent.yml has a toolPolicy (infra/tool-policy.ts): Cedar is bundled, its WebAssembly and these files go beside each function. */
   toolPolicy?: ToolPolicyFiles;
-  /** agent.yml gives some MCP server an `oauth` block: DPoP and workload identity are bundled. */
+  /** agent.yml gives some MCP server an `oauth` block: the OAuth client, DPoP and workload identity are bundled. */
   mcpOAuth?: boolean;
   /** agent.yml names an MCP server with a url (infra/mcp-remote.ts): only then is the MCP client's HTTP side bundled. */
   mcpRemote?: boolean;
@@ -156,7 +156,11 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
  *   beside the code): only where agent.yml has a toolPolicy;
  * - #mcp-remote (the MCP client's Streamable HTTP and SSE transports and the stateless era, about
- *   32 KB): only where agent.yml names an MCP server with a url.
+ *   32 KB, and the errors only they raise): only where agent.yml names an MCP server with a url;
+ * - #mcp-oauth-client, #mcp-oauth-dpop and #mcp-oauth-workload (a remote server's OAuth provider
+ *   on the MCP SDK's OAuth client and its metadata schemas, DPoP, workload identity; with
+ *   #mcp-remote's errors, about 43 KB and 6 ms of a cold start): only where some server of
+ *   agent.yml has an `oauth` block.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
@@ -183,7 +187,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
     ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
     ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
-    ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts') }),
+    ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts'), '#mcp-oauth-client': substitute('without-mcp-oauth.ts') }),
     ...(options.onBehalfOf ? {} : { '#on-behalf-of': substitute('without-on-behalf-of.ts') }),
     ...(options.mcpRemote ? {} : { '#mcp-remote': substitute('without-mcp-remote.ts') }),
     ...(options.perUserConnections ? {} : { '#per-user-connections': substitute('without-per-user-connections.ts') }),

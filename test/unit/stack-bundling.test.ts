@@ -70,6 +70,7 @@ describe('functionBundling', () => {
       `#call-policy=${substitute('without-call-policy.ts')}`,
       `#mcp-oauth-dpop=${substitute('without-mcp-oauth.ts')}`,
       `#mcp-oauth-workload=${substitute('without-mcp-oauth.ts')}`,
+      `#mcp-oauth-client=${substitute('without-mcp-oauth.ts')}`,
       `#on-behalf-of=${substitute('without-on-behalf-of.ts')}`,
       `#mcp-remote=${substitute('without-mcp-remote.ts')}`,
       `#per-user-connections=${substitute('without-per-user-connections.ts')}`,
@@ -102,10 +103,11 @@ describe('functionBundling', () => {
   });
 
   it('bundles DPoP and workload identity only when agent.yml gives some MCP server an oauth block', () => {
-    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts') });
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts'), '#mcp-oauth-client': substitute('without-mcp-oauth.ts') });
     const withOAuth = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, mcpOAuth: true });
     expect(withOAuth).not.toHaveProperty('#mcp-oauth-dpop');
     expect(withOAuth).not.toHaveProperty('#mcp-oauth-workload');
+    expect(withOAuth).not.toHaveProperty('#mcp-oauth-client');
   });
 
   it('bundles the on-behalf-of exchanger only when some MCP server of agent.yml has an auth.mode other than service', () => {
