@@ -27,7 +27,16 @@ const VALIDATION_FILE = './config-validation.cjs';
 
 let validation: typeof Validation | undefined;
 
-export const validateFile: typeof Validation.validateFile = (document, source) => (validation ??= load(source)).validateFile(document, source);
+export const validateFile: typeof Validation.validateFile = (document, source) => {
+  const { validateFile: validate } = (validation ??= load(source));
+  try {
+    return validate(document, source);
+  } catch (error) {
+    // The file beside carries its own copy of the error classes: give callers this bundle's ConfigError.
+    if ((error as { code?: unknown }).code === 'invalid_config') throw new ConfigError((error as Error).message, { cause: error });
+    throw error;
+  }
+};
 
 function load(source: string): typeof Validation {
   try {

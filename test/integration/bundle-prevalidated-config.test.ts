@@ -60,6 +60,8 @@ afterAll(() => {
 interface Loaded {
   config?: unknown;
   error?: string;
+  /** The failure is the bundle's own ConfigError (reported by the loadConfig bundle only). */
+  configError?: boolean;
   schemaEvaluated: boolean;
 }
 
@@ -69,8 +71,9 @@ async function coldStart(json: string, environment: Record<string, string> = {},
   const script = `
     const marked = () => globalThis.agentYmlSchemaEvaluated === true;
     try {
-      const { config } = await import(${JSON.stringify(bundle)});
-      process.stdout.write('\\nRESULT ' + JSON.stringify({ config, schemaEvaluated: marked() }) + '\\n');
+      const { config, loadError } = await import(${JSON.stringify(bundle)});
+      const result = loadError ? { error: loadError.message, configError: loadError.configError } : { config };
+      process.stdout.write('\\nRESULT ' + JSON.stringify({ ...result, schemaEvaluated: marked() }) + '\\n');
     } catch (error) {
       process.stdout.write('\\nRESULT ' + JSON.stringify({ error: error.message, schemaEvaluated: marked() }) + '\\n');
     }
@@ -147,7 +150,11 @@ describe('a function reading the agent.json the build pre-validated', () => {
 
     const loaded = await coldStart(json);
 
-    expect(loaded.error).toBe(`${agentJson} is invalid:\n  - mcpServers.local.env.TOKEN: environment variable LOCAL_TOKEN is not set (write \${LOCAL_TOKEN:-default} to give a default)`);
+    expect(loaded).toEqual({
+      error: `${agentJson} is invalid:\n  - mcpServers.local.env.TOKEN: environment variable LOCAL_TOKEN is not set (write \${LOCAL_TOKEN:-default} to give a default)`,
+      configError: true,
+      schemaEvaluated: false,
+    });
     expect(() => fromYaml(yaml)).toThrow(loaded.error);
   }, 60_000);
 });
@@ -185,6 +192,16 @@ describe('a function reading an agent.json it cannot take as validated', () => {
     const loaded = await coldStart(JSON.stringify(json));
 
     expect(loaded).toEqual({ config: { ...fromYaml(yaml), maxRounds: 3 }, schemaEvaluated: true });
+  }, 60_000);
+
+  it('fails on an invalid document it validates in full as the sources do, with this bundle\'s ConfigError', async () => {
+    const json = JSON.stringify({ ...written(), maxRound: 3 });
+
+    const loaded = await coldStart(json);
+
+    const { [PREVALIDATED_KEY]: _validated, ...edited } = JSON.parse(json) as Record<string, unknown>;
+    expect(() => parseConfig(JSON.stringify(edited), { source: agentJson, environment: ENVIRONMENT })).toThrow(loaded.error);
+    expect(loaded).toMatchObject({ error: expect.stringContaining('maxRound: unknown key, did you mean "maxRounds"?'), configError: true, schemaEvaluated: true });
   }, 60_000);
 
   it('validates at cold start, as before, a document with a placeholder the schema must check', async () => {
