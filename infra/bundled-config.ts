@@ -2,12 +2,18 @@
  * `node infra/bundled-config.ts <agent.yml> <agent.json>`: the configuration a Lambda bundle
  * carries. The functions read JSON (JSON is YAML, and their YAML parser is JSON.parse:
  * functions/substitutes/json-only-yaml.ts), so the YAML is parsed here, once, at build time. The
- * document is kept as written: `${VAR}` placeholders are still filled in, and the whole validated,
- * from the function's own environment at cold start. A file that is not YAML, or not a mapping,
- * stops the synth here.
+ * document is kept as written, and beside it, under `$validated`, the form the schema outputs
+ * (lib/config/prevalidate.ts), which the functions take without evaluating the schema: `${VAR}`
+ * placeholders are still filled in from the function's own environment at cold start. A document
+ * with a placeholder the schema must check (a number, a URL, ...) is validated there instead, as
+ * before. A file that is not YAML, not a mapping, or invalid whatever the environment, stops the
+ * synth here, with the message the function would have given.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { prevalidate } from '../lib/config/prevalidate.ts';
+import { PREVALIDATED_KEY } from '../lib/config/prevalidated.ts';
+import { configSchemaVersion } from './config-schema-version.ts';
 import { BUNDLED_TOOL_POLICY } from './tool-policy.ts';
 
 /**
@@ -26,7 +32,8 @@ export function bundledConfig(yamlText: string, source: string, options: { toolP
   if (options.toolPolicy && policy) {
     (document as { toolPolicy: object }).toolPolicy = { cedar: `./${BUNDLED_TOOL_POLICY.cedar}`, ...(policy.schema === undefined ? {} : { schema: `./${BUNDLED_TOOL_POLICY.schema}` }) };
   }
-  return `${JSON.stringify(document, null, 2)}\n`;
+  const validated = prevalidate(document as Record<string, unknown>, source, configSchemaVersion());
+  return `${JSON.stringify(validated ? { ...document, [PREVALIDATED_KEY]: validated } : document, null, 2)}\n`;
 }
 
 if (import.meta.main) {

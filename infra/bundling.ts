@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
+import { configSchemaVersion } from './config-schema-version.ts';
 import type { ModelProvider } from './settings.ts';
 import { BUNDLED_TOOL_POLICY, CEDAR_WASM_FILE, type ToolPolicyFiles } from './tool-policy.ts';
 
@@ -22,6 +23,9 @@ export const DEMO_SERVER_ENTRY = 'lib/demo/server.ts';
 /** File names inside each function's bundle (Lambda runs the bundle from /var/task). */
 export const BUNDLED_AGENT_CONFIG = 'agent.json';
 export const BUNDLED_DEMO_SERVER = 'demo-server.mjs';
+/** agent.yml's validation (lib/config/validate.ts) as one CommonJS file, for an agent.json the build did not validate. */
+export const CONFIG_VALIDATION_ENTRY = 'lib/config/validate.ts';
+export const BUNDLED_CONFIG_VALIDATION = 'config-validation.cjs';
 export const LAMBDA_TASK_ROOT = '/var/task';
 
 /**
@@ -103,7 +107,7 @@ export interface FunctionBundleOptions {
   onBehalfOf?: boolean;
   /** agent.yml has a toolPolicy (infra/tool-policy.ts): Cedar is bundled, its WebAssembly and these files go beside each function. */
   toolPolicy?: ToolPolicyFiles;
-  /** agent.yml gives some MCP server an `oauth` block: DPoP and workload identity are bundled. */
+  /** agent.yml gives some MCP server an `oauth` block: the OAuth client, DPoP and workload identity are bundled. */
   mcpOAuth?: boolean;
   /** agent.yml names an MCP server with a url (infra/mcp-remote.ts): only then is the MCP client's HTTP side bundled. */
   mcpRemote?: boolean;
@@ -121,6 +125,9 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * imported by code that also runs from the sources (npm start, tests, embedding), where the full
  * package is right; in a function it would be dead weight on every cold start:
  * - yaml (115 KB): the build writes agent.yml as agent.json, so the functions only parse JSON;
+ * - #config-validation (agent.yml's zod schemas, about 13 ms of a cold start to construct): the
+ *   build validates agent.json (infra/bundled-config.ts), and only one it did not validate is
+ *   validated, by BUNDLED_CONFIG_VALIDATION beside the function (config-validation-beside.ts);
  * - @aws-sdk/credential-provider-node (about 90 KB with the STS and SSO clients): Lambda gives
  *   credentials in the environment, the rest of the default chain never runs there;
  * - @aws-sdk/client-ssm (80 KB): only where the model key lives in SSM Parameter Store;
@@ -153,12 +160,17 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - #call-policy (Cedar's bindings and the policy adapter, about 25 KB, and its 4.3 MB WebAssembly
  *   beside the code): only where agent.yml has a toolPolicy;
  * - #mcp-remote (the MCP client's Streamable HTTP and SSE transports and the stateless era, about
- *   32 KB): only where agent.yml names an MCP server with a url.
+ *   32 KB, and the errors only they raise): only where agent.yml names an MCP server with a url;
+ * - #mcp-oauth-client, #mcp-oauth-dpop and #mcp-oauth-workload (a remote server's OAuth provider
+ *   on the MCP SDK's OAuth client and its metadata schemas, DPoP, workload identity; with
+ *   #mcp-remote's errors, about 43 KB and 6 ms of a cold start): only where some server of
+ *   agent.yml has an `oauth` block.
  * And each function carries only the configured model provider (modelProviderSubstitutes).
  */
 export function functionSubstitutes(options: FunctionBundleOptions): Record<string, string> {
   return {
     yaml: substitute('json-only-yaml.ts'),
+    '#config-validation': substitute('config-validation-beside.ts'),
     '@aws-sdk/credential-provider-node': substitute('environment-credentials.ts'),
     'ajv-formats': substitute('without-ajv-formats.ts'),
     'cross-spawn': substitute('linux-spawn.ts'),
@@ -179,7 +191,7 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     ...(options.uiStreams ? {} : { '#ui-streams': substitute('without-ui-streams.ts') }),
     ...(options.mcpServerDoor ? {} : { '#mcp-server-door': substitute('without-mcp-server-door.ts') }),
     ...(options.toolPolicy ? {} : { '#call-policy': substitute('without-call-policy.ts') }),
-    ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts'), '@aws-sdk/client-secrets-manager': substitute('without-secrets-manager.ts') }),
+    ...(options.mcpOAuth ? {} : { '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts'), '#mcp-oauth-client': substitute('without-mcp-oauth.ts'), '@aws-sdk/client-secrets-manager': substitute('without-secrets-manager.ts') }),
     ...(options.onBehalfOf ? {} : { '#on-behalf-of': substitute('without-on-behalf-of.ts') }),
     ...(options.mcpRemote ? {} : { '#mcp-remote': substitute('without-mcp-remote.ts') }),
     ...(options.perUserConnections ? {} : { '#per-user-connections': substitute('without-per-user-connections.ts') }),
@@ -208,6 +220,21 @@ export function modelProviderSubstitutes(provider: ModelProvider): Record<string
 
 const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
 
+/**
+ * agent.yml's validation beside a function (functions/substitutes/config-validation-beside.ts
+ * requires it): CommonJS, so the function loads it synchronously, as loadConfig is.
+ */
+export function configValidationArguments(entry: string, outfile: string): string[] {
+  const settings = ESBUILD_SETTINGS;
+  return ['--bundle', entry, `--outfile=${outfile}`, `--platform=${settings.platform}`, '--format=cjs', `--target=${settings.target}`, ...(settings.minify ? ['--minify'] : []), '--log-level=warning'];
+}
+
+/** The same for esbuild's JavaScript API (tests that load a bundle with an agent.json the build did not validate). */
+export function configValidationBuildOptions(outfile: string): BuildOptions {
+  const { platform, target, minify } = ESBUILD_SETTINGS;
+  return { entryPoints: [path.join(PROJECT_ROOT, CONFIG_VALIDATION_ENTRY)], outfile, bundle: true, platform, format: 'cjs', target, minify, logLevel: 'warning' };
+}
+
 /** The settings for esbuild's JavaScript API (bundle-size.ts, the benchmarks). */
 export function esbuildBuildOptions(entry: string, outfile: string, define: Record<string, string> = {}, alias: Record<string, string> = {}): BuildOptions {
   const { banner, mainFields, ...settings } = ESBUILD_SETTINGS;
@@ -216,7 +243,15 @@ export function esbuildBuildOptions(entry: string, outfile: string, define: Reco
 
 /** A Lambda function's bundle for esbuild's JavaScript API: the settings and the substitutes. */
 export function functionBuildOptions(entry: string, outfile: string, options: FunctionBundleOptions = DEFAULT_FUNCTION_BUNDLE): BuildOptions {
-  return esbuildBuildOptions(entry, outfile, {}, functionSubstitutes(options));
+  return esbuildBuildOptions(entry, outfile, configSchemaDefine(), functionSubstitutes(options));
+}
+
+/**
+ * The version of agent.yml's schema the functions are built with: they take the agent.json the same
+ * build pre-validated (infra/bundled-config.ts) without evaluating the schema, and validate any other.
+ */
+export function configSchemaDefine(): Record<string, string> {
+  return { BUNDLED_CONFIG_SCHEMA: JSON.stringify(configSchemaVersion()) };
 }
 
 /** The same settings as esbuild command-line arguments (the demo server, built in a command hook). */
@@ -246,7 +281,9 @@ export function agentConfigPath(agentConfig: string): string {
  * runtime's copy changes under us with runtime updates), and a minified, tree-shaken SDK inside the
  * bundle loads faster at cold start than the runtime's full packages.
  *
- * After esbuild, each bundle receives agent.yml as agent.json (infra/bundled-config.ts) and, when
+ * After esbuild, each bundle receives agent.yml as agent.json (infra/bundled-config.ts, validated
+ * there when its placeholders allow, for the schema version of configSchemaDefine), the validation
+ * for an agent.json it did not validate (BUNDLED_CONFIG_VALIDATION) and, when
  * agent.yml starts it, the demo MCP server compiled to one ESM file, which agent.yml starts with
  * `node` (DEMO_MCP_SERVER, relative to the configuration's folder).
  */
@@ -261,6 +298,7 @@ export function functionBundling(agentConfigFile: string, options: FunctionBundl
     sourceMap: false,
     banner: settings.banner,
     bundleAwsSDK: true,
+    define: configSchemaDefine(),
     esbuildArgs: { '--alias': Object.entries(functionSubstitutes(options)).map(([name, file]) => `${name}=${file}`) },
     commandHooks: {
       beforeBundling: () => [],
@@ -270,8 +308,10 @@ export function functionBundling(agentConfigFile: string, options: FunctionBundl
         const esbuild = path.join(inputDir, 'node_modules', '.bin', 'esbuild');
         const demoServer = esbuildArguments(path.join(inputDir, DEMO_SERVER_ENTRY), path.join(outputDir, BUNDLED_DEMO_SERVER), DEMO_SERVER_DEFINE);
         const writeConfig = [process.execPath, path.join(inputDir, 'infra', 'bundled-config.ts'), path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG), ...(options.toolPolicy ? ['--tool-policy'] : [])];
+        const configValidation = configValidationArguments(path.join(inputDir, CONFIG_VALIDATION_ENTRY), path.join(outputDir, BUNDLED_CONFIG_VALIDATION));
         return [
           writeConfig.map(shellQuote).join(' '),
+          [esbuild, ...configValidation].map(shellQuote).join(' '),
           ...(options.demoServer ? [[esbuild, ...demoServer].map(shellQuote).join(' ')] : []),
           ...(options.codeInterpreter ? pythonSandboxCommands(esbuild, inputDir, outputDir) : []),
           ...(options.toolPolicy ? toolPolicyCommands(options.toolPolicy, inputDir, outputDir) : []),

@@ -1,6 +1,7 @@
 /**
- * Stands in for DPoP (`#mcp-oauth-dpop`: lib/adapters/mcp/oauth/dpop.ts) and workload identity
- * (`#mcp-oauth-workload`: lib/adapters/mcp/oauth/workload-assertion.ts) in the Lambda bundles of a
+ * Stands in for DPoP (`#mcp-oauth-dpop`: lib/adapters/mcp/oauth/dpop.ts), workload identity
+ * (`#mcp-oauth-workload`: lib/adapters/mcp/oauth/workload-assertion.ts) and the OAuth client
+ * (`#mcp-oauth-client`: lib/adapters/mcp/oauth/service-authorization.ts) in the Lambda bundles of a
  * configuration whose MCP servers have no `oauth` block (infra/bundling.ts, functionSubstitutes).
  * Without such a block no OAuth provider is made; a function that makes one anyway fails, saying
  * why, rather than sending tokens without the proofs agent.yml asked for.
@@ -17,4 +18,14 @@ export class WorkloadAssertion {
   constructor() {
     throw new Error(MISSING);
   }
+}
+
+export class ServerOAuthProvider {
+  constructor() {
+    throw new Error(MISSING);
+  }
+}
+
+export function serverAuthorization(): never {
+  throw new Error(MISSING);
 }

@@ -22,3 +22,12 @@ export async function endRemoteSession(): Promise<void> {}
 export function headerParametersOf(): [] {
   return [];
 }
+
+/** A session expires, and OAuth refuses, only on a remote transport: none here. */
+export function isSessionExpired(): false {
+  return false;
+}
+
+export function isUnauthorized(): false {
+  return false;
+}

@@ -3,6 +3,9 @@ import type { Environment } from './environment.ts';
 
 const PLACEHOLDER = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
+/** A text that interpolation changes: it holds a `${VAR}`, a `${VAR:-default}` or a `$$`. */
+export const PLACEHOLDER_TEST = new RegExp(PLACEHOLDER.source);
+
 /**
  * Replaces `${VAR}` and `${VAR:-default}` in every string value of a parsed YAML tree (values only,
  * never keys, and after parsing, so an environment value can never change the document's shape).

@@ -2,18 +2,17 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import type * as z from 'zod';
+import { ACCEPTED_PREVALIDATION, validateFile } from '#config-validation';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import { ENV, type Environment } from './environment.ts';
 import { interpolateEnvironment } from './interpolate.ts';
-import { DEFAULT_MODEL_NAMES, DEMO_MODEL_NAME, MODEL_PROVIDERS, fileSchema, type ModelProviderName, remoteServerSchema, stdioServerSchema, type AgentFile } from './schema.ts';
-import { formatIssues } from './issues.ts';
+import { PREVALIDATED_KEY, takePrevalidated } from './prevalidated.ts';
+import type { AgentFile } from './schema.ts';
+import { DEFAULT_MODEL_NAMES, DEMO_MODEL_NAME, MODEL_PROVIDERS, type ModelProviderName } from './schema/model-names.ts';
 import { assertSecretsFromEnvironment } from './secret-fields.ts';
+import type { RemoteServerFile, StdioServerFile, ValidatedFile } from './validate.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-
-type StdioServerFile = z.output<typeof stdioServerSchema>;
-type RemoteServerFile = z.output<typeof remoteServerSchema>;
 
 /** One entry of `mcpServers`, named, with its transport settled and relative paths resolved. */
 export type McpServerConfig =
@@ -79,36 +78,39 @@ export function parseConfig(text: string, options: { source: string; environment
   if (typeof document !== 'object' || Array.isArray(document)) {
     throw new ConfigError(`${options.source} must be a YAML mapping of keys (systemPrompt, maxRounds, model, mcpServers, ...)`);
   }
-  assertSecretsFromEnvironment(document, options.source);
-  let interpolated: unknown;
-  try {
-    interpolated = interpolateEnvironment(document, environment);
-  } catch (error) {
-    throw new ConfigError(`${options.source} is invalid:\n  - ${errorMessage(error)}`, { cause: error });
-  }
-  const file = check(fileSchema, interpolated, '', options.source);
+  // A Lambda bundle's agent.json carries the form the build validated (lib/config/prevalidated.ts).
+  const { [PREVALIDATED_KEY]: prevalidated, ...written } = document as Record<string, unknown>;
+  const file =
+    (prevalidated === undefined ? undefined : takePrevalidated(prevalidated, written, ACCEPTED_PREVALIDATION, environment, options.source)) ??
+    validated(written, options.source, environment);
   const servers = Object.entries(file.mcpServers).map(([name, entry]) => serverConfig(name, entry, options.source));
   return withEnvironment(file, servers, options.source, environment);
 }
 
-function serverConfig(name: string, entry: unknown, source: string): McpServerConfig {
-  const path = `mcpServers.${name}`;
-  const fields = entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
-  if ('command' in fields || fields.type === 'stdio') {
-    const { type: _stdio, cwd, ...server } = check(stdioServerSchema, entry, path, source);
+/** The document checked as written, interpolated, then validated with the schema. */
+function validated(document: object, source: string, environment: Environment): ValidatedFile {
+  assertSecretsFromEnvironment(document, source);
+  let interpolated: unknown;
+  try {
+    interpolated = interpolateEnvironment(document, environment);
+  } catch (error) {
+    throw new ConfigError(`${source} is invalid:\n  - ${errorMessage(error)}`, { cause: error });
+  }
+  return validateFile(interpolated, source);
+}
+
+/** A validated entry of `mcpServers`, named, with its transport settled and relative paths resolved. */
+function serverConfig(name: string, entry: StdioServerFile | RemoteServerFile, source: string): McpServerConfig {
+  if ('command' in entry) {
+    const { type: _stdio, cwd, ...server } = entry;
     // A relative working directory is relative to agent.yml, and so are relative script paths by default.
     return { name, type: 'stdio', ...server, ...rootUris(server.roots, source), cwd: resolve(dirname(source), cwd ?? '.') };
   }
-  if ('url' in fields) {
-    const { type, ...server } = check(remoteServerSchema, entry, path, source);
-    // A workload identity token file is found from agent.yml's folder, as a stdio server's cwd is.
-    const assertionFile = server.oauth?.assertionFile;
-    const oauth = server.oauth && assertionFile ? { oauth: { ...server.oauth, assertionFile: resolve(dirname(source), assertionFile) } } : {};
-    return { name, type: type ?? 'auto', ...server, ...oauth, ...rootUris(server.roots, source) };
-  }
-  throw new ConfigError(
-    `${source} is invalid:\n  - ${path}: give either "command" (a stdio server) or "url" (a Streamable HTTP or SSE server)`,
-  );
+  const { type, ...server } = entry;
+  // A workload identity token file is found from agent.yml's folder, as a stdio server's cwd is.
+  const assertionFile = server.oauth?.assertionFile;
+  const oauth = server.oauth && assertionFile ? { oauth: { ...server.oauth, assertionFile: resolve(dirname(source), assertionFile) } } : {};
+  return { name, type: type ?? 'auto', ...server, ...oauth, ...rootUris(server.roots, source) };
 }
 
 /** Roots as MCP sends them: file:// URIs, a relative path taken from agent.yml's folder. */
@@ -117,15 +119,7 @@ function rootUris(roots: string[] | undefined, source: string): { roots?: string
   return { roots: roots.map((root) => (root.startsWith('file://') ? root : pathToFileURL(resolve(dirname(source), root)).href)) };
 }
 
-function check<Schema extends z.ZodType>(schema: Schema, value: unknown, path: string, source: string): z.output<Schema> {
-  // Parsed once per process: Zod's fast path compiles a function per object schema on first use
-  // (new Function), which costs a cold start more than it saves a single parse (about 6 ms).
-  const parsed = schema.safeParse(value, { jitless: true });
-  if (parsed.success) return parsed.data;
-  throw new ConfigError(`${source} is invalid:\n${formatIssues(parsed.error.issues, path, schema)}`);
-}
-
-function withEnvironment(file: AgentFile, servers: McpServerConfig[], source: string, environment: Environment): AgentConfig {
+function withEnvironment(file: ValidatedFile, servers: McpServerConfig[], source: string, environment: Environment): AgentConfig {
   const baseURL = environment[ENV.modelBaseUrl] || file.model.baseURL || OPENAI_DEFAULT_BASE_URL;
   const apiKey = environment[ENV.modelApiKey] || file.model.apiKey || '';
   const provider = providerOf(environment[ENV.modelProvider]?.trim() || file.model.provider);

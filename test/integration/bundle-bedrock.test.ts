@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledConfig } from '../../infra/bundled-config.ts';
 import { BEDROCK_FUNCTION_BUNDLE, BUNDLED_AGENT_CONFIG, PROJECT_ROOT, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
 import { converseText, converseToolUse } from '../support/bedrock-stand-in-events.ts';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   bundle = path.join(folder, 'index.mjs');
   const result = await build({ ...functionBuildOptions(path.join(PROJECT_ROOT, 'functions/stream.ts'), bundle, BEDROCK_FUNCTION_BUNDLE), metafile: true });
   metafile = result.metafile;
-  writeFileSync(path.join(folder, BUNDLED_AGENT_CONFIG), JSON.stringify({ mcpServers: { calculator: { command: process.execPath, args: [ADD_SERVER] } } }));
+  writeFileSync(path.join(folder, BUNDLED_AGENT_CONFIG), bundledConfig(JSON.stringify({ mcpServers: { calculator: { command: process.execPath, args: [ADD_SERVER] } } }), 'agent.json'));
   table = await startLocalTable();
 }, 120_000);
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledConfig } from '../../infra/bundled-config.ts';
 import { BUNDLED_AGENT_CONFIG, DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
 import { invokeStreamingBundle, type BundleAnswer } from '../support/invoke-bundle.ts';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   folder = mkdtempSync(path.join(tmpdir(), 'bundle-files-'));
   bundle = path.join(folder, 'index.mjs');
   await build(functionBuildOptions(path.join(PROJECT_ROOT, 'functions/stream.ts'), bundle, { ...DEFAULT_FUNCTION_BUNDLE, files: true }));
-  writeFileSync(path.join(folder, BUNDLED_AGENT_CONFIG), JSON.stringify({ files: true, model: { maxRetries: 0 } }));
+  writeFileSync(path.join(folder, BUNDLED_AGENT_CONFIG), bundledConfig(JSON.stringify({ files: true, model: { maxRetries: 0 } }), 'agent.json'));
   [table, s3, model] = await Promise.all([
     startLocalTable(),
     startLocalS3(),

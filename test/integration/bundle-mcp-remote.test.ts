@@ -55,6 +55,19 @@ afterAll(async () => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
+describe('the stream function of an agent.yml whose servers are all local and have no oauth block', () => {
+  it('carries neither the SDK\'s Streamable HTTP transport nor its OAuth client, which only remote servers use', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'bundle-local-mcp-'));
+    folders.push(folder);
+
+    const { metafile } = await build({ ...functionBuildOptions(path.join(PROJECT_ROOT, 'functions/stream.ts'), path.join(folder, 'index.mjs')), metafile: true });
+
+    const sdk = Object.keys(metafile.inputs).filter((file) => file.includes('@modelcontextprotocol/sdk/'));
+    expect(sdk.some((file) => file.endsWith('/client/stdio.js'))).toBe(true);
+    expect(sdk.filter((file) => /\/(client\/streamableHttp|client\/auth|shared\/auth)\.js$/.test(file))).toEqual([]);
+  }, 180_000);
+});
+
 describe('the MCP client over HTTP in a function bundle', () => {
   it('connects, lists and calls with the Mcp-Param-* headers when agent.yml names a server with a url', async () => {
     const folder = await bundleGateway(true);

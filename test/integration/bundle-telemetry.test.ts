@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledConfig } from '../../infra/bundled-config.ts';
 import { BUNDLED_AGENT_CONFIG, DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
 import { invokeStreamingBundle } from '../support/invoke-bundle.ts';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   bundle = path.join(folder, 'index.mjs');
   const result = await build({ ...functionBuildOptions(path.join(PROJECT_ROOT, 'functions/stream.ts'), bundle, { ...DEFAULT_FUNCTION_BUNDLE, telemetry: true }), metafile: true });
   metafile = result.metafile;
-  writeFileSync(path.join(folder, BUNDLED_AGENT_CONFIG), JSON.stringify({ mcpServers: {} }));
+  writeFileSync(path.join(folder, BUNDLED_AGENT_CONFIG), bundledConfig(JSON.stringify({ mcpServers: {} }), 'agent.json'));
   [table, model, receiver] = await Promise.all([startLocalTable(), startScriptedOpenAIServer([textReply('你好！')]), startOtlpReceiver()]);
 }, 120_000);
 

@@ -16,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { DEMO_TOOLS } from '../../lib/demo/tools.ts';
+import { PREVALIDATED_KEY } from '../../lib/config/prevalidated.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -74,11 +75,12 @@ describe('npx cdk synth', () => {
     expect(new Set(functions.map((fn) => fn.assetDirectory)).size).toBe(3);
   });
 
-  it.each(['HealthAndFallbacks', 'Stream', 'Worker'])('puts the %s handler, agent.yml as JSON and the demo server in the bundle, and no source map', (name) => {
+  it.each(['HealthAndFallbacks', 'Stream', 'Worker'])('puts the %s handler, agent.yml as JSON (pre-validated), its validation and the demo server in the bundle, and no source map', (name) => {
     const { assetDirectory } = functionNamed(name);
-    expect(readdirSync(assetDirectory).sort()).toEqual(['agent.json', 'demo-server.mjs', 'index.mjs']);
-    const bundled = readFileSync(path.join(assetDirectory, 'agent.json'), 'utf8');
-    expect(JSON.parse(bundled)).toEqual(parseYaml(readFileSync(path.join(ROOT, 'agent.yml'), 'utf8')));
+    expect(readdirSync(assetDirectory).sort()).toEqual(['agent.json', 'config-validation.cjs', 'demo-server.mjs', 'index.mjs']);
+    const { [PREVALIDATED_KEY]: validated, ...bundled } = JSON.parse(readFileSync(path.join(assetDirectory, 'agent.json'), 'utf8'));
+    expect(bundled).toEqual(parseYaml(readFileSync(path.join(ROOT, 'agent.yml'), 'utf8')));
+    expect(validated).toMatchObject({ placeholders: [['mcpServers', 'demo', 'args', 0]] });
   });
 
   it.each(['HealthAndFallbacks', 'Stream', 'Worker'])('emits %s code that Node parses as ESM with a require() for CommonJS packages', async (name) => {

@@ -10,6 +10,11 @@ import { EventStreamSerde, eventStreamSerdeProvider } from '../../functions/subs
 import { GetParameterCommand, SSMClient } from '../../functions/substitutes/without-ssm.ts';
 import { openAIProvider } from '../../functions/substitutes/without-openai.ts';
 import { OnBehalfOf } from '../../functions/substitutes/without-on-behalf-of.ts';
+import * as withoutRemote from '../../functions/substitutes/without-mcp-remote.ts';
+import { ServerOAuthProvider } from '../../functions/substitutes/without-mcp-oauth.ts';
+import * as remote from '../../lib/adapters/mcp/remote.ts';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -100,5 +105,20 @@ describe('a bundle built without per-user connections', () => {
     const { configuredConnections } = await import('../../functions/substitutes/without-per-user-connections.ts');
     expect(configuredConnections({ mcpServers: [{ type: 'http', auth: { mode: 'service' } }] })).toBeUndefined();
     expect(() => configuredConnections({ mcpServers: [{ type: 'http', auth: { mode: 'per-user' } }] })).toThrow(/deploy again with the auth.mode per-user server/);
+  });
+});
+
+describe('a bundle without MCP over HTTP or OAuth (all its servers local)', () => {
+  it('meets none of the errors only a remote transport raises, which the remote side recognises', () => {
+    const expired = new StreamableHTTPError(404, 'session not found');
+    const unauthorized = new UnauthorizedError('login needed');
+
+    expect([remote.isSessionExpired(expired), remote.isUnauthorized(unauthorized)]).toEqual([true, true]);
+    expect([remote.isSessionExpired(new Error('other')), remote.isUnauthorized(new Error('other'))]).toEqual([false, false]);
+    expect([withoutRemote.isSessionExpired(), withoutRemote.isUnauthorized()]).toEqual([false, false]);
+  });
+
+  it('says how to deploy one with OAuth if a server\'s OAuth provider is ever made', () => {
+    expect(() => new ServerOAuthProvider()).toThrow(/bundled without MCP OAuth: deploy again with the oauth block/);
   });
 });

@@ -2,10 +2,12 @@
  * Each tool of a listing is judged alone: a bad one costs only itself (test/fixtures/quirky-tools-server.ts),
  * and the schemas offered to the model are fitted for model APIs.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpGateway } from '../../lib/adapters/mcp/gateway.ts';
 import { judgeTools } from '../../lib/adapters/mcp/list-tools.ts';
 import { healthReport } from '../../lib/agent/health.ts';
+import { planCalls } from '../../lib/agent/loop/tool-plan.ts';
 import { fitSchemaForModel } from '../../lib/adapters/mcp/schema/fit.ts';
 import type { ToolDefinition, ToolGateway } from '../../lib/core/ports/tools.ts';
 import { createQuirkyToolsServer } from '../fixtures/quirky-tools-server.ts';
@@ -82,6 +84,26 @@ describe('a server whose listing mixes good and malformed tools', () => {
         tree: { type: 'object', properties: { children: { type: 'array', items: { type: 'object' } } } },
       },
     });
+  });
+
+  it('checks a call\'s arguments with the validator compiled when the tool was judged: each schema is compiled once', () => {
+    const nested = tools.find((tool) => tool.name === 'nested')!;
+    const compile = vi.spyOn(Ajv2020.prototype, 'compile');
+    try {
+      const [valid, invalid] = planCalls(
+        [
+          { id: 'call-1', name: 'nested', arguments: JSON.stringify({ home: { city: 'Paris' } }) },
+          { id: 'call-2', name: 'nested', arguments: JSON.stringify({ home: {} }) },
+        ],
+        { tools: new Map([['nested', { ...nested, needsApproval: false, readOnly: false }]]), limits: { maxCallsPerRound: 4, maxCallsPerTurn: 4 }, callsSoFar: 0 },
+      );
+
+      expect(valid).toMatchObject({ kind: 'run' });
+      expect(invalid).toMatchObject({ kind: 'refused', text: expect.stringContaining('missing required field "home.city"') });
+      expect(compile).not.toHaveBeenCalled();
+    } finally {
+      compile.mockRestore();
+    }
   });
 
   it('calls a good tool of that server', async () => {

@@ -44,6 +44,7 @@ describe('functionBundling', () => {
   it('gives the functions JSON for YAML, environment credentials, the smaller stand-ins, and no SSM client unless the model key is in SSM', () => {
     const always = [
       `yaml=${substitute('json-only-yaml.ts')}`,
+      `#config-validation=${substitute('config-validation-beside.ts')}`,
       `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`,
       `ajv-formats=${substitute('without-ajv-formats.ts')}`,
       `cross-spawn=${substitute('linux-spawn.ts')}`,
@@ -69,6 +70,7 @@ describe('functionBundling', () => {
       `#call-policy=${substitute('without-call-policy.ts')}`,
       `#mcp-oauth-dpop=${substitute('without-mcp-oauth.ts')}`,
       `#mcp-oauth-workload=${substitute('without-mcp-oauth.ts')}`,
+      `#mcp-oauth-client=${substitute('without-mcp-oauth.ts')}`,
       `@aws-sdk/client-secrets-manager=${substitute('without-secrets-manager.ts')}`,
       `#on-behalf-of=${substitute('without-on-behalf-of.ts')}`,
       `#mcp-remote=${substitute('without-mcp-remote.ts')}`,
@@ -101,11 +103,12 @@ describe('functionBundling', () => {
     expect(withCode).not.toHaveProperty('#python-sandbox');
   });
 
-  it('bundles DPoP, workload identity and the Secrets Manager client (the token store) only when agent.yml gives some MCP server an oauth block', () => {
-    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts'), '@aws-sdk/client-secrets-manager': substitute('without-secrets-manager.ts') });
+  it('bundles DPoP, workload identity, the OAuth client and the Secrets Manager client (the token store) only when agent.yml gives some MCP server an oauth block', () => {
+    expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#mcp-oauth-dpop': substitute('without-mcp-oauth.ts'), '#mcp-oauth-workload': substitute('without-mcp-oauth.ts'), '#mcp-oauth-client': substitute('without-mcp-oauth.ts'), '@aws-sdk/client-secrets-manager': substitute('without-secrets-manager.ts') });
     const withOAuth = functionSubstitutes({ modelProvider: 'openai', ssmClient: false, mcpOAuth: true });
     expect(withOAuth).not.toHaveProperty('#mcp-oauth-dpop');
     expect(withOAuth).not.toHaveProperty('#mcp-oauth-workload');
+    expect(withOAuth).not.toHaveProperty('#mcp-oauth-client');
     expect(withOAuth).not.toHaveProperty('@aws-sdk/client-secrets-manager');
   });
 
@@ -158,13 +161,16 @@ describe('functionBundling', () => {
     expect(aliases).toMatchObject({ '#openai-provider': substitute('without-openai.ts'), '#bedrock-provider': substitute('without-bedrock.ts') });
   });
 
-  it('writes agent.yml as agent.json after bundling, and nothing else when agent.yml does not start the demo server', () => {
-    expect(bundling.commandHooks!.afterBundling('/project', '/output')).toEqual([`${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`]);
+  it('writes agent.yml as agent.json after bundling, and its validation beside it, and nothing else when agent.yml does not start the demo server', () => {
+    expect(bundling.commandHooks!.afterBundling('/project', '/output')).toEqual([
+      `${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`,
+      "'/project/node_modules/.bin/esbuild' '--bundle' '/project/lib/config/validate.ts' '--outfile=/output/config-validation.cjs' '--platform=node' '--format=cjs' '--target=node22' '--minify' '--log-level=warning'",
+    ]);
   });
 
   it('builds the demo server into the output directory when agent.yml starts it', () => {
     const withDemo = functionBundling(agentConfigPath('agent.yml'), { modelProvider: 'openai', ssmClient: false, demoServer: true });
-    const [config, demoServer] = withDemo.commandHooks!.afterBundling('/project', '/output');
+    const [config, , demoServer] = withDemo.commandHooks!.afterBundling('/project', '/output');
     expect(config).toBe(`${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`);
     expect(demoServer).toContain("'/project/node_modules/.bin/esbuild' '--bundle' '/project/lib/demo/server.ts' '--outfile=/output/demo-server.mjs'");
     expect(demoServer).toContain("'--define:import.meta.main=true'");

@@ -7,7 +7,7 @@ import type { ToolCallOptions, ToolOutput } from '../../core/ports/tools.ts';
 import { RESULT_TOO_LARGE, type ResultTooLargeData } from './bounded/oversize.ts';
 import type { ServerConnection } from './connect.ts';
 import { imagesOf, renderToolResult } from './content.ts';
-import { isSessionExpired } from './session-expired.ts';
+import { isSessionExpired } from '#mcp-remote';
 import { callStatelessTool } from './stateless/input-required.ts';
 import { ToolCallError } from './errors.ts';
 import { answerUrlElicitationRequired } from './url-elicitation-required.ts';

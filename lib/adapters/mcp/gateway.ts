@@ -18,7 +18,7 @@ import { ToolCallError } from './errors.ts';
 import { ManagedServer, ServerUnavailable } from './managed-server.ts';
 import { assignToolNames } from './names.ts';
 import { readServerResource } from './read-resource.ts';
-import { isSessionExpired } from './session-expired.ts';
+import { isSessionExpired } from '#mcp-remote';
 import type { McpGatewayOptions } from './types.ts';
 
 interface ToolRoute {

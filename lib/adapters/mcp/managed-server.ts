@@ -15,7 +15,6 @@
  * just before a turn must not make them vanish from the model's catalog, and a call to one waits
  * for the reconnection within its own time (run()).
  */
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../core/errors.ts';
 import { withoutLogContext } from '../../core/log-context.ts';
@@ -26,7 +25,7 @@ import { startDeadline, type Deadline } from './deadline.ts';
 import { listAllTools, type ListedTool, type SkippedTool } from './list-tools.ts';
 import { ReconnectBackoff } from './reconnect-backoff.ts';
 import { clientCapabilities, serverRequestAnswers } from './server-requests.ts';
-import { isSessionExpired } from './session-expired.ts';
+import { isSessionExpired, isUnauthorized } from '#mcp-remote';
 import type { McpGatewayOptions, McpServerSpec, TransportKind } from './types.ts';
 
 type ManagedServerOptions = Omit<McpGatewayOptions, 'servers'> & { shutdown: AbortSignal };
@@ -377,7 +376,7 @@ function failedForTheCaller(error: unknown): boolean {
 }
 
 function refusedAccess(error: unknown): boolean {
-  if (error instanceof UnauthorizedError) return true;
+  if (isUnauthorized(error)) return true;
   const status = (error as { code?: unknown }).code;
   return status === 401 || status === 403;
 }

@@ -8,7 +8,7 @@ import type { ResourceReadOptions, ToolOutput } from '../../core/ports/tools.ts'
 import type { ServerConnection } from './connect.ts';
 import { describeBinaryResource, EMPTY_RESULT_TEXT } from './content.ts';
 import { ToolCallError } from './errors.ts';
-import { isSessionExpired } from './session-expired.ts';
+import { isSessionExpired } from '#mcp-remote';
 
 export async function readServerResource(
   connection: ServerConnection,

@@ -3,8 +3,12 @@
  * which negotiates the protocol era per server, and legacy HTTP+SSE), and the stateless era's
  * `x-mcp-header` declarations. Imported as `#mcp-remote` (package.json "imports"): the
  * Lambda bundles of an agent.yml whose MCP servers are all local (stdio) carry a stand-in instead,
- * about 32 KB smaller (functions/substitutes/without-mcp-remote.ts, infra/bundling.ts).
+ * about 32 KB smaller (functions/substitutes/without-mcp-remote.ts, infra/bundling.ts). The errors
+ * only these transports raise are recognised here too, so that such a bundle neither carries nor
+ * evaluates the SDK's Streamable HTTP transport and OAuth client (about 6 ms of a cold start) for
+ * an `instanceof`.
  */
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -18,6 +22,12 @@ import { withTraceHeaders } from './trace-headers.ts';
 import type { McpServerSpec } from './types.ts';
 
 export { headerParametersOf } from './stateless/param-headers.ts';
+export { isSessionExpired } from './session-expired.ts';
+
+/** The SDK's OAuth client gave up: the server wants a login or refused the tokens (a remote server's transport only). */
+export function isUnauthorized(error: unknown): boolean {
+  return error instanceof UnauthorizedError;
+}
 
 type RemoteSpec = Extract<McpServerSpec, { url: string }>;
 

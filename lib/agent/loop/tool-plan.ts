@@ -51,7 +51,9 @@ export function planCalls(calls: readonly ToolCall[], context: PlanContext): Pla
     const tool = context.tools.get(target.name);
     if (!tool) return refuse(toolText.unknownTool(target.name, [...context.tools.keys()]));
     if (!parsed.ok) return refuse(parsed.reason === 'not-object' ? toolText.notAnObject(target.name) : toolText.invalidJson(target.name, parsed.reason));
-    const check = checkArguments(tool.parameters, parsed.value);
+    // The schema as its server listed it, which the gateway compiled when it judged the tool (one
+    // compile per schema, lib/json-schema/compile.ts); a built-in tool has only its parameters.
+    const check = checkArguments(tool.inputSchema ?? tool.parameters, parsed.value);
     if (!check.valid) return refuse(toolText.invalidArguments(target.name, check.problems));
     const decision = context.policy?.decide(tool, parsed.value);
     const policy = decision ? { policy: recordedDecision(decision) } : {};

@@ -16,6 +16,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { bundledConfig } from '../../../infra/bundled-config.ts';
 import { BEDROCK_FUNCTION_BUNDLE, BUNDLED_AGENT_CONFIG, PROJECT_ROOT } from '../../../infra/bundling.ts';
 import { ENV } from '../../../lib/config/environment.ts';
 import { parseConfig } from '../../../lib/config/load.ts';
@@ -72,7 +73,8 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
         aiSdk: await bundles.bundle('test/bench/overhead/cold-ai-sdk.ts', 'cold-ai-sdk.mjs'),
       };
   const agentConfig = path.join(bundles.folder, BUNDLED_AGENT_CONFIG);
-  writeFileSync(agentConfig, JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [addServer] } } }, null, 2));
+  // Written as the stack's build writes it: pre-validated (infra/bundled-config.ts).
+  writeFileSync(agentConfig, bundledConfig(JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [addServer] } } }), 'agent.yml'));
   const defaults = parseConfig('{}', { source: 'defaults', environment: {} });
   const table = await startLocalTable();
   const shared = {

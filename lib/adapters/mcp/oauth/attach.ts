@@ -10,9 +10,10 @@ import type { OAuthOptions } from './options.ts';
 // The Lambda bundles of a configuration without auth.mode leave it out (infra/bundling.ts).
 import { OnBehalfOf } from '#on-behalf-of';
 import type { OnBehalfOfOptions } from './on-behalf-of.ts';
-import { ServerOAuthProvider } from './provider.ts';
+// Likewise a configuration without an `oauth` block (lib/adapters/mcp/oauth/service-authorization.ts).
+import { ServerOAuthProvider, serverAuthorization } from '#mcp-oauth-client';
 import type { OAuthTokenStore } from './store.ts';
-import { serverAuthorization, type McpServerAuthorization } from './transport.ts';
+import type { McpServerAuthorization } from './transport.ts';
 
 interface AttachOAuthOptions {
   store: OAuthTokenStore;

@@ -11,8 +11,9 @@
  *   - every `type: "object"` without `properties` gets `properties: {}`.
  *
  * The fitted schema accepts at least what the original accepts (a cut recursion accepts anything),
- * so arguments checked against it are never refused wrongly. Call it only on a schema that
- * compiled (compile.ts): a dangling `$ref` has been caught by then.
+ * so the model is never shown a rule the server does not have; a call's arguments are checked
+ * against the original (lib/agent/loop/tool-plan.ts), compiled once when the tool was judged. Call
+ * it only on a schema that compiled (compile.ts): a dangling `$ref` has been caught by then.
  */
 import type { JsonObject } from '../../../core/json.ts';
 
