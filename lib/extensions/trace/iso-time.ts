@@ -1,8 +1,8 @@
 /**
  * `new Date(time).toISOString()`, the same text, for the trace's `startedAt` of every model call.
- * toISOString is a call into the engine that took about as long as the rest of recording a round's
- * start (0.5 to 0.7 µs); a round's time mostly falls in the same minute as the one before, so the
- * text up to the minute is kept and only the seconds and milliseconds are written.
+ * toISOString is a call into the engine (0.5 to 0.7 µs a call in a microbenchmark on Node 22); a
+ * round mostly starts in the same minute as the one before, so the text up to the minute is kept
+ * and only the seconds and milliseconds are written.
  */
 
 const MINUTE_MS = 60_000;
@@ -23,5 +23,7 @@ export function isoTime(time: number): string {
   }
   const seconds = Math.floor(offset / 1000);
   const milliseconds = offset - seconds * 1000;
-  return `${minute.text}${seconds < 10 ? '0' : ''}${seconds}.${milliseconds < 100 ? (milliseconds < 10 ? '00' : '0') : ''}${milliseconds}Z`;
+  // The seconds part first, short enough to be written as one flat text, then joined once to the minute's.
+  const rest = `${seconds < 10 ? '0' : ''}${seconds}.${milliseconds < 100 ? (milliseconds < 10 ? '00' : '0') : ''}${milliseconds}Z`;
+  return minute.text + rest;
 }
