@@ -2,7 +2,7 @@ import type { JsonObject } from '../../core/json.ts';
 import { copyJson, deepFreeze } from '../../core/state-copy.ts';
 import type { Message } from '../../core/messages.ts';
 import type { ToolDefinition } from '../../core/ports/tools.ts';
-import { traceMessages, traceTools, type TraceContents } from './shape.ts';
+import { traceMessage, traceTool, type TraceContents } from './shape.ts';
 import { type TraceMessage, type TraceRound, type TraceTool, type TraceToolRun } from '../../core/turn-trace.ts';
 
 /**
@@ -57,18 +57,33 @@ export function storedTraceOf(state: JsonObject | undefined, turn: number): Stor
   return state as StoredTrace;
 }
 
+/** A request's messages as a call records them: positions of those the request before sent too, then the others converted. */
+export interface PendingMessages {
+  sent: readonly Message[];
+  repeated: number[];
+  rest: TraceMessage[];
+}
+
+/** A round's request as a call records it, before its new messages and its tools are pooled. */
+export type PendingRequest = { messages: PendingMessages; tools: TraceTool[]; history?: number };
+
+/** A round's own fields, in the order they are stored: everything but its request. */
+export type RoundFields = Omit<StoredRound, 'request'>;
+
 /** The untrimmed trace of the turn under way, added to call by call. */
 export class TraceBook {
   readonly trace: StoredTrace;
   private readonly messageIndex = new Map<string, number>();
   private readonly toolIndex = new Map<string, number>();
   /**
-   * The request of the round before, as it was sent and as it was converted: each round's request
-   * repeats the one before and appends to it (run-loop.ts sends the history, then the turn's
-   * messages, which it only appends to and never changes), so the messages and tools it repeats
-   * are converted and serialized once, on their first round, and found by identity after that.
+   * The messages of the request stored last, as they were sent and as positions in the pool: each
+   * round's request repeats the one before and appends to it (run-loop.ts sends the history, then
+   * the turn's messages, which it only appends to and never changes), so a request is recorded as
+   * the positions of the messages it repeats at the same place, found by identity, and only the
+   * messages after them are converted, serialized and pooled.
    */
-  private lastMessages: { sent: readonly Message[]; traced: TraceMessage[] } = { sent: [], traced: [] };
+  private lastStored: { sent: readonly Message[]; positions: readonly number[] } = { sent: [], positions: [] };
+  /** The same for the tools, converted (their list is short: found by identity at the same place). */
   private lastTools: { sent: readonly ToolDefinition[]; traced: TraceTool[] } = { sent: [], traced: [] };
   /**
    * The position of a message or tool already in a pool (frozen, so it cannot change). A Map, not a
@@ -77,28 +92,46 @@ export class TraceBook {
   private readonly pooledPositions = new Map<object, number>();
   /** The UTF-8 bytes of the JSON of every item in the four lists: the trace's size is kept as it grows, not measured again after every call. */
   private itemBytes = 0;
+  /**
+   * Rounds and tool runs added since the size was last asked for: measured together, with one
+   * serialization, when it is (they are frozen, so what is measured then is what was added).
+   */
+  private unmeasured: object[] = [];
+  /** The bytes of the trace's fields around its four lists, for the number of calls and the history they were counted with. */
+  private frame?: { calls: number; history: StoredTrace['history']; bytes: number };
 
   /** Goes on from `base`: a paused turn's trace, taken up again with the turn. */
   constructor(base: StoredTrace) {
     // A JSON copy: structuredClone's generality cost more, at the start of every turn.
     this.trace = copyJson(base);
     // Frozen like everything added later, so that snapshots share only frozen parts.
-    for (const list of [this.trace.messages, this.trace.tools, this.trace.rounds, this.trace.toolCalls]) list.forEach((item) => deepFreeze(item));
-    this.trace.messages.forEach((message, index) => this.messageIndex.set(this.measured(JSON.stringify(message)), index));
-    this.trace.tools.forEach((tool, index) => this.toolIndex.set(this.measured(JSON.stringify(tool)), index));
-    for (const item of [...this.trace.rounds, ...this.trace.toolCalls]) this.measured(JSON.stringify(item));
+    const { messages, tools, rounds, toolCalls } = this.trace;
+    for (const list of [messages, tools, rounds, toolCalls]) for (const item of list) deepFreeze(item);
+    for (let index = 0; index < messages.length; index++) this.messageIndex.set(this.measured(JSON.stringify(messages[index])), index);
+    for (let index = 0; index < tools.length; index++) this.toolIndex.set(this.measured(JSON.stringify(tools[index])), index);
+    for (const item of rounds) this.unmeasured.push(item);
+    for (const item of toolCalls) this.unmeasured.push(item);
   }
 
   /**
    * The bytes of the snapshot's JSON (what trace.maxBytes bounds), as `Buffer.byteLength(JSON.stringify(snapshot()))`
    * would count them: the lists' items were measured as they were added, and only the few fields
-   * around them are serialized here.
+   * around them are serialized here, once per history (the number of calls is a whole number, written as String writes it).
    */
   size(): number {
-    const { messages, tools, rounds, toolCalls } = this.trace;
-    const frame = JSON.stringify({ ...this.trace, messages: [], tools: [], rounds: [], toolCalls: [] });
-    const commas = [messages, tools, rounds, toolCalls].reduce((sum, list) => sum + Math.max(list.length - 1, 0), 0);
-    return Buffer.byteLength(frame, 'utf8') + this.itemBytes + commas;
+    const { messages, tools, rounds, toolCalls, calls, history } = this.trace;
+    if (this.unmeasured.length > 0) {
+      // "[a,b,c]": the items' own bytes, two brackets and a comma between each two.
+      this.itemBytes += Buffer.byteLength(JSON.stringify(this.unmeasured), 'utf8') - 1 - this.unmeasured.length;
+      this.unmeasured = [];
+    }
+    if (this.frame === undefined || this.frame.history !== history) {
+      this.frame = { calls, history, bytes: Buffer.byteLength(JSON.stringify({ ...this.trace, messages: [], tools: [], rounds: [], toolCalls: [] }), 'utf8') };
+    } else if (this.frame.calls !== calls) {
+      this.frame = { calls, history, bytes: this.frame.bytes + String(calls).length - String(this.frame.calls).length };
+    }
+    const commas = commasOf(messages) + commasOf(tools) + commasOf(rounds) + commasOf(toolCalls);
+    return this.frame.bytes + this.itemBytes + commas;
   }
 
   private measured(json: string): string {
@@ -114,7 +147,7 @@ export class TraceBook {
   snapshot(): StoredTrace {
     const { messages, tools, rounds, toolCalls, history } = this.trace;
     deepFreeze(history);
-    return Object.freeze({ ...this.trace, messages: Object.freeze([...messages]), tools: Object.freeze([...tools]), rounds: Object.freeze([...rounds]), toolCalls: Object.freeze([...toolCalls]) }) as StoredTrace;
+    return Object.freeze({ ...this.trace, messages: Object.freeze(messages.slice()), tools: Object.freeze(tools.slice()), rounds: Object.freeze(rounds.slice()), toolCalls: Object.freeze(toolCalls.slice()) }) as StoredTrace;
   }
 
   /** The number of a call that starts now: rounds are numbered in the order their calls start. */
@@ -123,44 +156,67 @@ export class TraceBook {
     return this.trace.calls;
   }
 
-  /** traceMessages, converting only the messages the round before did not send at the same place. */
-  traceMessages(messages: readonly Message[], contents: TraceContents): TraceMessage[] {
-    const last = this.lastMessages;
-    const traced = messages.map((message, index) => (sameMessage(last.sent[index], message) ? last.traced[index]! : traceMessages([message], contents)[0]!));
-    this.lastMessages = { sent: messages, traced };
-    return traced;
+  /**
+   * A request's messages to record: the positions of those the request stored last sent at the same
+   * place (the same object, or a system prompt of the same text), then the others converted.
+   */
+  requestMessages(messages: readonly Message[], contents: TraceContents): PendingMessages {
+    const { sent, positions } = this.lastStored;
+    const length = Math.min(messages.length, sent.length);
+    let repeated = 0;
+    while (repeated < length && sameMessage(sent[repeated], messages[repeated]!)) repeated++;
+    const rest = new Array<TraceMessage>(messages.length - repeated);
+    for (let index = repeated; index < messages.length; index++) rest[index - repeated] = traceMessage(messages[index]!, contents);
+    return { sent: messages, repeated: positions.slice(0, repeated), rest };
   }
 
   /** traceTools, converting only the tools the round before did not offer at the same place. */
   traceTools(tools: readonly ToolDefinition[], contents: TraceContents): TraceTool[] {
     const last = this.lastTools;
-    const traced = tools.map((tool, index) => (last.sent[index] === tool ? last.traced[index]! : traceTools([tool], contents)[0]!));
+    const traced = new Array<TraceTool>(tools.length);
+    for (let index = 0; index < tools.length; index++) {
+      const tool = tools[index]!;
+      traced[index] = last.sent[index] === tool ? last.traced[index]! : traceTool(tool, contents);
+    }
     this.lastTools = { sent: tools, traced };
     return traced;
   }
 
+  /** A round given with its request's messages converted: each is pooled (by identity, else by its JSON). */
   addRound(round: RecordedRound): void {
-    const { request, ...rest } = round;
-    const stored: StoredRound = request
-      ? {
-          ...rest,
-          request: {
-            messages: encodeRanges(request.messages.map((message) => this.pooled(message, this.trace.messages, this.messageIndex))),
-            tools: encodeRanges(request.tools.map((tool) => this.pooled(tool, this.trace.tools, this.toolIndex))),
-            ...(request.history === undefined ? {} : { history: request.history }),
-          },
-        }
-      : rest;
-    // Calls side by side (plan-execute's tasks) may end out of order: keep the rounds in order.
+    const { request, ...fields } = round;
+    this.addCall(fields, request && { ...request, messages: { sent: [], repeated: [], rest: request.messages } });
+  }
+
+  /**
+   * A round from its own fields (taken as they are, and frozen: the caller gives them up) and its
+   * request, stored after them with its messages and tools as positions in the pools.
+   */
+  addCall(fields: RoundFields, request: PendingRequest | undefined): void {
+    const stored = fields as StoredRound;
+    if (request) {
+      const { sent, repeated, rest } = request.messages;
+      const positions = repeated.concat(rest.map((message) => this.pooled(message, this.trace.messages, this.messageIndex)));
+      // A round given whole (addRound) has no messages as sent to compare the next request with.
+      if (sent.length === positions.length) this.lastStored = { sent, positions };
+      const messages = encodeRanges(positions);
+      const tools = encodeRanges(request.tools.map((tool) => this.pooled(tool, this.trace.tools, this.toolIndex)));
+      stored.request = request.history === undefined ? { messages, tools } : { messages, tools, history: request.history };
+    }
     deepFreeze(stored);
-    this.measured(JSON.stringify(stored));
-    const at = this.trace.rounds.findIndex((existing) => existing.round > round.round);
-    if (at === -1) this.trace.rounds.push(stored);
-    else this.trace.rounds.splice(at, 0, stored);
+    this.unmeasured.push(stored);
+    // Calls side by side (plan-execute's tasks) may end out of order: keep the rounds in order.
+    const rounds = this.trace.rounds;
+    if (rounds.length === 0 || rounds[rounds.length - 1]!.round < stored.round) rounds.push(stored);
+    else {
+      const at = rounds.findIndex((existing) => existing.round > stored.round);
+      if (at === -1) rounds.push(stored);
+      else rounds.splice(at, 0, stored);
+    }
   }
 
   addToolRun(run: TraceToolRun): void {
-    this.measured(JSON.stringify(run));
+    this.unmeasured.push(run);
     this.trace.toolCalls.push(deepFreeze(run));
   }
 
@@ -178,6 +234,8 @@ export class TraceBook {
     return position;
   }
 }
+
+const commasOf = (list: readonly unknown[]): number => (list.length > 1 ? list.length - 1 : 0);
 
 /**
  * The same message as the round before sent at that place: the same object, or a system prompt of

@@ -1,9 +1,11 @@
 import { AgentError, errorMessage } from '../../core/errors.ts';
+import type { TraceToolRun } from '../../core/turn-trace.ts';
 import type { ModelRequest } from '../../core/ports/model.ts';
 import type { AgentExtension, TurnContext } from '../../agent/extension-api/extension.ts';
-import { emptyTrace, storedTraceOf, TraceBook, type RecordedRound } from './book.ts';
+import { emptyTrace, storedTraceOf, TraceBook, type PendingRequest, type RoundFields } from './book.ts';
 import { fitTrace } from './fit.ts';
 import { historyDigest, historyPosition } from './history.ts';
+import { isoTime } from './iso-time.ts';
 import { traceMessages, traceReply, type TraceContents } from './shape.ts';
 
 /**
@@ -57,15 +59,26 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
       const sent: ModelRequest = onDelta
         ? { ...request, onDelta: (delta) => { firstDeltaMs ??= Date.now() - started; onDelta(delta); } }
         : request;
-      const entry = { round, startedAt: new Date(started).toISOString(), request: recordedRequest(request, turn, book, contents) };
-      const timing = () => ({ durationMs: Date.now() - started, ...(firstDeltaMs === undefined ? {} : { firstDeltaMs }) });
+      const startedAt = isoTime(started);
+      const recorded = recordedRequest(request, turn, book, contents);
+      // The round's fields in the order they are stored, built as they are (this runs for every model call).
+      const fields = (): RoundFields => {
+        const timed: RoundFields = { round, startedAt, durationMs: Date.now() - started };
+        if (firstDeltaMs !== undefined) timed.firstDeltaMs = firstDeltaMs;
+        return timed;
+      };
       try {
         const reply = await next(sent);
-        book.addRound({ ...entry, ...timing(), response: traceReply(reply, contents), usage: reply.usage });
+        const done = fields();
+        done.response = traceReply(reply, contents);
+        done.usage = reply.usage;
+        book.addCall(done, recorded);
         return reply;
       } catch (error) {
         // As the loop counts it: whatever a model client throws is a model that failed.
-        book.addRound({ ...entry, ...timing(), error: { code: error instanceof AgentError ? error.code : 'model_unavailable', message: errorMessage(error) } });
+        const failed = fields();
+        failed.error = { code: error instanceof AgentError ? error.code : 'model_unavailable', message: errorMessage(error) };
+        book.addCall(failed, recorded);
         throw error;
       } finally {
         publish(turn);
@@ -80,7 +93,9 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
         return output;
       } finally {
         // Published with the next model call or at the turn's end: a write per tool call is not worth it.
-        bookOf(turn).addToolRun({ id: call.id, name: call.name, ok, durationMs: Date.now() - started, ...(call.policy ? { policy: call.policy } : {}) });
+        const run: TraceToolRun = { id: call.id, name: call.name, ok, durationMs: Date.now() - started };
+        if (call.policy) run.policy = call.policy;
+        bookOf(turn).addToolRun(run);
       }
     },
     turnEnd(result, turn) {
@@ -100,7 +115,7 @@ function bookOf(turn: TurnContext): TraceBook {
 }
 
 /** The request as it is kept: the earlier turns' messages by reference when it holds them as read. */
-function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBook, contents: TraceContents): RecordedRound['request'] {
+function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBook, contents: TraceContents): PendingRequest {
   const tools = book.traceTools(request.tools, contents);
   const at = historyPosition(request.messages, turn.history);
   if (at !== undefined) {
@@ -109,8 +124,8 @@ function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBo
     book.trace.history ??= { messages: turn.history.length, digest };
     if (book.trace.history.digest === digest) {
       const own = [...request.messages.slice(0, at), ...request.messages.slice(at + turn.history.length)];
-      return { messages: book.traceMessages(own, contents), tools, history: at };
+      return { messages: book.requestMessages(own, contents), tools, history: at };
     }
   }
-  return { messages: book.traceMessages(request.messages, contents), tools };
+  return { messages: book.requestMessages(request.messages, contents), tools };
 }

@@ -18,18 +18,19 @@ import type { TraceMessage, TraceTool, TraceToolCall } from '../../core/turn-tra
 export type TraceContents = 'full' | 'none';
 
 export function traceMessages(messages: readonly Message[], contents: TraceContents): TraceMessage[] {
-  return messages.map((message): TraceMessage => {
-    const text = (value: string) => kept(value, contents);
-    switch (message.role) {
-      case 'system':
-      case 'user':
-        return { role: message.role, content: text(message.content) };
-      case 'tool':
-        return { role: 'tool', tool_call_id: message.toolCallId, name: message.name, content: text(message.content) };
-      case 'assistant':
-        return assistantMessage(message, contents);
-    }
-  });
+  return messages.map((message) => traceMessage(message, contents));
+}
+
+export function traceMessage(message: Message, contents: TraceContents): TraceMessage {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: kept(message.content, contents) };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, name: message.name, content: kept(message.content, contents) };
+    case 'assistant':
+      return assistantMessage(message, contents);
+  }
 }
 
 export function traceReply(reply: ModelReply, contents: TraceContents): TraceMessage {
@@ -37,29 +38,37 @@ export function traceReply(reply: ModelReply, contents: TraceContents): TraceMes
 }
 
 export function traceTools(tools: readonly ToolDefinition[], contents: TraceContents): TraceTool[] {
-  return tools.map((tool) => ({
-    type: 'function',
-    function: contents === 'full' ? { name: tool.name, description: tool.description, parameters: tool.parameters } : { name: tool.name },
-  }));
+  return tools.map((tool) => traceTool(tool, contents));
 }
 
+export function traceTool(tool: ToolDefinition, contents: TraceContents): TraceTool {
+  return {
+    type: 'function',
+    function: contents === 'full' ? { name: tool.name, description: tool.description, parameters: tool.parameters } : { name: tool.name },
+  };
+}
+
+// Optional fields are added one by one (rather than spread in) in the order the trace has always
+// written them: this runs for every message and reply of every model call.
 function assistantMessage(
   message: { content: string | null; toolCalls: readonly ToolCall[]; reasoning?: Reasoning; providerData?: ProviderData },
   contents: TraceContents,
 ): TraceMessage {
-  const calls = message.toolCalls.map((call): TraceToolCall => ({
-    id: call.id,
-    type: 'function',
-    function: { name: call.name, arguments: kept(call.arguments, contents) },
-    ...(call.providerData && contents === 'full' ? { provider_data: call.providerData } : {}),
-  }));
-  return {
-    role: 'assistant',
-    content: message.content === null ? null : kept(message.content, contents),
-    ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    ...(message.reasoning ? { reasoning: kept(message.reasoning.text, contents) } : {}),
-    ...(message.providerData && contents === 'full' ? { provider_data: message.providerData } : {}),
-  };
+  const traced: Extract<TraceMessage, { role: 'assistant' }> = { role: 'assistant', content: message.content === null ? null : kept(message.content, contents) };
+  const calls = message.toolCalls;
+  if (calls.length > 0) {
+    const tracedCalls = new Array<TraceToolCall>(calls.length);
+    for (let index = 0; index < calls.length; index++) {
+      const call = calls[index]!;
+      const traceCall: TraceToolCall = { id: call.id, type: 'function', function: { name: call.name, arguments: kept(call.arguments, contents) } };
+      if (call.providerData && contents === 'full') traceCall.provider_data = call.providerData;
+      tracedCalls[index] = traceCall;
+    }
+    traced.tool_calls = tracedCalls;
+  }
+  if (message.reasoning) traced.reasoning = kept(message.reasoning.text, contents);
+  if (message.providerData && contents === 'full') traced.provider_data = message.providerData;
+  return traced;
 }
 
 /** With `none`, a text becomes its length: enough to see what was sent, nothing of what it said. */
