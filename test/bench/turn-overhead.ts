@@ -149,7 +149,7 @@ try {
   }
   if (sections.has('dynamodb')) {
     const rows = await countDynamoRequests(SHAPES, model);
-    printTable('DynamoDB requests per turn (dynalite, counted by a client middleware)', rows.map((row) => ({ ...row })), markdown);
+    printTable('DynamoDB requests per turn (dynalite, counted as the lean client sends them)', rows.map((row) => ({ ...row })), markdown);
   }
   if (sections.has('throughput')) {
     const rows = await measureThroughput();
