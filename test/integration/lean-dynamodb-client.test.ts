@@ -117,6 +117,23 @@ describe('the lean DynamoDB client', () => {
     });
   });
 
+  it('reads an empty successful answer as an empty output, as the SDK does', async () => {
+    server.answer({ status: 200, raw: '' });
+
+    await expect(lean().put({ TableName: TABLE, Item: { pk: 'a', sk: 1 } })).resolves.toEqual({ $metadata: expect.objectContaining({ httpStatusCode: 200, attempts: 1 }) });
+  });
+
+  it('retries a proxy’s HTML 502 and an empty 503, and names what it cannot read by its status', async () => {
+    const html = { status: 502, raw: '<html><body>Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } };
+    server.answer(html, { status: 503, raw: '' });
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a', sk: 1 } })).resolves.toMatchObject({ $metadata: { attempts: 3 } });
+
+    server.answerAlways(html);
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a', sk: 1 } })).rejects.toMatchObject({ $fault: 'server', $metadata: { httpStatusCode: 502, attempts: 4 } });
+    server.answerAlways({ status: 413, raw: '' });
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a', sk: 1 } })).rejects.toMatchObject({ $fault: 'client', $metadata: { httpStatusCode: 413, attempts: 1 } });
+  });
+
   it('never retries another 4xx (ValidationException): one request', async () => {
     server.answer({ status: 400, body: dynamoError('ValidationException', 'One or more parameter values were invalid') });
 

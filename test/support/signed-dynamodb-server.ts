@@ -24,7 +24,7 @@ export interface ReceivedRequest {
 }
 
 /** A scripted answer, or 'hang': never answered (until the client gives up or the server closes). */
-export type ScriptedAnswer = { status?: number; body?: unknown; headers?: Record<string, string> } | 'hang';
+export type ScriptedAnswer = { status?: number; body?: unknown; headers?: Record<string, string>; /** Sent as it is instead of body's JSON (an empty answer, a proxy's HTML page). */ raw?: string } | 'hang';
 
 export interface SignedDynamoServer {
   endpoint: string;
@@ -61,14 +61,14 @@ export async function startSignedDynamoServer(options: { credentials: { accessKe
       response.on('close', () => hanging.delete(response));
       return;
     }
-    send(response, answer.status ?? 200, answer.body ?? {}, answer.headers);
+    send(response, answer.status ?? 200, answer.body ?? {}, answer.headers, answer.raw);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   let requestCount = 0;
-  function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-    const text = JSON.stringify(body);
+  function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, raw?: string) {
+    const text = raw ?? JSON.stringify(body);
     requestCount += 1;
     response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `request-${requestCount}`, 'content-length': Buffer.byteLength(text), ...headers }).end(text);
   }

@@ -122,7 +122,8 @@ export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClien
       clearTimeout(timer);
     }
     const requestId = answer.headers.get('x-amzn-requestid') ?? undefined;
-    const parsed = parseObject(answer.text);
+    // An empty answer is an empty output (the SDK's JSON protocol reads it as {}).
+    const parsed = answer.text.trim() === '' ? {} : parseObject(answer.text);
     if (answer.status >= 200 && answer.status < 300) {
       if (!parsed) throw Object.assign(new Error(`${operation}: the answer is not a JSON object`), { $metadata: { httpStatusCode: answer.status } });
       return { output: parsed, metadata: { httpStatusCode: answer.status, ...(requestId ? { requestId } : {}) } };
