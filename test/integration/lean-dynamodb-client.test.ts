@@ -229,6 +229,29 @@ describe('the lean DynamoDB client', () => {
     await expect(dynamo.get({ TableName: TABLE, Key: { pk: 'a' } })).rejects.toMatchObject({ $metadata: { attempts: 4 } });
   });
 
+  it('retries an answer whose connection is lost halfway through its body', async () => {
+    server.answer('cut', { body: { Item: { pk: { S: 'a' } } } });
+
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a' } })).resolves.toMatchObject({ Item: { pk: 'a' }, $metadata: { attempts: 2 } });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('sends request after request over one kept-alive connection without adding listeners to it each time', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const dynamo = lean({ connectTimeoutMs: 1_000 });
+      for (let index = 0; index < 25; index += 1) await dynamo.get({ TableName: TABLE, Key: { pk: 'a' } });
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(new Set(server.requests.map((request) => request.remotePort)).size).toBe(1);
+    expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+
   it('stops at once, without further attempts, when the caller aborts: during a request and during a backoff', async () => {
     server.answerAlways('hang');
     const dynamo = lean({ requestTimeoutMs: 10_000 });

@@ -19,12 +19,17 @@ export interface ReceivedRequest {
   body: Record<string, unknown>;
   /** Date.now() when it arrived. */
   at: number;
+  /** The client's port: the same for requests over one kept-alive connection. */
+  remotePort: number;
   /** Why the signature was refused; undefined when it held. */
   signatureProblem?: string;
 }
 
-/** A scripted answer, or 'hang': never answered (until the client gives up or the server closes). */
-export type ScriptedAnswer = { status?: number; body?: unknown; headers?: Record<string, string>; /** Sent as it is instead of body's JSON (an empty answer, a proxy's HTML page). */ raw?: string } | 'hang';
+/**
+ * A scripted answer; 'hang': never answered (until the client gives up or the server closes);
+ * 'cut': a 200 whose connection is lost halfway through its body.
+ */
+export type ScriptedAnswer = 'cut' | { status?: number; body?: unknown; headers?: Record<string, string>; /** Sent as it is instead of body's JSON (an empty answer, a proxy's HTML page). */ raw?: string } | 'hang';
 
 export interface SignedDynamoServer {
   endpoint: string;
@@ -50,7 +55,7 @@ export async function startSignedDynamoServer(options: { credentials: { accessKe
     const raw = Buffer.concat(chunks);
     const target = String(request.headers['x-amz-target'] ?? '');
     const problem = signatureProblem({ method: request.method ?? '', path: request.url ?? '/', headers: request.headers, body: raw }, options.credentials, { service: options.service ?? 'dynamodb', region: options.region });
-    requests.push({ operation: target.slice(target.indexOf('.') + 1), headers: request.headers, body: JSON.parse(raw.toString('utf8') || '{}'), at: Date.now(), ...(problem ? { signatureProblem: problem } : {}) });
+    requests.push({ operation: target.slice(target.indexOf('.') + 1), headers: request.headers, body: JSON.parse(raw.toString('utf8') || '{}'), at: Date.now(), remotePort: request.socket.remotePort ?? 0, ...(problem ? { signatureProblem: problem } : {}) });
     if (problem) {
       send(response, 403, { __type: 'com.amazon.coral.service#InvalidSignatureException', message: problem });
       return;
@@ -59,6 +64,11 @@ export async function startSignedDynamoServer(options: { credentials: { accessKe
     if (answer === 'hang') {
       hanging.add(response);
       response.on('close', () => hanging.delete(response));
+      return;
+    }
+    if (answer === 'cut') {
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': 100 });
+      response.write('{"Item":{"pk":{"S":"a', () => response.socket?.destroy());
       return;
     }
     send(response, answer.status ?? 200, answer.body ?? {}, answer.headers, answer.raw);
