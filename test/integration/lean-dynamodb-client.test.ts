@@ -91,6 +91,22 @@ describe('the lean DynamoDB client', () => {
     expect(page.$metadata).toMatchObject({ httpStatusCode: 200, attempts: 1, requestId: expect.stringMatching(/^request-/) });
   });
 
+  it('sends the bytes of every binary the marshaller accepts (typed arrays, DataView, ArrayBuffer), never their JSON', async () => {
+    const bytes = new Uint8Array([0, 1, 2, 250]);
+    await lean().put({ TableName: TABLE, Item: { pk: 'a', int16: new Int16Array([1, -1]), view: new DataView(bytes.buffer, 1, 2), buffer: bytes.buffer, deep: { list: [new Uint16Array([258])] } } });
+
+    expect(server.requests[0]!.body).toEqual({
+      TableName: TABLE,
+      Item: {
+        pk: { S: 'a' },
+        int16: { B: Buffer.from(new Int16Array([1, -1]).buffer).toString('base64') },
+        view: { B: Buffer.from([1, 2]).toString('base64') },
+        buffer: { B: 'AAEC+g==' },
+        deep: { M: { list: { L: [{ B: Buffer.from(new Uint16Array([258]).buffer).toString('base64') }] } } },
+      },
+    });
+  });
+
   it('marshals BatchWriteItem requests and reads their unprocessed items back as documents', async () => {
     server.answer({ body: { UnprocessedItems: { [TABLE]: [{ DeleteRequest: { Key: { pk: { S: 'b' }, sk: { N: '2' } } } }] } } });
 
