@@ -52,6 +52,19 @@ describe('the lean DynamoDB client', () => {
     }
   });
 
+  it('corrects its clock from the Date of an answer when its signature expired, retries, and signs later requests with the corrected clock, as the SDK does', async () => {
+    const ahead = await startSignedDynamoServer({ credentials: CREDENTIALS, region: REGION, clockAheadMs: 10 * 60_000 });
+    try {
+      const dynamo = lean({ endpoint: ahead.endpoint });
+
+      await expect(dynamo.get({ TableName: TABLE, Key: { pk: 'a' } })).resolves.toMatchObject({ $metadata: { httpStatusCode: 200, attempts: 2 } });
+      await expect(dynamo.put({ TableName: TABLE, Item: { pk: 'a' } })).resolves.toMatchObject({ $metadata: { attempts: 1 } });
+      expect(ahead.requests.map((request) => request.signatureProblem)).toEqual([undefined, undefined, undefined]);
+    } finally {
+      await ahead.close();
+    }
+  });
+
   it('is refused by the server when it signs with other keys', async () => {
     const dynamo = lean({ credentials: async () => ({ ...CREDENTIALS, secretAccessKey: 'wrong' }) });
 

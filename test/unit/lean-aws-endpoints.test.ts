@@ -59,5 +59,10 @@ describe('the lean AWS clients’ endpoints', () => {
     expect(retryErrorType({ error: named('NotImplemented'), status: 501 })).toBe('SERVER_ERROR');
     expect(retryErrorType({ error: named('ValidationException'), status: 400 })).toBe('CLIENT_ERROR');
     expect(retryErrorType({ error: named('AbortError') })).toBe('CLIENT_ERROR');
+    // As the SDK: a signature refused for the clock is retried, signed with the corrected clock.
+    const expired = Object.assign(new Error('Signature expired: 20260101T000000Z is now earlier than 20260101T000500Z'), { name: 'InvalidSignatureException' });
+    expect(retryErrorType({ error: expired, status: 400 })).toBe('TRANSIENT');
+    expect(retryErrorType({ error: named('InvalidSignatureException'), status: 403 })).toBe('CLIENT_ERROR');
+    expect(retryErrorType({ error: named('AccessDeniedException'), status: 400, clockSkewCorrected: true })).toBe('TRANSIENT');
   });
 });

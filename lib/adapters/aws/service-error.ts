@@ -14,6 +14,8 @@ export interface ResponseMetadata {
   requestId?: string;
   attempts?: number;
   totalRetryDelay?: number;
+  /** The answer's Date corrected the client's clock by minutes (as the SDK marks it). */
+  clockSkewCorrected?: boolean;
 }
 
 export interface AwsServiceError extends Error {
