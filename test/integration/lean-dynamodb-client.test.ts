@@ -152,6 +152,13 @@ describe('the lean DynamoDB client', () => {
     await expect(lean().put({ TableName: TABLE, Item: { pk: 'a', sk: 1 } })).resolves.toEqual({ $metadata: expect.objectContaining({ httpStatusCode: 200, attempts: 1 }) });
   });
 
+  it('fails, without retrying, on a successful answer that is not JSON, and says so in its $metadata', async () => {
+    server.answer({ status: 200, raw: '<html>' });
+
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a' } })).rejects.toMatchObject({ message: expect.stringMatching(/not a JSON object/), $metadata: { httpStatusCode: 200, attempts: 1, totalRetryDelay: 0 } });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('retries a proxy’s HTML 502 and an empty 503, and names what it cannot read by its status', async () => {
     const html = { status: 502, raw: '<html><body>Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } };
     server.answer(html, { status: 503, raw: '' });

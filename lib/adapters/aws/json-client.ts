@@ -136,7 +136,8 @@ export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClien
     const serverTime = typeof parsed?.ServerTime === 'string' ? parsed.ServerTime : answer.headers.get('date');
     if (serverTime !== null && answer.headers.get('age') === null) clockOffsetMs = updatedClockOffset(serverTime, clockOffsetMs, sentAt);
     if (answer.status >= 200 && answer.status < 300) {
-      if (!parsed) throw Object.assign(new Error(`${operation}: the answer is not a JSON object`), { $metadata: { httpStatusCode: answer.status } });
+      // Not retried (a client error, as the SDK's SyntaxError), but counted in $metadata as any failure.
+      if (!parsed) return { error: Object.assign(new Error(`${operation}: the answer is not a JSON object`), { $metadata: { httpStatusCode: answer.status, ...(requestId ? { requestId } : {}) } }), status: answer.status };
       return { output: parsed, metadata: { httpStatusCode: answer.status, ...(requestId ? { requestId } : {}) } };
     }
     const error = serviceError(answer.status, answer.headers, parsed ?? {}, requestId);
