@@ -10,8 +10,9 @@ const CONNECT_TIMEOUT_MS = 2_000;
 /**
  * The Secrets Manager reads of the cold start (functions/runtime.ts) without the AWS SDK's client:
  * the region of AWS_REGION (or AWS_DEFAULT_REGION), its endpoint or AWS_ENDPOINT_URL_SECRETS_MANAGER
- * (or AWS_ENDPOINT_URL), and the credentials as lib/aws-environment.ts finds them. Built on the
- * first read: a function without secrets needs no region.
+ * (or AWS_ENDPOINT_URL), the credentials as lib/aws-environment.ts finds them, and AWS_MAX_ATTEMPTS
+ * (else the SDK's 3), as the SDK's client reads it. Built on the first read: a function without
+ * secrets needs no region.
  */
 export function leanSecretsFromEnvironment(environment: Environment = process.env): ReadSecret {
   let reader: ReadSecret | undefined;
@@ -21,7 +22,16 @@ export function leanSecretsFromEnvironment(environment: Environment = process.en
       const region = text(ENV.awsRegion) ?? text(ENV.awsDefaultRegion);
       if (!region) throw new ConfigError(`reading secret ${secretId} needs a region: set ${ENV.awsRegion}`);
       const endpoint = text(ENV.awsSecretsManagerEndpoint) ?? text(ENV.awsEndpointUrl);
-      reader = leanSecretReader({ region, ...(endpoint ? { endpoint } : {}), credentials: awsCredentialsFrom(environment), requestTimeoutMs: REQUEST_TIMEOUT_MS, connectTimeoutMs: CONNECT_TIMEOUT_MS });
+      const maxAttempts = text(ENV.awsMaxAttempts);
+      if (maxAttempts !== undefined && !(Number.parseInt(maxAttempts, 10) >= 1)) throw new ConfigError(`${ENV.awsMaxAttempts} must be a whole number of attempts, 1 or more, not "${maxAttempts}"`);
+      reader = leanSecretReader({
+        region,
+        ...(endpoint ? { endpoint } : {}),
+        credentials: awsCredentialsFrom(environment),
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        ...(maxAttempts ? { maxAttempts: Number.parseInt(maxAttempts, 10) } : {}),
+      });
     }
     return reader(secretId);
   };

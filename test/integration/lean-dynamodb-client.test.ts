@@ -52,6 +52,19 @@ describe('the lean DynamoDB client', () => {
     }
   });
 
+  it('corrects its clock from the Date of an answer when its signature expired, retries, and signs later requests with the corrected clock, as the SDK does', async () => {
+    const ahead = await startSignedDynamoServer({ credentials: CREDENTIALS, region: REGION, clockAheadMs: 10 * 60_000 });
+    try {
+      const dynamo = lean({ endpoint: ahead.endpoint });
+
+      await expect(dynamo.get({ TableName: TABLE, Key: { pk: 'a' } })).resolves.toMatchObject({ $metadata: { httpStatusCode: 200, attempts: 2 } });
+      await expect(dynamo.put({ TableName: TABLE, Item: { pk: 'a' } })).resolves.toMatchObject({ $metadata: { attempts: 1 } });
+      expect(ahead.requests.map((request) => request.signatureProblem)).toEqual([undefined, undefined, undefined]);
+    } finally {
+      await ahead.close();
+    }
+  });
+
   it('is refused by the server when it signs with other keys', async () => {
     const dynamo = lean({ credentials: async () => ({ ...CREDENTIALS, secretAccessKey: 'wrong' }) });
 
@@ -91,6 +104,22 @@ describe('the lean DynamoDB client', () => {
     expect(page.$metadata).toMatchObject({ httpStatusCode: 200, attempts: 1, requestId: expect.stringMatching(/^request-/) });
   });
 
+  it('sends the bytes of every binary the marshaller accepts (typed arrays, DataView, ArrayBuffer), never their JSON', async () => {
+    const bytes = new Uint8Array([0, 1, 2, 250]);
+    await lean().put({ TableName: TABLE, Item: { pk: 'a', int16: new Int16Array([1, -1]), view: new DataView(bytes.buffer, 1, 2), buffer: bytes.buffer, deep: { list: [new Uint16Array([258])] } } });
+
+    expect(server.requests[0]!.body).toEqual({
+      TableName: TABLE,
+      Item: {
+        pk: { S: 'a' },
+        int16: { B: Buffer.from(new Int16Array([1, -1]).buffer).toString('base64') },
+        view: { B: Buffer.from([1, 2]).toString('base64') },
+        buffer: { B: 'AAEC+g==' },
+        deep: { M: { list: { L: [{ B: Buffer.from(new Uint16Array([258]).buffer).toString('base64') }] } } },
+      },
+    });
+  });
+
   it('marshals BatchWriteItem requests and reads their unprocessed items back as documents', async () => {
     server.answer({ body: { UnprocessedItems: { [TABLE]: [{ DeleteRequest: { Key: { pk: { S: 'b' }, sk: { N: '2' } } } }] } } });
 
@@ -115,6 +144,30 @@ describe('the lean DynamoDB client', () => {
       $metadata: { httpStatusCode: 400, requestId: expect.stringMatching(/^request-/), attempts: 1, totalRetryDelay: 0 },
       Item: { pk: 'a', claimId: 'other' },
     });
+  });
+
+  it('reads an empty successful answer as an empty output, as the SDK does', async () => {
+    server.answer({ status: 200, raw: '' });
+
+    await expect(lean().put({ TableName: TABLE, Item: { pk: 'a', sk: 1 } })).resolves.toEqual({ $metadata: expect.objectContaining({ httpStatusCode: 200, attempts: 1 }) });
+  });
+
+  it('fails, without retrying, on a successful answer that is not JSON, and says so in its $metadata', async () => {
+    server.answer({ status: 200, raw: '<html>' });
+
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a' } })).rejects.toMatchObject({ message: expect.stringMatching(/not a JSON object/), $metadata: { httpStatusCode: 200, attempts: 1, totalRetryDelay: 0 } });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a proxy’s HTML 502 and an empty 503, and names what it cannot read by its status', async () => {
+    const html = { status: 502, raw: '<html><body>Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } };
+    server.answer(html, { status: 503, raw: '' });
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a', sk: 1 } })).resolves.toMatchObject({ $metadata: { attempts: 3 } });
+
+    server.answerAlways(html);
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a', sk: 1 } })).rejects.toMatchObject({ $fault: 'server', $metadata: { httpStatusCode: 502, attempts: 4 } });
+    server.answerAlways({ status: 413, raw: '' });
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a', sk: 1 } })).rejects.toMatchObject({ $fault: 'client', $metadata: { httpStatusCode: 413, attempts: 1 } });
   });
 
   it('never retries another 4xx (ValidationException): one request', async () => {
@@ -210,6 +263,29 @@ describe('the lean DynamoDB client', () => {
 
     // Nothing listens on port 1: every attempt is refused, and each is retried.
     await expect(dynamo.get({ TableName: TABLE, Key: { pk: 'a' } })).rejects.toMatchObject({ $metadata: { attempts: 4 } });
+  });
+
+  it('retries an answer whose connection is lost halfway through its body', async () => {
+    server.answer('cut', { body: { Item: { pk: { S: 'a' } } } });
+
+    await expect(lean().get({ TableName: TABLE, Key: { pk: 'a' } })).resolves.toMatchObject({ Item: { pk: 'a' }, $metadata: { attempts: 2 } });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('sends request after request over one kept-alive connection without adding listeners to it each time', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const dynamo = lean({ connectTimeoutMs: 1_000 });
+      for (let index = 0; index < 25; index += 1) await dynamo.get({ TableName: TABLE, Key: { pk: 'a' } });
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(new Set(server.requests.map((request) => request.remotePort)).size).toBe(1);
+    expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
   });
 
   it('stops at once, without further attempts, when the caller aborts: during a request and during a backoff', async () => {

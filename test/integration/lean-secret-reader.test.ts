@@ -46,4 +46,18 @@ describe('the cold start’s secrets without the AWS SDK', () => {
 
     await expect(readHmacKey({ secretId: HMAC_ARN, readSecret: leanSecretsFromEnvironment(environment()) })).rejects.toThrow(/cannot read the HMAC key .*not authorized/);
   });
+
+  it('retries as the SDK’s Secrets Manager client: 3 attempts in all, or AWS_MAX_ATTEMPTS', async () => {
+    const unavailable = { status: 503, body: { __type: 'ServiceUnavailable', message: 'try later' } };
+    server.answerAlways(unavailable);
+    try {
+      server.requests.length = 0;
+      await expect(leanSecretsFromEnvironment(environment())(HMAC_ARN)).rejects.toMatchObject({ $metadata: { attempts: 3 } });
+      server.requests.length = 0;
+      await expect(leanSecretsFromEnvironment({ ...environment(), AWS_MAX_ATTEMPTS: '1' })(HMAC_ARN)).rejects.toMatchObject({ $metadata: { attempts: 1 } });
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      server.answerAlways({ status: 200, body: {} });
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { regionalEndpoint, regionOfEndpoint } from '../../lib/adapters/aws/endpoint.ts';
-import { errorTypeName } from '../../lib/adapters/aws/service-error.ts';
+import { errorTypeName, serviceError } from '../../lib/adapters/aws/service-error.ts';
 import { retryErrorType } from '../../lib/adapters/aws/retry-quota.ts';
 import { leanDynamoFromEnvironment } from '../../lib/lean-dynamo.ts';
 
@@ -35,6 +35,19 @@ describe('the lean AWS clients’ endpoints', () => {
     expect(errorTypeName('AccessDeniedException')).toBe('AccessDeniedException');
   });
 
+  it('reads an error type as the SDK does: the first of a list, before any ":", after "#", even when what follows ":" holds a "#"', () => {
+    expect(errorTypeName('ThrottlingException, ThrottlingException')).toBe('ThrottlingException');
+    expect(errorTypeName('aws.protocoltests#FooError:http://internal.amazon.com/coral/#anchor')).toBe('FooError');
+  });
+
+  it('takes the error type from __type, then a code field, then x-amzn-errortype, as the SDK’s JSON protocol does', () => {
+    const headers = (type: string | null) => ({ get: (name: string) => (name === 'x-amzn-errortype' ? type : null) });
+    expect(serviceError(400, headers('HeaderType'), { __type: 'ns#BodyType' }, undefined).name).toBe('BodyType');
+    expect(serviceError(400, headers('HeaderType'), { code: 'CodeType' }, undefined).name).toBe('CodeType');
+    expect(serviceError(400, headers('HeaderType'), { Code: 'CodeType' }, undefined).name).toBe('CodeType');
+    expect(serviceError(400, headers('HeaderType:http://internal.amazon.com/'), {}, undefined).name).toBe('HeaderType');
+  });
+
   it('classifies failures as the SDK does: throttling by name or 429, transient by status, timeout or connection, the rest not retried', () => {
     const named = (name: string) => Object.assign(new Error('x'), { name });
     expect(retryErrorType({ error: named('RequestLimitExceeded'), status: 400 })).toBe('THROTTLING');
@@ -46,5 +59,10 @@ describe('the lean AWS clients’ endpoints', () => {
     expect(retryErrorType({ error: named('NotImplemented'), status: 501 })).toBe('SERVER_ERROR');
     expect(retryErrorType({ error: named('ValidationException'), status: 400 })).toBe('CLIENT_ERROR');
     expect(retryErrorType({ error: named('AbortError') })).toBe('CLIENT_ERROR');
+    // As the SDK: a signature refused for the clock is retried, signed with the corrected clock.
+    const expired = Object.assign(new Error('Signature expired: 20260101T000000Z is now earlier than 20260101T000500Z'), { name: 'InvalidSignatureException' });
+    expect(retryErrorType({ error: expired, status: 400 })).toBe('TRANSIENT');
+    expect(retryErrorType({ error: named('InvalidSignatureException'), status: 403 })).toBe('CLIENT_ERROR');
+    expect(retryErrorType({ error: named('AccessDeniedException'), status: 400, clockSkewCorrected: true })).toBe('TRANSIENT');
   });
 });

@@ -8,8 +8,12 @@
  * as the SDK's (service-error.ts). The SDK's DynamoDB client, its middleware stack, schemas and
  * endpoint rules cost about 70 ms of a cold start's CPU (docs/deploying.md).
  *
- * Left out: the SDK's clock-skew correction, endpoint discovery, checksums of answers, and the
- * SDK's user agent and invocation-id headers.
+ * Like the SDK, it keeps its clock's offset from the service's (the Date of each answer) and
+ * signs with it, so that a machine whose clock is minutes off (a laptop after sleep) is not refused
+ * with "Signature expired"; an attempt refused so is retried once the offset is corrected.
+ *
+ * Left out: endpoint discovery, checksums of answers, and the SDK's user agent and invocation-id
+ * headers.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -90,8 +94,13 @@ export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClien
     ...(options.random ? { random: options.random } : {}),
   });
 
+  /** This machine's clock's distance from the service's, as the last answer's Date said (the SDK's systemClockOffset). */
+  let clockOffsetMs = 0;
+
   /** One attempt: its answer, or what went wrong (never a retry decision). */
   async function attempt(operation: string, body: string, callerSignal: AbortSignal | undefined): Promise<{ output: Record<string, unknown>; metadata: ResponseMetadata } | AttemptFailure> {
+    const offsetBefore = clockOffsetMs;
+    const sentAt = Date.now();
     const signed = await signer.sign({
       method: 'POST',
       protocol: url.protocol,
@@ -102,7 +111,7 @@ export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClien
       // URL.host carries the port when it is not the scheme's default, as the Host header fetch sends.
       headers: { host: url.host, 'content-type': contentType, 'x-amz-target': `${options.targetPrefix}.${operation}` },
       body,
-    });
+    }, { signingDate: new Date(sentAt + offsetBefore) });
     const { host: _host, ...headers } = signed.headers;
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), options.requestTimeoutMs);
@@ -122,15 +131,22 @@ export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClien
       clearTimeout(timer);
     }
     const requestId = answer.headers.get('x-amzn-requestid') ?? undefined;
-    const parsed = parseObject(answer.text);
+    // An empty answer is an empty output (the SDK's JSON protocol reads it as {}).
+    const parsed = answer.text.trim() === '' ? {} : parseObject(answer.text);
+    const serverTime = typeof parsed?.ServerTime === 'string' ? parsed.ServerTime : answer.headers.get('date');
+    if (serverTime !== null && answer.headers.get('age') === null) clockOffsetMs = updatedClockOffset(serverTime, clockOffsetMs, sentAt);
     if (answer.status >= 200 && answer.status < 300) {
-      if (!parsed) throw Object.assign(new Error(`${operation}: the answer is not a JSON object`), { $metadata: { httpStatusCode: answer.status } });
+      // Not retried (a client error, as the SDK's SyntaxError), but counted in $metadata as any failure.
+      if (!parsed) return { error: Object.assign(new Error(`${operation}: the answer is not a JSON object`), { $metadata: { httpStatusCode: answer.status, ...(requestId ? { requestId } : {}) } }), status: answer.status };
       return { output: parsed, metadata: { httpStatusCode: answer.status, ...(requestId ? { requestId } : {}) } };
     }
     const error = serviceError(answer.status, answer.headers, parsed ?? {}, requestId);
     if (options.errorFields) Object.assign(error, options.errorFields(error));
     const retryAfter = retryAfterHint(answer.headers);
-    return { error, status: answer.status, ...(retryAfter ? { retryAfter } : {}) };
+    // As the SDK: a correction of minutes makes the failure worth retrying (signed with the new offset).
+    const clockSkewCorrected = Math.abs(clockOffsetMs) >= CLOCK_SKEW_CORRECTION_MS && clockOffsetMs !== offsetBefore;
+    if (clockSkewCorrected) error.$metadata.clockSkewCorrected = true;
+    return { error, status: answer.status, ...(retryAfter ? { retryAfter } : {}), ...(clockSkewCorrected ? { clockSkewCorrected } : {}) };
   }
 
   async function call(operation: string, input: unknown, callOptions: { abortSignal?: AbortSignal } = {}) {
@@ -158,6 +174,19 @@ export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClien
   }
 
   return { call, retryQuota };
+}
+
+/** A correction at least this large marks the failed attempt as caused by the clock (the SDK's threshold). */
+const CLOCK_SKEW_CORRECTION_MS = 240_000;
+/** An answer that took longer than this says nothing reliable about the clocks. */
+const CLOCK_SAMPLE_LIMIT_MS = 900_000;
+
+/** The SDK's getUpdatedSystemClockOffset: the service's time minus this machine's, from a Date header. */
+function updatedClockOffset(serverTime: string, currentOffsetMs: number, sentAt: number): number {
+  const server = Date.parse(serverTime);
+  const now = Date.now();
+  if (Number.isNaN(server) || now - sentAt > CLOCK_SAMPLE_LIMIT_MS) return currentOffsetMs;
+  return server - now;
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

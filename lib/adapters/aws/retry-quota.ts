@@ -4,7 +4,8 @@
  * client without the SDK retries, backs off and runs dry exactly as the SDK's would:
  *
  *   retried     throttling (by error name, or HTTP 429) and transient faults (HTTP 500/502/503/504,
- *               timeouts, a connection refused, reset or lost); never another 4xx
+ *               timeouts, a connection refused, reset or lost, "Signature expired" or another
+ *               failure after which the clock was corrected by minutes); never another 4xx
  *   attempts    4 in all for DynamoDB (AWS_MAX_ATTEMPTS, when set, instead)
  *   backoff     full jitter: random × min(base × 2^retries, 20 s); base 25 ms for DynamoDB, 1 s
  *               after throttling; a Retry-After the service sends lengthens it by up to 5 s
@@ -53,12 +54,15 @@ export interface AttemptFailure {
   transport?: boolean;
   /** When the service asked to wait (Retry-After, x-amz-retry-after). */
   retryAfter?: Date;
+  /** The answer's Date corrected the client's clock by minutes: the next attempt is signed right. */
+  clockSkewCorrected?: boolean;
 }
 
 export function retryErrorType(failure: AttemptFailure): RetryErrorType {
   const name = failure.error instanceof Error ? failure.error.name : '';
   if (failure.status === 429 || THROTTLING_ERROR_NAMES.has(name)) return 'THROTTLING';
   if (name === 'AbortError') return 'CLIENT_ERROR';
+  if (failure.clockSkewCorrected || (name === 'InvalidSignatureException' && (failure.error as Error).message.includes('Signature expired'))) return 'TRANSIENT';
   if (failure.transport || TRANSIENT_ERROR_NAMES.has(name) || TRANSIENT_STATUS_CODES.has(failure.status ?? 0)) return 'TRANSIENT';
   if (failure.status !== undefined && failure.status >= 500) return 'SERVER_ERROR';
   return 'CLIENT_ERROR';

@@ -13,7 +13,7 @@ const SECRETS_MANAGER_BASE_DELAY_MS = 50;
  * GetSecretValue over the AWS JSON protocol (json-client.ts), without the SDK's client: the cold
  * start reads its secrets with it (functions/runtime.ts), so no AWS SDK client is loaded there.
  */
-export function leanSecretReader(options: { region: string; endpoint?: string; credentials: AwsCredentialsProvider; requestTimeoutMs: number; connectTimeoutMs?: number }): ReadSecret {
+export function leanSecretReader(options: { region: string; endpoint?: string; credentials: AwsCredentialsProvider; requestTimeoutMs: number; connectTimeoutMs?: number; maxAttempts?: number }): ReadSecret {
   const client = createAwsJsonClient({
     service: 'secretsmanager',
     targetPrefix: 'secretsmanager',
@@ -23,7 +23,7 @@ export function leanSecretReader(options: { region: string; endpoint?: string; c
     credentials: options.credentials,
     requestTimeoutMs: options.requestTimeoutMs,
     ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
-    maxAttempts: SECRETS_MANAGER_MAX_ATTEMPTS,
+    maxAttempts: options.maxAttempts ?? SECRETS_MANAGER_MAX_ATTEMPTS,
     baseDelayMs: SECRETS_MANAGER_BASE_DELAY_MS,
   });
   return async (secretId) => {

@@ -14,6 +14,8 @@ export interface ResponseMetadata {
   requestId?: string;
   attempts?: number;
   totalRetryDelay?: number;
+  /** The answer's Date corrected the client's clock by minutes (as the SDK marks it). */
+  clockSkewCorrected?: boolean;
 }
 
 export interface AwsServiceError extends Error {
@@ -22,14 +24,26 @@ export interface AwsServiceError extends Error {
   [field: string]: unknown;
 }
 
-/** `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` or `Name:http://…` → the name. */
+/**
+ * `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException`, `Name:http://…` or a list
+ * (`Name, Name`: a repeated header) → the name; in the SDK's order (its sanitizeErrorCode): the
+ * first of a list, the part before `:` (which may hold a `#` of its own), then the part after `#`.
+ */
 export function errorTypeName(type: string): string {
-  const afterHash = type.slice(type.lastIndexOf('#') + 1);
-  return afterHash.split(':')[0]!.trim();
+  const beforeColon = type.split(',')[0]!.split(':')[0]!;
+  return beforeColon.slice(beforeColon.indexOf('#') + 1).trim();
+}
+
+/** Where the SDK's JSON protocol finds an error's type, in its order: `__type`, a `code` field (any case), x-amzn-errortype. */
+function errorTypeText(headers: HeaderReader, body: Record<string, unknown>): string {
+  if (typeof body.__type === 'string') return body.__type;
+  const codeKey = Object.keys(body).find((key) => key.toLowerCase() === 'code');
+  if (codeKey !== undefined && (typeof body[codeKey] === 'string' || typeof body[codeKey] === 'number')) return String(body[codeKey]);
+  return headers.get('x-amzn-errortype') ?? '';
 }
 
 export function serviceError(status: number, headers: HeaderReader, body: Record<string, unknown>, requestId: string | undefined): AwsServiceError {
-  const typeText = typeof body.__type === 'string' ? body.__type : headers.get('x-amzn-errortype') ?? '';
+  const typeText = errorTypeText(headers, body);
   const name = errorTypeName(typeText) || (status >= 500 ? 'InternalServerError' : `HTTP${status}`);
   const { __type: _type, message, Message, ...fields } = body;
   const text = typeof message === 'string' ? message : typeof Message === 'string' ? Message : `${name} (HTTP ${status})`;

@@ -26,7 +26,10 @@ export interface DynamoCallOptions {
  * without the SDK's client, for a faster cold start (docs/deploying.md).
  *
  * Errors are the SDK's, or shaped as the SDK's: `name` is the DynamoDB error type
- * (ConditionalCheckFailedException, …), with `$metadata.httpStatusCode`.
+ * (ConditionalCheckFailedException, …), with `$metadata.httpStatusCode`. One difference: the
+ * `Item` of a ConditionalCheckFailedException (ReturnValuesOnConditionCheckFailure) is a document
+ * from lean-documents.ts but attribute values from the SDK's document client; read neither
+ * without converting (no adapter reads it today).
  */
 export interface DynamoDocuments {
   get(input: GetCommandInput, options?: DynamoCallOptions): Promise<GetCommandOutput>;

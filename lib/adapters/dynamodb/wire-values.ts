@@ -1,14 +1,15 @@
 /**
  * DynamoDB's JSON protocol carries binary attribute values (B, BS) as base64 text; the marshalled
  * values hold bytes (Uint8Array). These convert an attribute value, at any depth of its lists and
- * maps, to the wire and back. Every other type travels as it is.
+ * maps, to the wire and back. Every other type travels as it is. (The SDK sends a DataView or
+ * ArrayBuffer as an empty B and throws on other typed arrays; their bytes are sent here.)
  */
 
 type WireValue = Record<string, unknown>;
 
 export function toWire(value: WireValue): WireValue {
-  if (value.B instanceof Uint8Array) return { B: base64(value.B) };
-  if (Array.isArray(value.BS)) return { BS: value.BS.map((bytes: Uint8Array) => base64(bytes)) };
+  if (isBytes(value.B)) return { B: base64(value.B) };
+  if (Array.isArray(value.BS)) return { BS: value.BS.map((bytes: ArrayBufferView | ArrayBuffer) => base64(bytes)) };
   if (Array.isArray(value.L)) return { L: value.L.map((item: WireValue) => toWire(item)) };
   if (value.M !== undefined && value.M !== null) return { M: mapValues(value.M as Record<string, WireValue>, toWire) };
   return value;
@@ -29,7 +30,14 @@ export function mapValues(map: Record<string, WireValue>, convert: (value: WireV
   return converted;
 }
 
-const base64 = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+/**
+ * What the marshaller takes as binary besides Blobs: any typed array or DataView (their bytes, not
+ * their elements), or an ArrayBuffer. Anything else would travel as JSON, `{}` or `{"0":1,…}`.
+ */
+const isBytes = (data: unknown): data is ArrayBufferView | ArrayBuffer => ArrayBuffer.isView(data) || data instanceof ArrayBuffer;
+
+const base64 = (data: ArrayBufferView | ArrayBuffer) =>
+  (ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data)).toString('base64');
 
 /** A plain Uint8Array, as the SDK gives binary values. */
 function bytes(text: string): Uint8Array {
