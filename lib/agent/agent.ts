@@ -69,7 +69,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
       // Listing tools (slow only on a cold start) and opening the turn run side by side.
       const [listed, opened] = await Promise.allSettled([
         offeredTools(),
-        openTurn({ ...scopes.openingOf(scope), requestDigest: askDigest(input), draft, admit: admission.checkConversation }),
+        openTurn({ ...scopes.openingOf(scope), requestDigest: askDigest(input), draft, admit: admission.checkConversation, newConversation: input.conversationId === undefined }),
       ]);
       if (opened.status === 'rejected') throw opened.reason;
       if (opened.value.kind === 'replay') {

@@ -59,6 +59,22 @@ describe('DynamoDB requests of a turn of three model calls', () => {
     expect(await requestsOf(() => agent.ask({ conversationId: `c-${randomUUID()}`, owner: 'alice', message: 'weather' }))).toEqual({ Query: 1, PutItem: 2 });
   });
 
+  it('a new conversation (no conversationId): its turn 1 claimed without the Query, two writes', async () => {
+    const agent = agentWith('limits: { concurrentTurnsPerOwner: 0 }', threeCalls());
+    expect(await requestsOf(() => agent.ask({ owner: 'alice', message: 'weather' }))).toEqual({ PutItem: 2 });
+  });
+
+  it('a new conversation asked again with the same requestId: the claim finds turn 1 taken, the Query finds it complete, and it is replayed', async () => {
+    const agent = agentWith('limits: { concurrentTurnsPerOwner: 0 }', threeCalls());
+    const requestId = `r-${randomUUID()}`;
+    const first = await agent.ask({ owner: 'alice', message: 'weather', requestId });
+    let again: Awaited<ReturnType<typeof agent.ask>> | undefined;
+    // The claim's condition fails, the store reads back what holds turn 1, then the usual Query.
+    expect(await requestsOf(async () => (again = await agent.ask({ owner: 'alice', message: 'weather', requestId })))).toEqual({ PutItem: 1, GetItem: 1, Query: 1 });
+    expect(again).toEqual(first);
+    expect((await agent.getConversation({ conversationId: first.conversationId, owner: 'alice' })).turns).toHaveLength(1);
+  });
+
   it('budgets off, todoList on: the same; the list is stored with the turn, in the same item', async () => {
     const conversationId = `c-${randomUUID()}`;
     const todos = [{ content: 'check the weather', status: 'in_progress' }];

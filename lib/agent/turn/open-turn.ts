@@ -36,6 +36,11 @@ interface OpenTurnInput {
   rules: TurnRules;
   /** Refuses the new turn (throws) from the conversation's state before it is claimed: a spent budget. */
   admit?: (state: ConversationState) => void;
+  /**
+   * The conversation id was made for this request (no conversationId was sent): it has no turn
+   * unless this request was sent before (an id derived from its requestId) or races itself.
+   */
+  newConversation?: boolean;
 }
 
 type OpenedTurn =
@@ -46,11 +51,18 @@ type OpenedTurn =
 /**
  * Reads the conversation's newest turns (one Query), then replays this request's turn, refuses
  * while another runs, or claims the next turn (one conditional write), first completing an
- * unfinished turn before it (one more write, only then).
+ * unfinished turn before it (one more write, only then). A conversation made for this request
+ * claims its turn 1 without the read, which only a taken turn 1 sends it to.
  */
 export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   const { store, key, requestId, rules } = input;
   const retried = storeRetries(openingDeadline(input), input.clock);
+  if (input.newConversation) {
+    // Turn 1 claimed without reading first (one request less on every new conversation); when it is
+    // taken, this request was sent before or races itself, and the read below decides as always.
+    const first = await claimTurn(input, retried, { nextTurn: 1, requestIds: [requestId] }, [], true);
+    if (first) return first;
+  }
   const recent = await retried((options) => store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options));
   const opening = decideOpening(recent, requestId, input.now, input.requestDigest);
   if (opening.kind === 'reused') throw requestIdReused(requestId, 'message');
@@ -65,11 +77,29 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
     complete = [asComplete(opening.record, settled), ...complete];
     nextTurn = opening.record.turn + 1;
   }
+  const taken = opening.kind === 'take-over' ? opening.record : undefined;
+  return (await claimTurn(input, retried, { nextTurn, requestIds: taken ? taken.requestIds : [requestId], ...(taken ? { taken } : {}) }, complete, false))!;
+}
+
+/**
+ * Claims `nextTurn` (one conditional write) with the history and state of the complete turns read.
+ * Another claim of the same number is a conflict, or, for a first claim made without reading
+ * (`unread`), undefined: the caller reads and decides.
+ */
+async function claimTurn(
+  input: OpenTurnInput,
+  retried: ReturnType<typeof storeRetries>,
+  next: { nextTurn: number; requestIds: string[]; taken?: TurnRecord },
+  complete: TurnRecord[],
+  unread: boolean,
+): Promise<OpenedTurn | undefined> {
+  const { store, key, requestId, rules } = input;
+  const { nextTurn, taken } = next;
   const held: HeldTurn = {
     key,
     turn: nextTurn,
     claimId: input.claimId,
-    requestIds: opening.kind === 'take-over' ? opening.record.requestIds : [requestId],
+    requestIds: next.requestIds,
     requestDigests: { [requestId]: input.requestDigest },
     createdAt: new Date(input.now).toISOString(),
     leaseExpiresAt: input.leaseExpiresAt,
@@ -81,10 +111,10 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   try {
     const claim = claimWrite(held, input.draft, state);
     // This request's own claim that did nothing is claimed anew in place, conditional on it being as read.
-    const taken = opening.kind === 'take-over' ? opening.record : undefined;
     await retried((options) => (taken ? store.update(key, nextTurn, { claimId: taken.claimId, status: 'running' }, claim, options) : store.create(key, nextTurn, claim, options)));
   } catch (error) {
     if (!(error instanceof TurnTakenError)) throw error;
+    if (unread) return undefined;
     // Another request claimed this turn number since the read (or this very request, racing itself).
     const ownRequest = error.current?.requestIds.includes(requestId) ?? false;
     throw conflict(ownRequest, requestId, nextTurn, error.current?.leaseExpiresAt, input.now, error);
