@@ -22,8 +22,8 @@ interface DynamoConversationStoreOptions {
 }
 
 /**
- * Conversations in one DynamoDB table, one item per turn. A turn costs one Query and two
- * conditional writes (claim, complete), plus two per round whose calls may change something (the
+ * Conversations in one DynamoDB table, one item per turn. A turn costs one Query (none for the
+ * first turn of a conversation made for its request) and two conditional writes (claim, complete), plus two per round whose calls may change something (the
  * round record, before and after), whatever its number of rounds. No transactions, so the local
  * emulators run it as production does.
  */
