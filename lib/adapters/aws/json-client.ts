@@ -15,8 +15,8 @@
  * Left out: endpoint discovery, checksums of answers, and the SDK's user agent and invocation-id
  * headers.
  */
-import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { NodeSha256 } from './node-sha256.ts';
 import { fetchTransport, nodeTransport, type HttpTransport } from './http-transport.ts';
 import { createRetryQuota, type AttemptFailure, type RetryQuota } from './retry-quota.ts';
 import { retryAfterHint, serviceError, type ResponseMetadata } from './service-error.ts';
@@ -65,22 +65,6 @@ export interface AwsJsonClient {
   call(operation: string, input: unknown, options?: { abortSignal?: AbortSignal }): Promise<Record<string, unknown> & { $metadata: ResponseMetadata }>;
   readonly retryQuota: RetryQuota;
 }
-
-/** The SDK's sha256 interface, over node:crypto. */
-class NodeSha256 {
-  private readonly hash;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', typeof secret === 'string' ? secret : toBuffer(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(typeof data === 'string' ? data : toBuffer(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-const toBuffer = (data: ArrayBuffer | ArrayBufferView) =>
-  ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
 
 export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClient {
   const url = new URL(options.endpoint);

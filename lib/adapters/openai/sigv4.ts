@@ -1,14 +1,14 @@
 /**
  * SigV4 signing for Bedrock's OpenAI-compatible Chat Completions endpoints (`model.auth: sigv4`),
  * for the service the endpoint takes (bedrock-endpoints.ts). The credentials are the Bedrock
- * adapter's (the default AWS chain); the signer and its SHA-256 are the AWS SDK's own. Loaded only
+ * adapter's (the default AWS chain); the signer is the AWS SDK's own, its SHA-256 node:crypto's (aws/node-sha256.ts). Loaded only
  * by a process that signs (provider.ts imports it on the first call).
  *
  * The client (client.ts) signs each attempt just before it is sent: a retry gets a fresh date and
  * signature, and credentials that were refreshed meanwhile.
  */
-import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { NodeSha256 } from '../aws/node-sha256.ts';
 import { awsCredentials, type AwsCredentials } from '../bedrock/credentials.ts';
 import { signingServiceFor } from './bedrock-endpoints.ts';
 
@@ -34,7 +34,7 @@ export type RequestSigner = (request: RequestToSign) => Promise<Record<string, s
 
 
 export function createSigV4Signer(options: SigV4SignerOptions): RequestSigner {
-  const signer = new SignatureV4({ service: signingServiceFor(options.baseURL), region: options.region, credentials: awsCredentials(options.credentials), sha256: Sha256 });
+  const signer = new SignatureV4({ service: signingServiceFor(options.baseURL), region: options.region, credentials: awsCredentials(options.credentials), sha256: NodeSha256 });
   return async (request) => {
     const url = new URL(request.url);
     const query: Record<string, string | string[]> = {};
