@@ -8,6 +8,7 @@
  * `streamifyResponse: true`): the handler returns {statusCode, headers, body}; middy writes the
  * prelude through awslambda.HttpResponseStream and pipes the body, a string or a stream.
  */
+import './early-mcp-servers.ts';
 import '../lib/http/lambda/awslambda-global.ts';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
@@ -20,6 +21,11 @@ import { EventStreamBody, type StreamingHttpResponse } from '../lib/http/event-s
 import { ms } from '../lib/core/time.ts';
 import { answer, fromApiGatewayEvent } from '../lib/http/lambda/api-gateway.ts';
 import { agent, allowedOrigins, callerIdentity, config, logger, metrics, powertools, settings } from './runtime.ts';
+import { endUnclaimed } from '../lib/adapters/mcp/early-start.ts';
+
+// The MCP servers connect and list their tools while the function loads (Lambda's init phase),
+// not on the first turn's path; a stdio server process started early and not taken is ended then.
+void agent.connect().then(endUnclaimed);
 
 /** The front doors this function serves (lib/front-doors/configured.ts); the local server answers its errors in their shapes too. */
 export const frontDoors = configuredFrontDoors({ ...config, authMode: settings.authMode, ...(settings.cognitoIssuer ? { cognitoIssuer: settings.cognitoIssuer } : {}), ...(settings.oidc ? { oidcIssuer: settings.oidc.issuer } : {}) });

@@ -5,6 +5,7 @@
  * announced as `AgentTurnCompleted` on EVENT_BUS_NAME. An `owner` is taken only from the senders of
  * OWNER_SOURCES (lib/queue/senders.ts).
  */
+import './early-mcp-servers.ts';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
@@ -18,6 +19,11 @@ import type { RedeliveryScheduler } from '../lib/core/ports/redelivery.ts';
 import { redeliveryByQueue } from '../lib/queue/redelivery.ts';
 import { createQueueWorker, type WorkerOutput } from '../lib/queue/worker.ts';
 import { agent, config, logger, metrics, powertools, settings } from './runtime.ts';
+import { endUnclaimed } from '../lib/adapters/mcp/early-start.ts';
+
+// The MCP servers connect and list their tools while the function loads (Lambda's init phase),
+// not on the first turn's path; a stdio server process started early and not taken is ended then.
+void agent.connect().then(endUnclaimed);
 
 export { agent };
 

@@ -174,6 +174,8 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
     '@aws-sdk/credential-provider-node': substitute('environment-credentials.ts'),
     'ajv-formats': substitute('without-ajv-formats.ts'),
     'cross-spawn': substitute('linux-spawn.ts'),
+    // The same module: the bundles' spawn hands over the stdio servers started while the function loads.
+    '#early-start-handover': substitute('linux-spawn.ts'),
     'mnemonist/lru-cache': substitute('map-lru-cache.ts'),
     '#dynamodb-commands': substitute('without-dynamodb-commands.ts'),
     ...modelProviderSubstitutes(options.modelProvider),

@@ -103,8 +103,8 @@ export type BuildAgentOptions = CommonOptions & (
 /**
  * Builds an agent from a configuration with the real adapters: the model of `model.provider`
  * (OpenAI-compatible, Bedrock, or the offline stand-in), the MCP servers of `mcpServers`, and the
- * conversation store. Nothing connects until the first question (or health check): MCP servers
- * start lazily and are then kept warm.
+ * conversation store. Nothing connects until the first question, health check or `agent.connect()`
+ * (which the Lambda functions call while they load): MCP servers start then and are kept warm.
  */
 export function buildAgent(config: AgentConfig, options: BuildAgentOptions): Agent {
   // Lines logged during a turn carry its conversation and request ids (lib/core/log-context.ts).

@@ -101,6 +101,13 @@ export interface Agent extends MemoryApi, FilesApi {
    */
   readTurn(key: ConversationKey, turn: number): Promise<StoredTurn | undefined>;
   health(): Promise<HealthReport>;
+  /**
+   * Connects the MCP servers and lists their tools now, as the first question would; the Lambda
+   * functions call it while they load, so a server process starts during the init phase rather
+   * than on the first turn's path. A server that fails is retried as it would be at a question;
+   * this never rejects.
+   */
+  connect(): Promise<void>;
   close(): Promise<void>;
   /** The owners' own accounts at per-user servers (auth.mode: per-user; docs/users-own-accounts.md); absent when there are none. */
   connections?: UserConnectionsApi;

@@ -133,6 +133,7 @@ export function assembleAgent(config: AgentConfig, parts: AgentParts): Agent {
       return readStoredTurn({ store, key, turn, now: now(), claimId: randomUUID(), rules: settings.rules });
     },
     health: () => healthReport({ gateway, model: parts.model, modelConfig: config.model, offeredTools, logger, ...(parts.callPolicy ? { toolPolicy: parts.callPolicy.description } : {}) }),
+    connect: () => gateway.listTools().then(() => undefined, () => undefined),
     close: () => gateway.close(),
   };
 }

@@ -13,12 +13,21 @@ export interface BundleAnswer {
  * Loads a bundled streaming function in a new process (its folder as the working directory, the
  * environment Lambda and the stack would give it: `environment`, with nothing inherited but PATH)
  * and invokes its handler with each event in turn, on a response stream as Lambda's: the metadata
- * prelude, eight NUL bytes, then the body.
+ * prelude, eight NUL bytes, then the body. With `loadedMark`, the first event waits until that file
+ * has content: what loading the function alone must have done.
  */
-export async function invokeStreamingBundle(bundle: { file: string; folder: string }, events: unknown[], environment: Record<string, string>): Promise<BundleAnswer[]> {
+export async function invokeStreamingBundle(bundle: { file: string; folder: string }, events: unknown[], environment: Record<string, string>, options: { loadedMark?: string } = {}): Promise<BundleAnswer[]> {
   const script = `
     import { Writable } from 'node:stream';
+    import { readFileSync } from 'node:fs';
     const bundle = await import(${JSON.stringify(bundle.file)});
+    // Something the load alone must do (options.loadedMark): no event is sent before the file says it is done.
+    const loadedMark = ${JSON.stringify(options.loadedMark ?? null)};
+    const readMark = () => { try { return readFileSync(loadedMark, 'utf8'); } catch { return ''; } };
+    for (const giveUp = Date.now() + 60000; loadedMark && !readMark(); ) {
+      if (Date.now() > giveUp) throw new Error('the load left no mark in ' + loadedMark);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const context = { awsRequestId: 'bundle-test', functionName: 'stream', getRemainingTimeInMillis: () => 60000, callbackWaitsForEmptyEventLoop: false };
     const answers = [];
     for (const event of JSON.parse(process.env.TEST_EVENTS)) {

@@ -48,6 +48,7 @@ describe('functionBundling', () => {
       `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`,
       `ajv-formats=${substitute('without-ajv-formats.ts')}`,
       `cross-spawn=${substitute('linux-spawn.ts')}`,
+      `#early-start-handover=${substitute('linux-spawn.ts')}`,
       `mnemonist/lru-cache=${substitute('map-lru-cache.ts')}`,
       `#dynamodb-commands=${substitute('without-dynamodb-commands.ts')}`,
       `#bedrock-provider=${substitute('without-bedrock.ts')}`,

@@ -3,7 +3,6 @@
  * here and, for servers over HTTP, in remote.ts; everything else sees a `ServerConnection`.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
@@ -15,6 +14,7 @@ import { schemaValidator } from './schema/compile.ts';
 import { registerAnswers, type ServerRequestAnswers } from './server-requests.ts';
 import type { HeaderParameter } from './stateless/param-headers.ts';
 import { logStderrLines } from './stderr.ts';
+import { stdioServerParameters } from './stdio-parameters.ts';
 import type { McpServerSpec, TransportKind } from './types.ts';
 
 export const CLIENT_INFO = { name: 'mcp-agent-service', version: '0.1.0' };
@@ -128,15 +128,7 @@ function createTransport(spec: Exclude<McpServerSpec, InMemorySpec>, kind: Trans
   const { logger, maxResultBytes } = options;
   const bounds = { maxResultBytes, server: spec.name, logger };
   if (spec.type === 'stdio') {
-    const transport = new BoundedStdioClientTransport({
-      // `node` means the service's own runtime: the PATH node of the host may be older.
-      command: spec.command === 'node' ? process.execPath : spec.command,
-      args: spec.args,
-      env: { ...getDefaultEnvironment(), ...spec.env },
-      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-      // stdout carries the protocol; stderr goes to the debug log, never to our stdout.
-      stderr: 'pipe',
-    }, bounds);
+    const transport = new BoundedStdioClientTransport(stdioServerParameters(spec), bounds);
     if (transport.stderr) logStderrLines(transport.stderr, spec.name, logger);
     return transport;
   }
