@@ -2,8 +2,9 @@ import { createHash, createHmac } from 'node:crypto';
 
 /**
  * SHA-256 (and HMAC-SHA-256 with a secret) in the shape @smithy/signature-v4 asks for, over
- * node:crypto: native hashing, where the SDK's own implementation is JavaScript. The one every
- * SigV4 signer of the project uses (the lean AWS clients, Bedrock's OpenAI-compatible endpoints).
+ * node:crypto: native hashing, where the SDK's own implementation is JavaScript. The SDK's signer
+ * uses it for Bedrock's OpenAI-compatible endpoints; the lean AWS clients sign with
+ * sign-json-post.ts, and test/unit/sign-json-post.test.ts compares the two through it.
  */
 export class NodeSha256 {
   private readonly hash;
