@@ -8,7 +8,6 @@
  * and test/unit/sign-json-post.test.ts compares it with the SDK's signer header by header.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { AwsCredentials } from './json-client.ts';
 
 export interface JsonPost {
   /** The endpoint's host as the Host header carries it (with a port that is not the scheme's default). */
@@ -20,13 +19,20 @@ export interface JsonPost {
   body: string;
 }
 
+/** What a signature is made with (json-client.ts's AwsCredentials are these). */
+export interface SigningCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
 export interface SigningScope {
   service: string;
   region: string;
 }
 
 /** The headers to send with the request (Host left to the transport): the given ones, `x-amz-date`, the session token, `x-amz-content-sha256` and `authorization`. */
-export function signJsonPost(request: JsonPost, credentials: AwsCredentials, scope: SigningScope, date: Date): Record<string, string> {
+export function signJsonPost(request: JsonPost, credentials: SigningCredentials, scope: SigningScope, date: Date): Record<string, string> {
   const amzDate = date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   const day = amzDate.slice(0, 8);
   const payloadHash = sha256Hex(request.body);
