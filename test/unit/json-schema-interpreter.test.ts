@@ -56,6 +56,7 @@ const NAMES = ['a', 'b', 'id', 'name', 'a/b', 'x~y', '~1', 'with space', 'é', '
 const TYPES = ['string', 'number', 'integer', 'boolean', 'null', 'object', 'array'] as const;
 const STRINGS = ['', 'a', 'ab', 'abc', 'hello', '😀', '😀😀', 'a😀', '\ud83d', 'ünï', 'x'.repeat(12)];
 const NUMBERS = [0, 1, -1, 2, 2.5, 3, 10, -7.25, 100, 1e21, 0.1];
+const UNKNOWN: JsonObject = { 'x-mcp-header': 'Region', propertyOrder: ['a', 'b'], 'x-schema': { type: 'number', minimum: 'x', items: [{ anyOf: 1 }] }, strictness: false };
 const ANNOTATIONS: JsonObject = { title: 'T', description: 'D', default: 1, examples: [1], $comment: 'c', readOnly: true, writeOnly: false, deprecated: false };
 
 /** A schema of the subset, `depth` levels of properties/items at most. */
@@ -97,6 +98,11 @@ function schemaOf(r: Random, depth: number): JsonObject | boolean {
   maybe(0.2, () => {
     const keyword = r.pick(Object.keys(ANNOTATIONS));
     schema[keyword] = ANNOTATIONS[keyword]!;
+  });
+  // Keywords Ajv does not know, which it ignores (strict: false), subschema-like or not.
+  maybe(0.1, () => {
+    const keyword = r.pick(Object.keys(UNKNOWN));
+    schema[keyword] = UNKNOWN[keyword]!;
   });
   return schema;
 }
@@ -238,11 +244,17 @@ describe('the interpreter on hand-picked cases, against Ajv', () => {
 });
 
 describe('which schemas the interpreter takes', () => {
+  it('takes keywords Ajv does not know either, which both ignore', () => {
+    const schema: JsonObject = { type: 'object', 'x-order': 1, properties: { region: { type: 'string', 'x-mcp-header': 'Region', 'x-nested': { type: 'number' } } } };
+    expectSame(schema, '2020-12', [{ region: 'a' }, { region: 1 }]);
+  });
+
   it('leaves to Ajv every keyword outside the subset, an enum or const of objects, a nested $id or $schema and draft-07 tuples', () => {
     for (const schema of [
       { anyOf: [{ type: 'string' }] }, { type: 'string', pattern: '^a' }, { properties: { a: { $ref: '#' } } }, { enum: [{ a: 1 }] }, { const: [1] },
       { properties: { a: { $id: 'x' } } }, { items: { $schema: 'http://json-schema.org/draft-07/schema#' } }, { items: [{ type: 'string' }] }, { enum: [] },
-      { type: 'object', 'x-extension': 1 }, { type: 'string', nullable: true }, { $defs: { a: { type: 'string' } } },
+      { type: 'string', nullable: true }, { $defs: { a: { type: 'string' } } }, { type: 'object', discriminator: { propertyName: 'kind' } },
+      { type: 'string', contentMediaType: 'application/json' }, { type: 'object', 'x-schema': { properties: { a: { $id: 'x' } } } }, { properties: { a: { uniqueItems: true } } },
     ] as JsonObject[]) {
       expect(inSubset(schema), JSON.stringify(schema)).toBe(false);
     }
