@@ -26,6 +26,9 @@ export const BUNDLED_DEMO_SERVER = 'demo-server.mjs';
 /** agent.yml's validation (lib/config/validate.ts) as one CommonJS file, for an agent.json the build did not validate. */
 export const CONFIG_VALIDATION_ENTRY = 'lib/config/validate.ts';
 export const BUNDLED_CONFIG_VALIDATION = 'config-validation.cjs';
+/** Ajv (lib/json-schema/ajv-compilers.ts) as one CommonJS file, for a tool schema the interpreter does not take. */
+export const AJV_COMPILERS_ENTRY = 'lib/json-schema/ajv-compilers.ts';
+export const BUNDLED_AJV_COMPILERS = 'ajv-compilers.cjs';
 export const LAMBDA_TASK_ROOT = '/var/task';
 
 /**
@@ -131,7 +134,10 @@ export const BEDROCK_FUNCTION_BUNDLE: FunctionBundleOptions = { modelProvider: '
  * - @aws-sdk/credential-provider-node (about 90 KB with the STS and SSO clients): Lambda gives
  *   credentials in the environment, the rest of the default chain never runs there;
  * - @aws-sdk/client-ssm (80 KB): only where the model key lives in SSM Parameter Store;
- * - ajv-formats (10 KB): the MCP SDK's default validator needs it, and every Client gets ours;
+ * - #ajv-compilers (Ajv with fast-uri, about 135 KB and 5 ms of a cold start to evaluate): tool
+ *   schemas of the common subset are validated by lib/json-schema/interpret.ts, and only one
+ *   outside it loads Ajv, from BUNDLED_AJV_COMPILERS beside the function (ajv-compilers-beside.ts);
+ * - ajv and ajv-formats: the MCP SDK's default validator needs them, and every Client gets ours;
  * - cross-spawn (6 KB): on Linux it is child_process.spawn;
  * - mnemonist/lru-cache (7 KB): the DynamoDB client's endpoint cache, kept as well by a Map;
  * - @aws-sdk/client-secrets-manager (about 100 KB with the parts of @smithy/core only it uses): the
@@ -171,6 +177,8 @@ export function functionSubstitutes(options: FunctionBundleOptions): Record<stri
   return {
     yaml: substitute('json-only-yaml.ts'),
     '#config-validation': substitute('config-validation-beside.ts'),
+    '#ajv-compilers': substitute('ajv-compilers-beside.ts'),
+    ajv: substitute('without-ajv.ts'),
     '@aws-sdk/credential-provider-node': substitute('environment-credentials.ts'),
     'ajv-formats': substitute('without-ajv-formats.ts'),
     'cross-spawn': substitute('linux-spawn.ts'),
@@ -223,18 +231,30 @@ export function modelProviderSubstitutes(provider: ModelProvider): Record<string
 const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
 
 /**
- * agent.yml's validation beside a function (functions/substitutes/config-validation-beside.ts
- * requires it): CommonJS, so the function loads it synchronously, as loadConfig is.
+ * A file beside a function that it requires on first use (agent.yml's validation,
+ * functions/substitutes/config-validation-beside.ts; Ajv, ajv-compilers-beside.ts): CommonJS, so
+ * the function loads it synchronously, as loadConfig and compileSchema are. Built without the
+ * functions' substitutes: it is the real module they stand in for.
  */
-export function configValidationArguments(entry: string, outfile: string): string[] {
+export function besideArguments(entry: string, outfile: string): string[] {
   const settings = ESBUILD_SETTINGS;
   return ['--bundle', entry, `--outfile=${outfile}`, `--platform=${settings.platform}`, '--format=cjs', `--target=${settings.target}`, ...(settings.minify ? ['--minify'] : []), '--log-level=warning'];
 }
 
+/** The same for esbuild's JavaScript API: `entry` relative to the repository root. */
+export function besideBuildOptions(entry: string, outfile: string): BuildOptions {
+  const { platform, target, minify } = ESBUILD_SETTINGS;
+  return { entryPoints: [path.join(PROJECT_ROOT, entry)], outfile, bundle: true, platform, format: 'cjs', target, minify, logLevel: 'warning' };
+}
+
 /** The same for esbuild's JavaScript API (tests that load a bundle with an agent.json the build did not validate). */
 export function configValidationBuildOptions(outfile: string): BuildOptions {
-  const { platform, target, minify } = ESBUILD_SETTINGS;
-  return { entryPoints: [path.join(PROJECT_ROOT, CONFIG_VALIDATION_ENTRY)], outfile, bundle: true, platform, format: 'cjs', target, minify, logLevel: 'warning' };
+  return besideBuildOptions(CONFIG_VALIDATION_ENTRY, outfile);
+}
+
+/** Ajv beside a function, for esbuild's JavaScript API (the benchmarks, tests that run a function's bundle with tools outside the subset). */
+export function ajvCompilersBuildOptions(outfile: string): BuildOptions {
+  return besideBuildOptions(AJV_COMPILERS_ENTRY, outfile);
 }
 
 /** The settings for esbuild's JavaScript API (bundle-size.ts, the benchmarks). */
@@ -285,7 +305,8 @@ export function agentConfigPath(agentConfig: string): string {
  *
  * After esbuild, each bundle receives agent.yml as agent.json (infra/bundled-config.ts, validated
  * there when its placeholders allow, for the schema version of configSchemaDefine), the validation
- * for an agent.json it did not validate (BUNDLED_CONFIG_VALIDATION) and, when
+ * for an agent.json it did not validate (BUNDLED_CONFIG_VALIDATION), Ajv for the tool schemas the
+ * interpreter does not take (BUNDLED_AJV_COMPILERS) and, when
  * agent.yml starts it, the demo MCP server compiled to one ESM file, which agent.yml starts with
  * `node` (DEMO_MCP_SERVER, relative to the configuration's folder).
  */
@@ -310,13 +331,15 @@ export function functionBundling(agentConfigFile: string, options: FunctionBundl
         const esbuild = path.join(inputDir, 'node_modules', '.bin', 'esbuild');
         const demoServer = esbuildArguments(path.join(inputDir, DEMO_SERVER_ENTRY), path.join(outputDir, BUNDLED_DEMO_SERVER), DEMO_SERVER_DEFINE);
         const writeConfig = [process.execPath, path.join(inputDir, 'infra', 'bundled-config.ts'), path.join(inputDir, relativeConfig), path.join(outputDir, BUNDLED_AGENT_CONFIG), ...(options.toolPolicy ? ['--tool-policy'] : [])];
-        const configValidation = configValidationArguments(path.join(inputDir, CONFIG_VALIDATION_ENTRY), path.join(outputDir, BUNDLED_CONFIG_VALIDATION));
+        const configValidation = besideArguments(path.join(inputDir, CONFIG_VALIDATION_ENTRY), path.join(outputDir, BUNDLED_CONFIG_VALIDATION));
+        const ajvCompilers = besideArguments(path.join(inputDir, AJV_COMPILERS_ENTRY), path.join(outputDir, BUNDLED_AJV_COMPILERS));
         return [
           writeConfig.map(shellQuote).join(' '),
           [esbuild, ...configValidation].map(shellQuote).join(' '),
           ...(options.demoServer ? [[esbuild, ...demoServer].map(shellQuote).join(' ')] : []),
           ...(options.codeInterpreter ? pythonSandboxCommands(esbuild, inputDir, outputDir) : []),
           ...(options.toolPolicy ? toolPolicyCommands(options.toolPolicy, inputDir, outputDir) : []),
+          [esbuild, ...ajvCompilers].map(shellQuote).join(' '),
         ];
       },
     },

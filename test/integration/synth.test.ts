@@ -77,9 +77,9 @@ describe('npx cdk synth', () => {
     expect(new Set(functions.map((fn) => fn.assetDirectory)).size).toBe(3);
   });
 
-  it.each(['HealthAndFallbacks', 'Stream', 'Worker'])('puts the %s handler, agent.yml as JSON (pre-validated), its validation and the demo server in the bundle, and no source map', (name) => {
+  it.each(['HealthAndFallbacks', 'Stream', 'Worker'])('puts the %s handler, agent.yml as JSON (pre-validated), its validation, Ajv and the demo server in the bundle, and no source map', (name) => {
     const { assetDirectory } = functionNamed(name);
-    expect(readdirSync(assetDirectory).sort()).toEqual(['agent.json', 'config-validation.cjs', 'demo-server.mjs', 'index.mjs']);
+    expect(readdirSync(assetDirectory).sort()).toEqual(['agent.json', 'ajv-compilers.cjs', 'config-validation.cjs', 'demo-server.mjs', 'index.mjs']);
     const { [PREVALIDATED_KEY]: validated, ...bundled } = JSON.parse(readFileSync(path.join(assetDirectory, 'agent.json'), 'utf8'));
     expect(bundled).toEqual(parseYaml(readFileSync(path.join(ROOT, 'agent.yml'), 'utf8')));
     expect(validated).toMatchObject({ placeholders: [['mcpServers', 'demo', 'args', 0]] });
@@ -126,6 +126,8 @@ describe('node infra/bundle-size.ts', () => {
       expect(size.minifiedBytes, size.name).toBeLessThanOrEqual(bedrock ? BEDROCK_BUNDLE_BUDGET : BUNDLE_BUDGET);
       const sources = size.packages.map(({ source }) => source);
       for (const absent of ['yaml', '@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-ssm', '@aws-sdk/credential-provider-node', '@aws-sdk/nested-clients', 'aws-xray-sdk-core', 'jose', 'ajv-formats', 'cross-spawn', 'mnemonist', '@opentelemetry/api', '@opentelemetry/sdk-trace', '@opentelemetry/sdk-metrics', '@modelcontextprotocol/server']) expect(sources, size.name).not.toContain(absent);
+      // Ajv is beside the function (ajv-compilers.cjs), loaded only for a schema outside the interpreter's subset.
+      for (const absent of ['ajv', 'fast-uri']) expect(sources, size.name).not.toContain(absent);
       expect(sources, size.name).toContain('functions/substitutes');
       // Only the configured provider's SDK: on Bedrock, what is left of `openai` is the error class
       // the shared retry rules know (lib/adapters/openai/retry.ts), and no SSO OIDC client.

@@ -45,6 +45,8 @@ describe('functionBundling', () => {
     const always = [
       `yaml=${substitute('json-only-yaml.ts')}`,
       `#config-validation=${substitute('config-validation-beside.ts')}`,
+      `#ajv-compilers=${substitute('ajv-compilers-beside.ts')}`,
+      `ajv=${substitute('without-ajv.ts')}`,
       `@aws-sdk/credential-provider-node=${substitute('environment-credentials.ts')}`,
       `ajv-formats=${substitute('without-ajv-formats.ts')}`,
       `cross-spawn=${substitute('linux-spawn.ts')}`,
@@ -162,10 +164,11 @@ describe('functionBundling', () => {
     expect(aliases).toMatchObject({ '#openai-provider': substitute('without-openai.ts'), '#bedrock-provider': substitute('without-bedrock.ts') });
   });
 
-  it('writes agent.yml as agent.json after bundling, and its validation beside it, and nothing else when agent.yml does not start the demo server', () => {
+  it('writes agent.yml as agent.json after bundling, its validation and Ajv beside it, and nothing else when agent.yml does not start the demo server', () => {
     expect(bundling.commandHooks!.afterBundling('/project', '/output')).toEqual([
       `${shellQuote(process.execPath)} '/project/infra/bundled-config.ts' '/project/agent.yml' '/output/agent.json'`,
       "'/project/node_modules/.bin/esbuild' '--bundle' '/project/lib/config/validate.ts' '--outfile=/output/config-validation.cjs' '--platform=node' '--format=cjs' '--target=node22' '--minify' '--log-level=warning'",
+      "'/project/node_modules/.bin/esbuild' '--bundle' '/project/lib/json-schema/ajv-compilers.ts' '--outfile=/output/ajv-compilers.cjs' '--platform=node' '--format=cjs' '--target=node22' '--minify' '--log-level=warning'",
     ]);
   });
 

@@ -7,14 +7,16 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, esbuildBuildOptions, functionBuildOptions, type FunctionBundleOptions } from '../../../infra/bundling.ts';
+import { BUNDLED_AJV_COMPILERS, DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, ajvCompilersBuildOptions, esbuildBuildOptions, functionBuildOptions, type FunctionBundleOptions } from '../../../infra/bundling.ts';
 
 export interface BundleFolder {
   folder: string;
   /**
    * Bundles `entry` (relative to the repository root) to `name` in the folder; returns its path.
    * A Lambda function is bundled with the functions' substitutes (infra/bundling.ts), as deployed:
-   * `lambdaFunction: true` as the default stack does, or as a stack of these options does.
+   * `lambdaFunction: true` as the default stack does, or as a stack of these options does; Ajv
+   * then goes beside it, as the stack puts it (BUNDLED_AJV_COMPILERS), for schemas outside the
+   * interpreter's subset.
    */
   bundle(entry: string, name: string, options?: { lambdaFunction?: boolean | FunctionBundleOptions }): Promise<string>;
   remove(): void;
@@ -36,7 +38,8 @@ export function createBundleFolder(options: { sourceMapsIn?: string } = {}): Bun
       const source = path.join(PROJECT_ROOT, entry);
       const lambdaFunction = options.lambdaFunction === true ? DEFAULT_FUNCTION_BUNDLE : options.lambdaFunction || undefined;
       const settings = lambdaFunction ? functionBuildOptions(source, outfile, lambdaFunction) : esbuildBuildOptions(source, outfile);
-      await build(sourceMapsIn ? { ...settings, sourcemap: true } : settings);
+      const besides = lambdaFunction ? [ajvCompilersBuildOptions(path.join(path.dirname(outfile), BUNDLED_AJV_COMPILERS))] : [];
+      await Promise.all([settings, ...besides].map((options) => build(sourceMapsIn ? { ...options, sourcemap: true } : options)));
       return outfile;
     },
     remove: () => sourceMapsIn === undefined && rmSync(folder, { recursive: true, force: true }),
