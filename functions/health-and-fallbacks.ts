@@ -4,6 +4,7 @@
  * Gateway's bare 403. Buffered (API Gateway REST proxy events), through the same HTTP contract as
  * the streaming entry and the local server, so it would answer any route.
  */
+import './interpreted-zod.ts';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';

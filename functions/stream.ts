@@ -8,6 +8,7 @@
  * `streamifyResponse: true`): the handler returns {statusCode, headers, body}; middy writes the
  * prelude through awslambda.HttpResponseStream and pipes the body, a string or a stream.
  */
+import './interpreted-zod.ts';
 import './early-mcp-servers.ts';
 import '../lib/http/lambda/awslambda-global.ts';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';

@@ -5,6 +5,7 @@
  * announced as `AgentTurnCompleted` on EVENT_BUS_NAME. An `owner` is taken only from the senders of
  * OWNER_SOURCES (lib/queue/senders.ts).
  */
+import './interpreted-zod.ts';
 import './early-mcp-servers.ts';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';

@@ -2,7 +2,9 @@
  * A warm child process running the project's loop as code embedding it would: buildAgent with the
  * in-memory conversation store, the real OpenAI-compatible model adapter (or, for the side
  * `project bedrock`, the real Converse adapter) and the real MCP gateway, configured from agent.yml text. Logging stays on (the default JSON logger, to stdout), as deployed.
+ * zod parses without generating code, as in the functions (functions/interpreted-zod.ts).
  */
+import '../../../functions/interpreted-zod.ts';
 import { buildAgent, createMemoryConversationStore, parseConfig } from '../../../lib/index.ts';
 import { loadTelemetry } from '../../../lib/telemetry.ts';
 import { measureWarm, readSettings, report } from './warm-measure.ts';
