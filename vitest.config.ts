@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { FUNCTION_NODE_OPTIONS } from './infra/function-runtime.ts';
 
 /**
  * Tests that judge wall-clock timing across processes (the MCP conformance scenario sse-retry
@@ -6,6 +7,21 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * load does not decide them.
  */
 const TIMING_SENSITIVE = ['test/integration/mcp-conformance.test.ts'];
+
+/**
+ * Tests whose behaviour rests on AsyncLocalStorage (the log context, the trace context, the caller's
+ * token): they run once more with the Node options the functions run with
+ * (infra/function-runtime.ts: AsyncLocalStorage over AsyncContextFrame rather than async_hooks).
+ */
+const ASYNC_CONTEXT = [
+  'test/unit/log-context.test.ts',
+  'test/unit/trace-context.test.ts',
+  'test/integration/mcp-token-exchange.test.ts',
+  'test/integration/mcp-caller-meta.test.ts',
+  'test/integration/worker-telemetry.test.ts',
+  'test/e2e/telemetry.test.ts',
+  'test/e2e/telemetry-mcp.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -17,6 +33,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...TIMING_SENSITIVE] } },
       { extends: true, test: { name: 'timing', include: TIMING_SENSITIVE, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'async-context-frame', include: ASYNC_CONTEXT, execArgv: [FUNCTION_NODE_OPTIONS] } },
     ],
   },
 });

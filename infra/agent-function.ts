@@ -5,6 +5,8 @@ import { NodejsFunction, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nod
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { PROJECT_ROOT } from './bundling.ts';
+import { FUNCTION_NODE_OPTIONS } from './function-runtime.ts';
+import { ENV } from '../lib/config/environment.ts';
 
 export interface AgentFunctionProps {
   /** The entry file, relative to the repository root; it exports `handler`. */
@@ -44,7 +46,8 @@ export class AgentFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       bundling: props.bundling,
-      environment: props.environment,
+      // The runtime's Node options (infra/function-runtime.ts) go with its version.
+      environment: { [ENV.nodeOptions]: FUNCTION_NODE_OPTIONS, ...props.environment },
     });
     // cdk-nag (infra/app.ts runs AwsSolutionsChecks on every synth): what it flags here, and why it stays.
     Validations.of(this.function).acknowledge(

@@ -123,6 +123,8 @@ export const ENV = {
   otelServiceName: 'OTEL_SERVICE_NAME',
   /** Set by Lambda itself: a process without it is a local run (npm start, mcp-login, tests). */
   lambdaFunctionName: 'AWS_LAMBDA_FUNCTION_NAME',
+  /** Node.js's own options; the stack sets the functions' (infra/function-runtime.ts), nothing here reads it. */
+  nodeOptions: 'NODE_OPTIONS',
 } as const;
 
 /** A local run, not a Lambda function: OAuth may reach the developer's own servers on loopback. */

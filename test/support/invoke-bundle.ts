@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { FUNCTION_NODE_OPTIONS } from '../../infra/function-runtime.ts';
 
 /** What a streaming Lambda handler wrote: the prelude's status and headers, then the body. */
 export interface BundleAnswer {
@@ -47,7 +48,8 @@ export async function invokeStreamingBundle(bundle: { file: string; folder: stri
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', script], {
     cwd: bundle.folder,
     timeout: 90_000,
-    env: { PATH: process.env.PATH ?? '', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR', ...environment, TEST_EVENTS: JSON.stringify(events) },
+    // The Node options the stack gives the functions (infra/function-runtime.ts).
+    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: FUNCTION_NODE_OPTIONS, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR', ...environment, TEST_EVENTS: JSON.stringify(events) },
     maxBuffer: 16 * 1024 * 1024,
   });
   const line = stdout.split('\n').find((text) => text.startsWith('RESULT '));

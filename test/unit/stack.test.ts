@@ -69,7 +69,8 @@ describe('McpAgentStack functions', () => {
   });
 
   it.each(['Stream', 'Worker', 'HealthAndFallbacks'])('points %s at the bundled configuration and demo server, with Powertools names', (name) => {
-    expect(environmentOf(templateFor(), name)).not.toHaveProperty('NODE_OPTIONS');
+    // No --enable-source-maps (no maps are deployed); AsyncLocalStorage over AsyncContextFrame (infra/function-runtime.ts).
+    expect(environmentOf(templateFor(), name).NODE_OPTIONS).toBe('--experimental-async-context-frame');
     expect(environmentOf(templateFor(), name)).toMatchObject({
       AGENT_CONFIG: '/var/task/agent.json',
       DEMO_MCP_SERVER: 'demo-server.mjs',

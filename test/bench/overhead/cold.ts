@@ -25,6 +25,7 @@ import { startLocalTable } from '../../support/dynalite.ts';
 import type { BedrockServer } from './bedrock-server.ts';
 import type { BundleFolder } from './bundles.ts';
 import { runChild } from './child.ts';
+import { FUNCTION_NODE_OPTIONS } from '../../../infra/function-runtime.ts';
 import type { ColdReport } from './cold-report.ts';
 import { shapeModelName, type ModelServer } from './model-server.ts';
 import { median } from './warm.ts';
@@ -99,6 +100,8 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
       [ENV.conversationsTable]: table.tableName,
       // As npm start runs the function: Powertools' metric lines are for CloudWatch.
       POWERTOOLS_METRICS_DISABLED: 'true',
+      // The Node options the stack gives the functions.
+      NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     },
     // The same function on Bedrock: the stand-in's region and keys (as Lambda gives a role's), which dynalite takes too.
     bedrock: {
@@ -108,6 +111,7 @@ export async function runCold(options: ColdOptions): Promise<ColdRow[]> {
       [ENV.agentConfig]: agentConfig,
       [ENV.conversationsTable]: table.tableName,
       POWERTOOLS_METRICS_DISABLED: 'true',
+      NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
       [ENV.modelProvider]: 'bedrock',
       ...options.bedrock?.environment,
     },

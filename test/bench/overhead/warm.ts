@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { parseConfig } from '../../../lib/config/load.ts';
 import { runChild } from './child.ts';
+import { FUNCTION_NODE_OPTIONS } from '../../../infra/function-runtime.ts';
 import type { BedrockServer } from './bedrock-server.ts';
 import type { BundleFolder } from './bundles.ts';
 import { shapeModelName, type ModelServer, type TurnShape } from './model-server.ts';
@@ -85,7 +86,9 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
         const server = side === 'project bedrock' ? options.bedrock! : options.model;
         const requestsBefore = server.requests();
         const program = side === 'baseline' ? programs.baseline : side === 'ai sdk' ? programs.aiSdk : programs.project;
-        const environment = side === 'project bedrock' ? { ...process.env, ...options.bedrock!.environment } : process.env;
+        // The project runs with the Node options the stack gives the functions; the loops without it need none.
+        const asDeployed = side.startsWith('project') ? { ...process.env, NODE_OPTIONS: FUNCTION_NODE_OPTIONS } : process.env;
+        const environment = side === 'project bedrock' ? { ...asDeployed, ...options.bedrock!.environment } : asDeployed;
         const { report } = await runChild<WarmReport>(program, settings, { nodeArguments: options.nodeArguments ?? [], environment });
         const expected = (options.conversations + options.warmup) * settings.roundsPerTurn;
         const made = server.requests() - requestsBefore;
