@@ -1,9 +1,9 @@
-import { spawn as childProcessSpawn } from 'node:child_process';
+import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromEnvSigningName as sdkFromEnvSigningName } from '@aws-sdk/token-providers';
 import { fromEnvSigningName, nodeProvider } from '../../functions/substitutes/environment-bearer-token.ts';
 import { defaultProvider } from '../../functions/substitutes/environment-credentials.ts';
-import { spawn } from '../../functions/substitutes/linux-spawn.ts';
+import { spawn, takesEarlyStarts } from '../../functions/substitutes/linux-spawn.ts';
 import LRUCache from '../../functions/substitutes/map-lru-cache.ts';
 import addFormats from '../../functions/substitutes/without-ajv-formats.ts';
 import { EventStreamSerde, eventStreamSerdeProvider } from '../../functions/substitutes/without-event-streams.ts';
@@ -84,8 +84,13 @@ describe('the endpoint cache of the Lambda bundles (a Map in place of mnemonist)
 });
 
 describe('the stdio spawn of the Lambda bundles', () => {
-  it('is child_process.spawn, which cross-spawn calls unchanged outside Windows', () => {
-    expect(spawn).toBe(childProcessSpawn);
+  it('starts a process as child_process.spawn does (cross-spawn calls it unchanged outside Windows) when none was started early for it', async () => {
+    const child = spawn(process.execPath, ['--eval', "process.stdout.write('spawned')"], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const [output] = await once(child.stdout!, 'data');
+    await once(child, 'exit');
+
+    expect(String(output)).toBe('spawned');
+    expect(takesEarlyStarts).toBe(true);
   });
 });
 
