@@ -76,6 +76,8 @@ describe('a process started early', () => {
     expect(take(parameters({ SERVER_SETTING: 'b' }))).toBeUndefined();
     expect(take({ ...parameters({ SERVER_SETTING: 'a' }), args: [...ECHO, 'extra'] })).toBeUndefined();
     expect(take({ ...parameters({ SERVER_SETTING: 'a' }), cwd: '/' })).toBeUndefined();
+    // A spawn option the early start did not use (one an SDK update might add) starts a process of its own too.
+    expect(takeEarlyStarted(process.execPath, ECHO, { ...sdkOptions(parameters({ SERVER_SETTING: 'a' })), detached: true })).toBeUndefined();
     expect(take(parameters({ SERVER_SETTING: 'a' }))).toBeDefined();
   });
 

@@ -65,7 +65,14 @@ export function endUnclaimed(): void {
 
 const running = (early: EarlyProcess) => !early.failed && early.child.pid !== undefined && early.child.exitCode === null && early.child.signalCode === null;
 
+/**
+ * Every spawn option takes part (an option the SDK starts passing one day makes the keys differ, and
+ * the transport starts its own process); the environment by its entries in name order.
+ */
 function keyOf(command: string, args: readonly string[], options: SpawnOptions): string {
   const env = Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([command, args, env, options.cwd === undefined ? null : String(options.cwd), options.stdio ?? null, options.shell ?? false]);
+  const others = Object.entries({ ...options, env: undefined, cwd: options.cwd === undefined ? undefined : String(options.cwd) })
+    .filter(([, value]) => value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([command, args, env, others]);
 }
