@@ -6,10 +6,9 @@
  * own file beside the function (BUNDLED_AJV_COMPILERS), required on first use: synchronously, as
  * compileSchema is, and not at all on a cold start whose tools all fit the subset.
  */
-// Not `import { createRequire }`: the bundles' banner declares that name (infra/bundling.ts ESM_REQUIRE_BANNER).
-import nodeModule from 'node:module';
 import { errorMessage } from '../../lib/core/errors.ts';
 import type * as Compilers from '../../lib/json-schema/ajv-compilers.ts';
+import { requireBeside } from './require-beside.ts';
 
 /** infra/bundling.ts BUNDLED_AJV_COMPILERS: the build puts it beside index.mjs. */
 const COMPILERS_FILE = './ajv-compilers.cjs';
@@ -22,7 +21,7 @@ export const matchesMetaSchema: typeof Compilers.matchesMetaSchema = (schema, ol
 function load(): typeof Compilers {
   if (compilers) return compilers;
   try {
-    compilers = nodeModule.createRequire(import.meta.url)(COMPILERS_FILE) as typeof Compilers;
+    compilers = requireBeside<typeof Compilers>(COMPILERS_FILE);
   } catch (error) {
     // compileSchema reports it as the schema's error: the tool is left out, with this reason.
     throw new Error(`this schema needs Ajv, and Ajv beside the function (${COMPILERS_FILE}) cannot be loaded: ${errorMessage(error)}`, { cause: error });

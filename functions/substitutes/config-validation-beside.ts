@@ -12,10 +12,9 @@
  * initialisation where the MCP SDK imports zod through a side-effect-free entry (`zod/v4`), so the
  * bundle fails at load (evanw/esbuild#2326).
  */
-// Not `import { createRequire }`: the bundles' banner declares that name (infra/bundling.ts ESM_REQUIRE_BANNER).
-import nodeModule from 'node:module';
 import { ConfigError, errorMessage } from '../../lib/core/errors.ts';
 import type * as Validation from '../../lib/config/validate.ts';
+import { requireBeside } from './require-beside.ts';
 
 /** The version of agent.yml's schema this bundle was built with (an esbuild define, infra/bundling.ts configSchemaDefine). */
 declare const BUNDLED_CONFIG_SCHEMA: string | undefined;
@@ -40,7 +39,7 @@ export const validateFile: typeof Validation.validateFile = (document, source) =
 
 function load(source: string): typeof Validation {
   try {
-    return nodeModule.createRequire(import.meta.url)(VALIDATION_FILE) as typeof Validation;
+    return requireBeside<typeof Validation>(VALIDATION_FILE);
   } catch (error) {
     throw new ConfigError(
       `${source} was not validated when this function was built, and the validation beside the function (${VALIDATION_FILE}) cannot be loaded: ${errorMessage(error)}`,

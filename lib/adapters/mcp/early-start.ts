@@ -70,9 +70,9 @@ const running = (early: EarlyProcess) => !early.failed && early.child.pid !== un
  * the transport starts its own process); the environment by its entries in name order.
  */
 function keyOf(command: string, args: readonly string[], options: SpawnOptions): string {
-  const env = Object.entries(options.env ?? {}).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const others = Object.entries({ ...options, env: undefined, cwd: options.cwd === undefined ? undefined : String(options.cwd) })
-    .filter(([, value]) => value !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([command, args, env, others]);
+  const { env = {}, cwd, ...others } = options;
+  return JSON.stringify([command, args, definedByName(env), definedByName({ ...others, cwd: cwd === undefined ? undefined : String(cwd) })]);
 }
+
+const definedByName = (entries: Record<string, unknown>) =>
+  Object.entries(entries).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

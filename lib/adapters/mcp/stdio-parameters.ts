@@ -10,7 +10,7 @@ export type StdioServerSpec = Extract<McpServerSpec, { type: 'stdio' }>;
 /**
  * The variables a server inherits from the service (the rest of its environment is its `env`):
  * the MCP SDK's own list and rule (getDefaultEnvironment, on Linux), written out so that reading
- * it does not evaluate the SDK's protocol schemas; test/unit/stdio-parameters.test.ts holds the two
+ * it does not evaluate the SDK's protocol schemas; test/unit/early-start.test.ts holds the two
  * equal.
  */
 const INHERITED = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
