@@ -33,7 +33,6 @@ beforeAll(async () => {
   const [stream, worker] = await Promise.all([
     build({ ...functionBuildOptions(path.join(PROJECT_ROOT, 'functions/stream.ts'), path.join(folder, 'index.mjs'), DEFAULT_FUNCTION_BUNDLE), metafile: true }),
     build({ ...functionBuildOptions(path.join(PROJECT_ROOT, 'functions/worker.ts'), path.join(folder, 'worker', 'index.mjs'), DEFAULT_FUNCTION_BUNDLE), metafile: true }),
-    build(functionBuildOptions(path.join(PROJECT_ROOT, 'functions/early-mcp-servers.ts'), path.join(folder, 'early.mjs'), DEFAULT_FUNCTION_BUNDLE)),
   ]);
   bundled = { stream: Object.keys(stream.metafile.inputs), worker: Object.keys(worker.metafile.inputs) };
   [table, model] = await Promise.all([
@@ -89,17 +88,20 @@ describe('a function whose agent.yml has stdio MCP servers', () => {
     expect(toolMessage?.content).toContain(started[0]);
   }, 120_000);
 
-  it('starts them from agent.yml before the agent exists: loading the early start alone starts the server', async () => {
+  it('starts them from agent.yml before the rest of the function loads: a function whose settings fail to load has started its server', async () => {
     const agentJson = configureServer('alone');
     const script = `
       import { readFileSync } from 'node:fs';
-      await import(${JSON.stringify(path.join(folder, 'early.mjs'))});
+      const loaded = await import(${JSON.stringify(path.join(folder, 'index.mjs'))}).then(() => 'loaded', (error) => error.message);
       const read = () => { try { return readFileSync(${JSON.stringify(path.join(folder, 'alone-starts.txt'))}, 'utf8'); } catch { return ''; } };
       for (const giveUp = Date.now() + 60000; !read(); await new Promise((resolve) => setTimeout(resolve, 20))) if (Date.now() > giveUp) throw new Error('no server started');
+      process.stdout.write(loaded);
       process.exit(0);`;
 
-    await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', script], { cwd: folder, timeout: 90_000, env: { PATH: process.env.PATH ?? '', [ENV.agentConfig]: agentJson } });
+    // An AUTH_MODE the function refuses: functions/runtime.ts stops the load, after the early start ran.
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', script], { cwd: folder, timeout: 90_000, env: { PATH: process.env.PATH ?? '', [ENV.agentConfig]: agentJson, [ENV.authMode]: 'bogus' } });
 
+    expect(stdout).toMatch(/AUTH_MODE must be/);
     expect(starts('alone')).toHaveLength(1);
     // The functions that run turns carry it, and hand its processes over through their spawn.
     for (const inputs of [bundled.stream, bundled.worker]) {
