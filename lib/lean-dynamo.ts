@@ -13,7 +13,7 @@
 import { regionOfEndpoint } from './adapters/aws/endpoint.ts';
 import type { DynamoDocuments } from './adapters/dynamodb/documents.ts';
 import { createLeanDynamoDocuments } from './adapters/dynamodb/lean-documents.ts';
-import { awsCredentialsFrom } from './aws-environment.ts';
+import { awsCredentialsFrom, awsMaxAttemptsFrom, awsRegionFrom, environmentText } from './aws-environment.ts';
 import { ENV, type Environment } from './config/environment.ts';
 import { ConfigError } from './core/errors.ts';
 import { ms } from './core/time.ts';
@@ -24,12 +24,10 @@ interface DynamoTimeouts {
 }
 
 export function leanDynamoFromEnvironment(timeouts: DynamoTimeouts, environment: Environment = process.env): DynamoDocuments {
-  const text = (name: string) => environment[name]?.trim() || undefined;
+  const text = (name: string) => environmentText(environment, name);
   const endpoint = text(ENV.awsDynamodbEndpoint) ?? text(ENV.awsEndpointUrl);
-  const region = text(ENV.awsRegion) ?? text(ENV.awsDefaultRegion) ?? (endpoint ? regionOfEndpoint(endpoint, 'dynamodb') : undefined);
+  const region = awsRegionFrom(environment) ?? (endpoint ? regionOfEndpoint(endpoint, 'dynamodb') : undefined);
   if (!region) throw new ConfigError(`DynamoDB needs a region: set ${ENV.awsRegion} (or an endpoint in ${ENV.awsDynamodbEndpoint} that names one)`);
-  const maxAttempts = text(ENV.awsMaxAttempts);
-  if (maxAttempts !== undefined && !(Number.parseInt(maxAttempts, 10) >= 1)) throw new ConfigError(`${ENV.awsMaxAttempts} must be a whole number of attempts, 1 or more, not "${maxAttempts}"`);
   return createLeanDynamoDocuments({
     region,
     ...(endpoint ? { endpoint } : {}),
@@ -38,6 +36,6 @@ export function leanDynamoFromEnvironment(timeouts: DynamoTimeouts, environment:
     credentials: awsCredentialsFrom(environment),
     requestTimeoutMs: ms(timeouts.requestTimeoutSeconds),
     connectTimeoutMs: ms(timeouts.connectTimeoutSeconds),
-    ...(maxAttempts ? { maxAttempts: Number.parseInt(maxAttempts, 10) } : {}),
+    ...awsMaxAttemptsFrom(environment),
   });
 }

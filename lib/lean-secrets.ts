@@ -1,5 +1,5 @@
 import { leanSecretReader, type ReadSecret } from './adapters/aws/secret-reader.ts';
-import { awsCredentialsFrom } from './aws-environment.ts';
+import { awsCredentialsFrom, awsMaxAttemptsFrom, awsRegionFrom, environmentText } from './aws-environment.ts';
 import { ENV, type Environment } from './config/environment.ts';
 import { ConfigError } from './core/errors.ts';
 
@@ -18,19 +18,16 @@ export function leanSecretsFromEnvironment(environment: Environment = process.en
   let reader: ReadSecret | undefined;
   return async (secretId) => {
     if (!reader) {
-      const text = (name: string) => environment[name]?.trim() || undefined;
-      const region = text(ENV.awsRegion) ?? text(ENV.awsDefaultRegion);
+      const region = awsRegionFrom(environment);
       if (!region) throw new ConfigError(`reading secret ${secretId} needs a region: set ${ENV.awsRegion}`);
-      const endpoint = text(ENV.awsSecretsManagerEndpoint) ?? text(ENV.awsEndpointUrl);
-      const maxAttempts = text(ENV.awsMaxAttempts);
-      if (maxAttempts !== undefined && !(Number.parseInt(maxAttempts, 10) >= 1)) throw new ConfigError(`${ENV.awsMaxAttempts} must be a whole number of attempts, 1 or more, not "${maxAttempts}"`);
+      const endpoint = environmentText(environment, ENV.awsSecretsManagerEndpoint) ?? environmentText(environment, ENV.awsEndpointUrl);
       reader = leanSecretReader({
         region,
         ...(endpoint ? { endpoint } : {}),
         credentials: awsCredentialsFrom(environment),
         requestTimeoutMs: REQUEST_TIMEOUT_MS,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
-        ...(maxAttempts ? { maxAttempts: Number.parseInt(maxAttempts, 10) } : {}),
+        ...awsMaxAttemptsFrom(environment),
       });
     }
     return reader(secretId);

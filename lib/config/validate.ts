@@ -2,7 +2,7 @@
  * agent.yml checked against its zod schema: the file as a whole, then each MCP server by its kind
  * (stdio or remote), so each gets the messages of its own kind. The one place a configuration is
  * parsed with zod. lib/config/load.ts imports it as `#config-validation` (package.json "imports"):
- * the Lambda bundles take functions/substitutes/config-validation-on-first-use.ts instead, which
+ * the Lambda bundles take functions/substitutes/config-validation-beside.ts instead, which
  * evaluates this module (and constructs the schemas, about 13 ms of a cold start) only for an
  * agent.json the build did not validate (lib/config/prevalidated.ts).
  */

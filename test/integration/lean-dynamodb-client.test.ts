@@ -52,6 +52,19 @@ describe('the lean DynamoDB client', () => {
     }
   });
 
+  it('reads the settings every AWS client reads: AWS_ENDPOINT_URL, AWS_DEFAULT_REGION, AWS_MAX_ATTEMPTS, and keys in the environment before a profile', async () => {
+    const dynamo = leanDynamoFromEnvironment(
+      { requestTimeoutSeconds: 2, connectTimeoutSeconds: 1 },
+      // A profile that does not exist: the keys beside it are what signs (the SDK's chain would fail on it).
+      { AWS_ENDPOINT_URL: server.endpoint, AWS_DEFAULT_REGION: REGION, AWS_MAX_ATTEMPTS: '2', AWS_PROFILE: 'no-such-profile', AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_SESSION_TOKEN: CREDENTIALS.sessionToken },
+    );
+    server.answerAlways(internalError);
+
+    await expect(dynamo.get({ TableName: TABLE, Key: { pk: 'a' } })).rejects.toMatchObject({ name: 'InternalServerError', $metadata: { attempts: 2 } });
+
+    expect(server.requests.map((request) => [request.operation, request.signatureProblem])).toEqual([['GetItem', undefined], ['GetItem', undefined]]);
+  });
+
   it('corrects its clock from the Date of an answer when its signature expired, retries, and signs later requests with the corrected clock, as the SDK does', async () => {
     const ahead = await startSignedDynamoServer({ credentials: CREDENTIALS, region: REGION, clockAheadMs: 10 * 60_000 });
     try {

@@ -4,6 +4,7 @@
  * or the trace would be cut too late (or for nothing).
  */
 import { describe, expect, it } from 'vitest';
+import type { Message } from '../../lib/core/messages.ts';
 import { emptyTrace, TraceBook } from '../../lib/extensions/trace/book.ts';
 import { fitTrace, sizeOf } from '../../lib/extensions/trace/fit.ts';
 
@@ -32,6 +33,26 @@ describe('the size a trace book keeps', () => {
       expect(book.size()).toBe(sizeOf(book.snapshot()));
     }
     book.trace.history = { messages: 4, digest: 'abc' };
+    expect(book.size()).toBe(sizeOf(book.snapshot()));
+  });
+
+  it('stays exact over many calls recorded as the loop records them: the repeated messages by position, past ten calls', () => {
+    const book = new TraceBook(emptyTrace(1, 'full'));
+    const tools = [{ name: 'add', description: 'adds — «numbers»', parameters: { type: 'object' }, server: 'bench', originalName: 'add' }];
+    // The loop sends the same message objects again and appends to them; the system prompt is made anew each round.
+    const messages: Message[] = [{ role: 'user', content: 'Add up a few numbers — ✓' }];
+    for (let call = 1; call <= 12; call++) {
+      const sent: Message[] = [{ role: 'system', content: 'Be brief.' }, ...messages];
+      const request = { messages: book.requestMessages(sent, 'full'), tools: book.traceTools(tools, 'full') };
+      book.addCall({ round: book.nextRound(), startedAt: new Date(call * 1000).toISOString(), durationMs: call, response: { role: 'assistant', content: `step ${call} 🧮` } }, request);
+      expect(book.size()).toBe(sizeOf(book.snapshot()));
+      book.addToolRun({ id: `call_${call}`, name: 'add', ok: true, durationMs: 1 });
+      messages.push(
+        { role: 'assistant', content: null, toolCalls: [{ id: `call_${call}`, name: 'add', arguments: JSON.stringify({ a: call, b: call }) }] },
+        { role: 'tool', toolCallId: `call_${call}`, name: 'add', content: String(call * 2) },
+      );
+    }
+    expect(book.snapshot().calls).toBe(12);
     expect(book.size()).toBe(sizeOf(book.snapshot()));
   });
 

@@ -15,7 +15,7 @@ export interface HttpAnswer {
 
 export type HttpTransport = (url: URL, request: { headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<HttpAnswer>;
 
-export const fetchTransport = (send: typeof fetch = fetch): HttpTransport => async (url, request) => {
+export const fetchTransport = (send: typeof fetch): HttpTransport => async (url, request) => {
   const response = await send(url, { method: 'POST', headers: request.headers, body: request.body, signal: request.signal });
   return { status: response.status, headers: response.headers, text: await response.text() };
 };

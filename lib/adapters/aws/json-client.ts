@@ -18,17 +18,9 @@
 import { fetchTransport, nodeTransport, type HttpTransport } from './http-transport.ts';
 import { createRetryQuota, type AttemptFailure, type RetryQuota } from './retry-quota.ts';
 import { retryAfterHint, serviceError, type ResponseMetadata } from './service-error.ts';
-import { signJsonPost } from './sign-json-post.ts';
+import { signJsonPost, type AwsCredentialsProvider } from './sign-json-post.ts';
 
-export interface AwsCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-  /** When they stop working; a provider is asked again before. */
-  expiration?: Date;
-}
-
-export type AwsCredentialsProvider = () => Promise<AwsCredentials>;
+export type { AwsCredentials, AwsCredentialsProvider } from './sign-json-post.ts';
 
 export interface AwsJsonClientOptions {
   /** The signing name (`dynamodb`, `secretsmanager`, …). */
@@ -52,9 +44,7 @@ export interface AwsJsonClientOptions {
   refundsRetry?: (error: unknown) => boolean;
   /** Turns the fields of an error answer into what the error carries (DynamoDB's Item, unmarshalled). */
   errorFields?: (fields: Record<string, unknown>) => Record<string, unknown>;
-  /** How requests go: node:http(s) (default) or the global fetch. */
-  transport?: 'node' | 'fetch';
-  /** Injectable for tests (implies the fetch transport). */
+  /** Injectable for tests: requests then go through it instead of node:http(s). */
   fetch?: typeof fetch;
   random?: () => number;
 }
@@ -67,7 +57,7 @@ export interface AwsJsonClient {
 
 export function createAwsJsonClient(options: AwsJsonClientOptions): AwsJsonClient {
   const url = new URL(options.endpoint);
-  const send: HttpTransport = options.fetch || options.transport === 'fetch' ? fetchTransport(options.fetch) : nodeTransport({ ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}) });
+  const send: HttpTransport = options.fetch ? fetchTransport(options.fetch) : nodeTransport({ ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}) });
   const contentType = `application/x-amz-json-${options.jsonVersion}`;
   const scope = { service: options.service, region: options.region };
   const resolvedCredentials = async () => {

@@ -26,7 +26,7 @@ const MAXIMUM_RETRY_DELAY_MS = 20_000;
 const THROTTLING_DELAY_BASE_MS = 1_000;
 const RETRY_AFTER_EXTRA_MS = 5_000;
 
-export const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
+const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
   'BandwidthLimitExceeded',
   'EC2ThrottledException',
   'LimitExceededException',

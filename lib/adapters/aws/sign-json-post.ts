@@ -19,12 +19,15 @@ export interface JsonPost {
   body: string;
 }
 
-/** What a signature is made with (json-client.ts's AwsCredentials are these). */
-export interface SigningCredentials {
+/** What a signature is made with: a role's keys, with its session token, or a user's. */
+export interface AwsCredentials {
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;
 }
+
+/** Asked before each signature; a chain caches what it found and refreshes it before it expires. */
+export type AwsCredentialsProvider = () => Promise<AwsCredentials>;
 
 export interface SigningScope {
   service: string;
@@ -32,7 +35,7 @@ export interface SigningScope {
 }
 
 /** The headers to send with the request (Host left to the transport): the given ones, `x-amz-date`, the session token, `x-amz-content-sha256` and `authorization`. */
-export function signJsonPost(request: JsonPost, credentials: SigningCredentials, scope: SigningScope, date: Date): Record<string, string> {
+export function signJsonPost(request: JsonPost, credentials: AwsCredentials, scope: SigningScope, date: Date): Record<string, string> {
   const amzDate = date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   const day = amzDate.slice(0, 8);
   const payloadHash = sha256Hex(request.body);

@@ -8,14 +8,9 @@
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { errorMessage } from '../../core/errors.ts';
+import type { AwsCredentials, AwsCredentialsProvider } from '../aws/sign-json-post.ts';
 
-export interface AwsCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
-
-type AwsCredentialsProvider = () => Promise<AwsCredentials>;
+export type { AwsCredentials } from '../aws/sign-json-post.ts';
 
 export function awsCredentials(fixed?: AwsCredentials): AwsCredentialsProvider {
   return fixed ? async () => fixed : defaultProvider();

@@ -19,9 +19,7 @@ export interface LeanDynamoOptions {
   connectTimeoutMs?: number;
   /** Attempts in all; the SDK's default for DynamoDB, 4, without it. */
   maxAttempts?: number;
-  /** How requests go: node:http(s) (default), or the global fetch. */
-  transport?: 'node' | 'fetch';
-  /** Injectable for tests (implies fetch). */
+  /** Injectable for tests: requests then go through it instead of node:http(s). */
   fetch?: typeof fetch;
   random?: () => number;
 }
@@ -66,7 +64,6 @@ export function createLeanDynamoDocuments(options: LeanDynamoOptions): DynamoDoc
     // ReturnValuesOnConditionCheckFailure: the item as it is, as a document.
     errorFields: (fields) => (fields.Item ? { Item: fromWireMap(fields.Item) } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.transport ? { transport: options.transport } : {}),
     ...(options.random ? { random: options.random } : {}),
   });
 

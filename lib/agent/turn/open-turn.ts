@@ -60,7 +60,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
   if (input.newConversation) {
     // Turn 1 claimed without reading first (one request less on every new conversation); when it is
     // taken, this request was sent before or races itself, and the read below decides as always.
-    const first = await claimTurn(input, retried, { nextTurn: 1, requestIds: [requestId] }, [], true);
+    const first = await claimTurn(input, retried, { nextTurn: 1 }, [], true);
     if (first) return first;
   }
   const recent = await retried((options) => store.readRecent(key, readUntil(requestId, rules.historyTokenBudget), options));
@@ -78,7 +78,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
     nextTurn = opening.record.turn + 1;
   }
   const taken = opening.kind === 'take-over' ? opening.record : undefined;
-  return (await claimTurn(input, retried, { nextTurn, requestIds: taken ? taken.requestIds : [requestId], ...(taken ? { taken } : {}) }, complete, false))!;
+  return (await claimTurn(input, retried, { nextTurn, ...(taken ? { taken } : {}) }, complete, false))!;
 }
 
 /**
@@ -89,7 +89,7 @@ export async function openTurn(input: OpenTurnInput): Promise<OpenedTurn> {
 async function claimTurn(
   input: OpenTurnInput,
   retried: ReturnType<typeof storeRetries>,
-  next: { nextTurn: number; requestIds: string[]; taken?: TurnRecord },
+  next: { nextTurn: number; taken?: TurnRecord },
   complete: TurnRecord[],
   unread: boolean,
 ): Promise<OpenedTurn | undefined> {
@@ -99,7 +99,8 @@ async function claimTurn(
     key,
     turn: nextTurn,
     claimId: input.claimId,
-    requestIds: next.requestIds,
+    // A turn taken over keeps the request ids it was claimed for.
+    requestIds: taken ? taken.requestIds : [requestId],
     requestDigests: { [requestId]: input.requestDigest },
     createdAt: new Date(input.now).toISOString(),
     leaseExpiresAt: input.leaseExpiresAt,

@@ -37,10 +37,6 @@ export function traceReply(reply: ModelReply, contents: TraceContents): TraceMes
   return assistantMessage(reply, contents);
 }
 
-export function traceTools(tools: readonly ToolDefinition[], contents: TraceContents): TraceTool[] {
-  return tools.map((tool) => traceTool(tool, contents));
-}
-
 export function traceTool(tool: ToolDefinition, contents: TraceContents): TraceTool {
   return {
     type: 'function',
