@@ -58,7 +58,8 @@ describe('progress of a long MCP tool call (npm start)', () => {
     expect(progress.length).toBeGreaterThanOrEqual(2);
     const result = exchange.events.find((event) => event.event === 'tool-result')!.data as { ok: boolean; durationMs: number };
     expect(result.ok).toBe(false);
-    expect(result.durationMs).toBeGreaterThanOrEqual(6_000);
+    // The limit's timer runs on the event loop's millisecond clock, up to 1 ms behind the one the call is timed with.
+    expect(result.durationMs).toBeGreaterThanOrEqual(5_999);
     expect(result.durationMs).toBeLessThan(30_000);
   }, 120_000);
 });
