@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../lib/create-agent.ts';
 import type { AgentExtension } from '../../lib/agent/extension-api/extension.ts';
 import { fitTrace, sizeOf } from '../../lib/extensions/trace/fit.ts';
-import { emptyTrace, TraceBook } from '../../lib/extensions/trace/book.ts';
+import { emptyTrace, TraceBook, type StoredTrace } from '../../lib/extensions/trace/book.ts';
+import { traceExtension } from '../../lib/extensions/trace/extension.ts';
+import type { RunningCall, TurnContext } from '../../lib/agent/extension-api/extension.ts';
+import type { ToolOutput } from '../../lib/core/ports/tools.ts';
+import type { Message } from '../../lib/core/messages.ts';
 import { expandTrace } from '../../lib/extensions/trace/read.ts';
 import { traceMessages } from '../../lib/extensions/trace/shape.ts';
 import type { ModelRequest } from '../../lib/core/ports/model.ts';
@@ -17,6 +21,12 @@ const APPROVALS = 'mcpServers:\n  fake: { command: unused, requireApproval: dest
 const weather = (id: string, city = '上海') => ({ id, name: 'getWeather', arguments: { city } });
 /** What the model received, in the trace's shape: what a trace must show. */
 const sent = (request: ModelRequest) => traceMessages(request.messages, 'full');
+/** Where in `value` an object or array is frozen (JSON paths). */
+const frozenParts = (value: unknown, path = '$'): string[] => {
+  if (typeof value !== 'object' || value === null) return [];
+  const own = Object.isFrozen(value) ? [path] : [];
+  return own.concat(Object.entries(value).flatMap(([key, inner]) => frozenParts(inner, `${path}.${key}`)));
+};
 /** The trace as the conversation's newest turn stored it. */
 const storedTrace = async (store: ReturnType<typeof createMemoryConversationStore>, conversationId: string, turn: number) => {
   const { records } = await store.readPage({ conversationId }, { limit: 1, after: turn - 1 });
@@ -257,6 +267,32 @@ describe('the turn trace', () => {
 
     expect(full).toEqual({ role: 'assistant', content: 'Hi', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'getWeather', arguments: '{}' }, provider_data: message.toolCalls[0]!.providerData }], reasoning: 'think', provider_data: message.providerData });
     expect(none).toEqual({ role: 'assistant', content: '[2 characters]', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'getWeather', arguments: '[2 characters]' } }], reasoning: '[5 characters]' });
+  });
+
+  it('freezes only its own copies, never the tools and messages it was given (a frozen array takes JSON.stringify off its fast path, and the adapters serialize these for every call)', async () => {
+    const extension = traceExtension({ enabled: true, maxBytes: 65_536, contents: 'full' });
+    const turn = { turn: 1, state: {}, scratch: {}, history: [] } as unknown as TurnContext;
+    const providerData = () => ({ openai: { extraContent: { google: { thought_signature: 'SIG', parts: [1, 2] } } } });
+    const tool = { name: 'add', description: 'Adds', parameters: { type: 'object', properties: { a: { type: 'number', enum: [1, 2] } }, required: ['a'] } };
+    const call = { id: 'c1', name: 'add', arguments: '{"a":1}', providerData: providerData() };
+    const reply = { content: null, toolCalls: [call], providerData: providerData(), usage: { promptTokens: 1, completionTokens: 1 } };
+    const messages: Message[] = [{ role: 'user', content: 'add' }];
+    await extension.turnStart!(turn);
+    await extension.aroundModelCall!({ messages, tools: [tool], timeoutMs: 1_000 }, async () => reply, turn);
+    messages.push({ role: 'assistant', content: null, toolCalls: reply.toolCalls, providerData: reply.providerData }, { role: 'tool', toolCallId: 'c1', name: 'add', content: '1' });
+    const running = { id: 'c1', name: 'add', arguments: { a: 1 }, policy: { decision: 'allow' as const, policyIds: ['p1'] } } as RunningCall;
+    await extension.aroundToolCall!(running, async () => ({ ok: true, text: '1' }) as ToolOutput, turn);
+    await extension.aroundModelCall!({ messages, tools: [tool], timeoutMs: 1_000 }, async () => ({ content: '1', toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 } }), turn);
+    const refused = { id: 'c2', name: 'add', arguments: {}, ok: false, policy: { decision: 'deny' as const, policyIds: ['p2'] } };
+    await extension.turnEnd!({ toolCalls: [refused] } as never, turn);
+
+    expect(frozenParts({ tool, reply, messages, running, refused })).toEqual([]);
+    const trace = turn.state as StoredTrace;
+    expect(Object.isFrozen(trace)).toBe(true);
+    expect(trace.tools[0]!.function.parameters).toEqual(tool.parameters);
+    expect(trace.rounds[0]!.response!.provider_data).toEqual(reply.providerData);
+    expect(trace.rounds[0]!.response!.tool_calls![0]!.provider_data).toEqual(call.providerData);
+    expect(trace.toolCalls.map((run) => run.policy)).toEqual([running.policy, refused.policy]);
   });
 
   it('keeps nothing with trace.enabled: false, and drops a trace an earlier turn left', async () => {

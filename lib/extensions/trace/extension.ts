@@ -1,4 +1,5 @@
 import { AgentError, errorMessage } from '../../core/errors.ts';
+import { copyJson } from '../../core/state-copy.ts';
 import type { TraceToolRun } from '../../core/turn-trace.ts';
 import type { ModelRequest } from '../../core/ports/model.ts';
 import type { AgentExtension, TurnContext } from '../../agent/extension-api/extension.ts';
@@ -71,7 +72,8 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
         const reply = await next(sent);
         const done = fields();
         done.response = traceReply(reply, contents);
-        done.usage = reply.usage;
+        // A copy: the round is frozen, and the reply is the loop's.
+        done.usage = { ...reply.usage };
         book.addCall(done, recorded);
         return reply;
       } catch (error) {
@@ -94,7 +96,8 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
       } finally {
         // Published with the next model call or at the turn's end: a write per tool call is not worth it.
         const run: TraceToolRun = { id: call.id, name: call.name, ok, durationMs: Date.now() - started };
-        if (call.policy) run.policy = call.policy;
+        // Copies, as everything the book keeps: it freezes them (shape.ts).
+        if (call.policy) run.policy = copyJson(call.policy);
         bookOf(turn).addToolRun(run);
       }
     },
@@ -103,7 +106,7 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
       const book = bookOf(turn);
       const traced = new Set(book.trace.toolCalls.map((run) => run.id));
       for (const call of result.toolCalls) {
-        if (call.policy?.decision === 'deny' && !traced.has(call.id)) book.addToolRun({ id: call.id, name: call.name, ok: false, durationMs: 0, policy: call.policy });
+        if (call.policy?.decision === 'deny' && !traced.has(call.id)) book.addToolRun({ id: call.id, name: call.name, ok: false, durationMs: 0, policy: copyJson(call.policy) });
       }
       publish(turn);
     },

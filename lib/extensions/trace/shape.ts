@@ -1,6 +1,7 @@
 import type { Message, ProviderData, Reasoning, ToolCall } from '../../core/messages.ts';
 import type { ModelReply } from '../../core/ports/model.ts';
 import type { ToolDefinition } from '../../core/ports/tools.ts';
+import { copyJson } from '../../core/state-copy.ts';
 import type { TraceMessage, TraceTool, TraceToolCall } from '../../core/turn-trace.ts';
 
 /**
@@ -12,6 +13,11 @@ import type { TraceMessage, TraceTool, TraceToolCall } from '../../core/turn-tra
  * not Chat Completions' own is shown neutrally: the reasoning's text as `reasoning`, and with
  * trace.contents `full` the provider data as it is kept (`provider_data`, each provider's own
  * entry: how each adapter sends it is the adapter's business).
+ *
+ * What these return shares nothing with what they were given but strings: the trace freezes what
+ * it keeps (book.ts), and a tool's schema or a message's provider data frozen in place would slow
+ * the adapters, which serialize them again for every call (JSON.stringify leaves its fast path for
+ * a frozen array in Node 22), and would not be the trace's to freeze.
  */
 
 /** Texts are replaced by their length when trace.contents is `none`. */
@@ -40,7 +46,7 @@ export function traceReply(reply: ModelReply, contents: TraceContents): TraceMes
 export function traceTool(tool: ToolDefinition, contents: TraceContents): TraceTool {
   return {
     type: 'function',
-    function: contents === 'full' ? { name: tool.name, description: tool.description, parameters: tool.parameters } : { name: tool.name },
+    function: contents === 'full' ? { name: tool.name, description: tool.description, parameters: copyJson(tool.parameters) } : { name: tool.name },
   };
 }
 
@@ -57,13 +63,13 @@ function assistantMessage(
     for (let index = 0; index < calls.length; index++) {
       const call = calls[index]!;
       const traceCall: TraceToolCall = { id: call.id, type: 'function', function: { name: call.name, arguments: kept(call.arguments, contents) } };
-      if (call.providerData && contents === 'full') traceCall.provider_data = call.providerData;
+      if (call.providerData && contents === 'full') traceCall.provider_data = copyJson(call.providerData);
       tracedCalls[index] = traceCall;
     }
     traced.tool_calls = tracedCalls;
   }
   if (message.reasoning) traced.reasoning = kept(message.reasoning.text, contents);
-  if (message.providerData && contents === 'full') traced.provider_data = message.providerData;
+  if (message.providerData && contents === 'full') traced.provider_data = copyJson(message.providerData);
   return traced;
 }
 
