@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { copyJson, copyState, deepFreeze } from '../../lib/core/state-copy.ts';
+import { copyJson, copyState, freezeObjects } from '../../lib/core/state-copy.ts';
 import { emptyTrace, TraceBook } from '../../lib/extensions/trace/book.ts';
 
 describe('the copy of the conversation state a record stores', () => {
   it('copies what an extension may still change, and shares a frozen snapshot', () => {
-    const live = { todo: { items: ['a'] }, trace: deepFreeze({ rounds: [{ round: 1 }] }) };
+    const live = { todo: { items: ['a'] }, trace: freezeObjects({ rounds: [{ round: 1 }] }) };
     const copy = copyState(live);
     live.todo.items.push('b');
     expect(copy.todo).toEqual({ items: ['a'] });
@@ -26,8 +26,18 @@ describe('a trace snapshot', () => {
     expect(first.messages).toHaveLength(1);
     expect(first.toolCalls).toHaveLength(0);
     expect(book.snapshot().rounds).toHaveLength(3);
-    for (const part of [first, first.rounds, first.rounds[0], first.rounds[1]!.request, first.messages[0]]) expect(Object.isFrozen(part)).toBe(true);
+    for (const part of [first, first.rounds[0], first.rounds[1]!.request, first.messages[0]]) expect(Object.isFrozen(part)).toBe(true);
     expect(structuredClone(first)).toEqual(first);
+  });
+
+  it('freezes its objects but not its arrays, which would take JSON.stringify off its fast path for the whole trace', () => {
+    const book = new TraceBook(emptyTrace(1, 'full'));
+    book.addRound({ ...round(book.nextRound()), response: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }] } });
+    const snapshot = book.snapshot();
+
+    const arrays = [snapshot.rounds, snapshot.messages, snapshot.tools, snapshot.toolCalls, snapshot.rounds[0]!.request!.messages, snapshot.rounds[0]!.response!.tool_calls!];
+    for (const list of arrays) expect(Object.isFrozen(list) || !Object.isExtensible(list)).toBe(false);
+    for (const part of [snapshot.rounds[0]!.response!, snapshot.rounds[0]!.response!.tool_calls![0]!, snapshot.rounds[0]!.response!.tool_calls![0]!.function]) expect(Object.isFrozen(part)).toBe(true);
   });
 });
 

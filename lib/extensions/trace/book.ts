@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../core/json.ts';
-import { copyJson, deepFreeze } from '../../core/state-copy.ts';
+import { copyJson, freezeObjects } from '../../core/state-copy.ts';
 import type { Message } from '../../core/messages.ts';
 import type { ToolDefinition } from '../../core/ports/tools.ts';
 import { traceMessage, traceTool, type TraceContents } from './shape.ts';
@@ -106,7 +106,7 @@ export class TraceBook {
     this.trace = copyJson(base);
     // Frozen like everything added later, so that snapshots share only frozen parts.
     const { messages, tools, rounds, toolCalls } = this.trace;
-    for (const list of [messages, tools, rounds, toolCalls]) for (const item of list) deepFreeze(item);
+    for (const list of [messages, tools, rounds, toolCalls]) for (const item of list) freezeObjects(item);
     for (let index = 0; index < messages.length; index++) this.messageIndex.set(this.measured(JSON.stringify(messages[index])), index);
     for (let index = 0; index < tools.length; index++) this.toolIndex.set(this.measured(JSON.stringify(tools[index])), index);
     for (const item of rounds) this.unmeasured.push(item);
@@ -146,8 +146,9 @@ export class TraceBook {
    */
   snapshot(): StoredTrace {
     const { messages, tools, rounds, toolCalls, history } = this.trace;
-    deepFreeze(history);
-    return Object.freeze({ ...this.trace, messages: Object.freeze(messages.slice()), tools: Object.freeze(tools.slice()), rounds: Object.freeze(rounds.slice()), toolCalls: Object.freeze(toolCalls.slice()) }) as StoredTrace;
+    freezeObjects(history);
+    // The lists are copies nobody changes, not frozen: see freezeObjects.
+    return Object.freeze({ ...this.trace, messages: messages.slice(), tools: tools.slice(), rounds: rounds.slice(), toolCalls: toolCalls.slice() }) as StoredTrace;
   }
 
   /** The number of a call that starts now: rounds are numbered in the order their calls start. */
@@ -203,7 +204,7 @@ export class TraceBook {
       const tools = encodeRanges(request.tools.map((tool) => this.pooled(tool, this.trace.tools, this.toolIndex)));
       stored.request = request.history === undefined ? { messages, tools } : { messages, tools, history: request.history };
     }
-    deepFreeze(stored);
+    freezeObjects(stored);
     this.unmeasured.push(stored);
     // Calls side by side (plan-execute's tasks) may end out of order: keep the rounds in order.
     const rounds = this.trace.rounds;
@@ -217,7 +218,7 @@ export class TraceBook {
 
   addToolRun(run: TraceToolRun): void {
     this.unmeasured.push(run);
-    this.trace.toolCalls.push(deepFreeze(run));
+    this.trace.toolCalls.push(freezeObjects(run));
   }
 
   private pooled<T extends object>(item: T, pool: T[], index: Map<string, number>): number {
@@ -230,7 +231,7 @@ export class TraceBook {
       index.set(this.measured(key), position);
     }
     // Frozen, whether it was pooled now or equals one pooled before: the position stays true.
-    this.pooledPositions.set(deepFreeze(item), position);
+    this.pooledPositions.set(freezeObjects(item), position);
     return position;
   }
 }
