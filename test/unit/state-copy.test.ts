@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { copyJson, copyState, freezeObjects } from '../../lib/core/state-copy.ts';
 import { emptyTrace, TraceBook } from '../../lib/extensions/trace/book.ts';
+import type { TraceMessage } from '../../lib/core/turn-trace.ts';
 
 describe('the copy of the conversation state a record stores', () => {
   it('copies what an extension may still change, and shares a frozen snapshot', () => {
@@ -35,9 +36,11 @@ describe('a trace snapshot', () => {
     book.addRound({ ...round(book.nextRound()), response: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }] } });
     const snapshot = book.snapshot();
 
-    const arrays = [snapshot.rounds, snapshot.messages, snapshot.tools, snapshot.toolCalls, snapshot.rounds[0]!.request!.messages, snapshot.rounds[0]!.response!.tool_calls!];
+    const response = snapshot.rounds[0]!.response as Extract<TraceMessage, { role: 'assistant' }>;
+
+    const arrays = [snapshot.rounds, snapshot.messages, snapshot.tools, snapshot.toolCalls, snapshot.rounds[0]!.request!.messages, response.tool_calls!];
     for (const list of arrays) expect(Object.isFrozen(list) || !Object.isExtensible(list)).toBe(false);
-    for (const part of [snapshot.rounds[0]!.response!, snapshot.rounds[0]!.response!.tool_calls![0]!, snapshot.rounds[0]!.response!.tool_calls![0]!.function]) expect(Object.isFrozen(part)).toBe(true);
+    for (const part of [response, response.tool_calls![0]!, response.tool_calls![0]!.function]) expect(Object.isFrozen(part)).toBe(true);
   });
 });
 

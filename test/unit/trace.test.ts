@@ -8,6 +8,7 @@ import { traceExtension } from '../../lib/extensions/trace/extension.ts';
 import type { RunningCall, TurnContext } from '../../lib/agent/extension-api/extension.ts';
 import type { ToolOutput } from '../../lib/core/ports/tools.ts';
 import type { Message } from '../../lib/core/messages.ts';
+import type { TraceMessage } from '../../lib/core/turn-trace.ts';
 import { expandTrace } from '../../lib/extensions/trace/read.ts';
 import { traceMessages } from '../../lib/extensions/trace/shape.ts';
 import type { ModelRequest } from '../../lib/core/ports/model.ts';
@@ -280,7 +281,7 @@ describe('the turn trace', () => {
     await extension.turnStart!(turn);
     await extension.aroundModelCall!({ messages, tools: [tool], timeoutMs: 1_000 }, async () => reply, turn);
     messages.push({ role: 'assistant', content: null, toolCalls: reply.toolCalls, providerData: reply.providerData }, { role: 'tool', toolCallId: 'c1', name: 'add', content: '1' });
-    const running = { id: 'c1', name: 'add', arguments: { a: 1 }, policy: { decision: 'allow' as const, policyIds: ['p1'] } } as RunningCall;
+    const running = { id: 'c1', name: 'add', arguments: { a: 1 }, policy: { decision: 'allow' as const, policyIds: ['p1'] } } as unknown as RunningCall;
     await extension.aroundToolCall!(running, async () => ({ ok: true, text: '1' }) as ToolOutput, turn);
     await extension.aroundModelCall!({ messages, tools: [tool], timeoutMs: 1_000 }, async () => ({ content: '1', toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 } }), turn);
     const refused = { id: 'c2', name: 'add', arguments: {}, ok: false, policy: { decision: 'deny' as const, policyIds: ['p2'] } };
@@ -290,8 +291,9 @@ describe('the turn trace', () => {
     const trace = turn.state as StoredTrace;
     expect(Object.isFrozen(trace)).toBe(true);
     expect(trace.tools[0]!.function.parameters).toEqual(tool.parameters);
-    expect(trace.rounds[0]!.response!.provider_data).toEqual(reply.providerData);
-    expect(trace.rounds[0]!.response!.tool_calls![0]!.provider_data).toEqual(call.providerData);
+    const response = trace.rounds[0]!.response as Extract<TraceMessage, { role: 'assistant' }>;
+    expect(response.provider_data).toEqual(reply.providerData);
+    expect(response.tool_calls![0]!.provider_data).toEqual(call.providerData);
     expect(trace.toolCalls.map((run) => run.policy)).toEqual([running.policy, refused.policy]);
   });
 

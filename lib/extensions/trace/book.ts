@@ -86,10 +86,10 @@ export class TraceBook {
   /** The same for the tools, converted (their list is short: found by identity at the same place). */
   private lastTools: { sent: readonly ToolDefinition[]; traced: TraceTool[] } = { sent: [], traced: [] };
   /**
-   * The position of a message or tool already in a pool (frozen, so it cannot change). A Map, not a
-   * WeakMap: the book lives for one turn, its pools hold the same objects, and a Map is faster.
+   * The position of a tool already in the pool (frozen, so it cannot change). A Map, not a
+   * WeakMap: the book lives for one turn, its pool holds the same objects, and a Map is faster.
    */
-  private readonly pooledPositions = new Map<object, number>();
+  private readonly toolPositions = new Map<TraceTool, number>();
   /** The UTF-8 bytes of the JSON of every item in the four lists: the trace's size is kept as it grows, not measured again after every call. */
   private itemBytes = 0;
   /**
@@ -183,7 +183,7 @@ export class TraceBook {
     return traced;
   }
 
-  /** A round given with its request's messages converted: each is pooled (by identity, else by its JSON). */
+  /** A round given with its request's messages converted: each is pooled by its JSON. */
   addRound(round: RecordedRound): void {
     const { request, ...fields } = round;
     this.addCall(fields, request && { ...request, messages: { sent: [], repeated: [], rest: request.messages } });
@@ -197,11 +197,11 @@ export class TraceBook {
     const stored = fields as StoredRound;
     if (request) {
       const { sent, repeated, rest } = request.messages;
-      const positions = repeated.concat(rest.map((message) => this.pooled(message, this.trace.messages, this.messageIndex)));
+      const positions = repeated.concat(rest.map((message) => this.pooledMessage(message)));
       // A round given whole (addRound) has no messages as sent to compare the next request with.
       if (sent.length === positions.length) this.lastStored = { sent, positions };
       const messages = encodeRanges(positions);
-      const tools = encodeRanges(request.tools.map((tool) => this.pooled(tool, this.trace.tools, this.toolIndex)));
+      const tools = encodeRanges(request.tools.map((tool) => this.pooledTool(tool)));
       stored.request = request.history === undefined ? { messages, tools } : { messages, tools, history: request.history };
     }
     freezeObjects(stored);
@@ -221,17 +221,31 @@ export class TraceBook {
     this.trace.toolCalls.push(freezeObjects(run));
   }
 
-  private pooled<T extends object>(item: T, pool: T[], index: Map<string, number>): number {
-    const known = this.pooledPositions.get(item);
+  /**
+   * A message's position in the pool, by its JSON: each request's new messages are converted anew
+   * (requestMessages), so they are never the objects pooled before, but a resumed turn's may equal them.
+   */
+  private pooledMessage(message: TraceMessage): number {
+    return this.pooled(message, this.trace.messages, this.messageIndex);
+  }
+
+  /** A tool's position in the pool: by identity (traceTools gives the round before's objects again), else by its JSON. */
+  private pooledTool(tool: TraceTool): number {
+    const known = this.toolPositions.get(tool);
     if (known !== undefined) return known;
+    const position = this.pooled(tool, this.trace.tools, this.toolIndex);
+    this.toolPositions.set(tool, position);
+    return position;
+  }
+
+  private pooled<T extends object>(item: T, pool: T[], index: Map<string, number>): number {
     const key = JSON.stringify(item);
     let position = index.get(key);
     if (position === undefined) {
-      position = pool.push(item) - 1;
+      // Frozen (shape.ts builds them so; what a caller gave addRound is frozen here): the position stays true.
+      position = pool.push(freezeObjects(item)) - 1;
       index.set(this.measured(key), position);
     }
-    // Frozen, whether it was pooled now or equals one pooled before: the position stays true.
-    this.pooledPositions.set(freezeObjects(item), position);
     return position;
   }
 }

@@ -1,7 +1,7 @@
 import type { Message, ProviderData, Reasoning, ToolCall } from '../../core/messages.ts';
 import type { ModelReply } from '../../core/ports/model.ts';
 import type { ToolDefinition } from '../../core/ports/tools.ts';
-import { copyJson } from '../../core/state-copy.ts';
+import { copyJson, freezeObjects } from '../../core/state-copy.ts';
 import type { TraceMessage, TraceTool, TraceToolCall } from '../../core/turn-trace.ts';
 
 /**
@@ -14,10 +14,9 @@ import type { TraceMessage, TraceTool, TraceToolCall } from '../../core/turn-tra
  * trace.contents `full` the provider data as it is kept (`provider_data`, each provider's own
  * entry: how each adapter sends it is the adapter's business).
  *
- * What these return shares nothing with what they were given but strings: the trace freezes what
- * it keeps (book.ts), and a tool's schema or a message's provider data frozen in place would slow
- * the adapters, which serialize them again for every call (JSON.stringify leaves its fast path for
- * a frozen array in Node 22), and would not be the trace's to freeze.
+ * What these return is frozen as it is built (the trace keeps only frozen objects: book.ts), and
+ * shares nothing with what they were given but strings: a tool's schema or a message's provider
+ * data frozen in place would not be the trace's to freeze.
  */
 
 /** Texts are replaced by their length when trace.contents is `none`. */
@@ -31,9 +30,9 @@ export function traceMessage(message: Message, contents: TraceContents): TraceMe
   switch (message.role) {
     case 'system':
     case 'user':
-      return { role: message.role, content: kept(message.content, contents) };
+      return Object.freeze({ role: message.role, content: kept(message.content, contents) });
     case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId, name: message.name, content: kept(message.content, contents) };
+      return Object.freeze({ role: 'tool', tool_call_id: message.toolCallId, name: message.name, content: kept(message.content, contents) });
     case 'assistant':
       return assistantMessage(message, contents);
   }
@@ -44,10 +43,10 @@ export function traceReply(reply: ModelReply, contents: TraceContents): TraceMes
 }
 
 export function traceTool(tool: ToolDefinition, contents: TraceContents): TraceTool {
-  return {
+  return Object.freeze({
     type: 'function',
-    function: contents === 'full' ? { name: tool.name, description: tool.description, parameters: copyJson(tool.parameters) } : { name: tool.name },
-  };
+    function: Object.freeze(contents === 'full' ? { name: tool.name, description: tool.description, parameters: frozenCopy(tool.parameters) } : { name: tool.name }),
+  });
 }
 
 // Optional fields are added one by one (rather than spread in) in the order the trace has always
@@ -62,16 +61,18 @@ function assistantMessage(
     const tracedCalls = new Array<TraceToolCall>(calls.length);
     for (let index = 0; index < calls.length; index++) {
       const call = calls[index]!;
-      const traceCall: TraceToolCall = { id: call.id, type: 'function', function: { name: call.name, arguments: kept(call.arguments, contents) } };
-      if (call.providerData && contents === 'full') traceCall.provider_data = copyJson(call.providerData);
-      tracedCalls[index] = traceCall;
+      const traceCall: TraceToolCall = { id: call.id, type: 'function', function: Object.freeze({ name: call.name, arguments: kept(call.arguments, contents) }) };
+      if (call.providerData && contents === 'full') traceCall.provider_data = frozenCopy(call.providerData);
+      tracedCalls[index] = Object.freeze(traceCall);
     }
     traced.tool_calls = tracedCalls;
   }
   if (message.reasoning) traced.reasoning = kept(message.reasoning.text, contents);
-  if (message.providerData && contents === 'full') traced.provider_data = copyJson(message.providerData);
-  return traced;
+  if (message.providerData && contents === 'full') traced.provider_data = frozenCopy(message.providerData);
+  return Object.freeze(traced);
 }
+
+const frozenCopy = <T>(value: T): T => freezeObjects(copyJson(value));
 
 /** With `none`, a text becomes its length: enough to see what was sent, nothing of what it said. */
 const kept = (text: string, contents: TraceContents): string => (contents === 'full' || text === '' ? text : `[${text.length} characters]`);
