@@ -2,7 +2,8 @@ import type { JsonObject } from '../../core/json.ts';
 import { copyJson, freezeObjects } from '../../core/state-copy.ts';
 import type { Message } from '../../core/messages.ts';
 import type { ToolDefinition } from '../../core/ports/tools.ts';
-import { traceMessage, traceTool, type TraceContents } from './shape.ts';
+import { traceMessage, type TraceContents } from './shape.ts';
+import { tracedTool, tracedToolJson } from './traced-tools.ts';
 import { type TraceMessage, type TraceRound, type TraceTool, type TraceToolRun } from '../../core/turn-trace.ts';
 
 /**
@@ -177,7 +178,7 @@ export class TraceBook {
     const traced = new Array<TraceTool>(tools.length);
     for (let index = 0; index < tools.length; index++) {
       const tool = tools[index]!;
-      traced[index] = last.sent[index] === tool ? last.traced[index]! : traceTool(tool, contents);
+      traced[index] = last.sent[index] === tool ? last.traced[index]! : tracedTool(tool, contents);
     }
     this.lastTools = { sent: tools, traced };
     return traced;
@@ -233,13 +234,13 @@ export class TraceBook {
   private pooledTool(tool: TraceTool): number {
     const known = this.toolPositions.get(tool);
     if (known !== undefined) return known;
-    const position = this.pooled(tool, this.trace.tools, this.toolIndex);
+    const position = this.pooled(tool, this.trace.tools, this.toolIndex, tracedToolJson(tool));
     this.toolPositions.set(tool, position);
     return position;
   }
 
-  private pooled<T extends object>(item: T, pool: T[], index: Map<string, number>): number {
-    const key = JSON.stringify(item);
+  private pooled<T extends object>(item: T, pool: T[], index: Map<string, number>, json?: string): number {
+    const key = json ?? JSON.stringify(item);
     let position = index.get(key);
     if (position === undefined) {
       // Frozen (shape.ts builds them so; what a caller gave addRound is frozen here): the position stays true.
