@@ -297,6 +297,25 @@ describe('the turn trace', () => {
     expect(trace.toolCalls.map((run) => run.policy)).toEqual([running.policy, refused.policy]);
   });
 
+  it('publishes at the turn\'s end only what came after the last model call', async () => {
+    const extension = traceExtension({ enabled: true, maxBytes: 65_536, contents: 'full' });
+    const turn = { turn: 1, state: {}, scratch: {}, history: [] } as unknown as TurnContext;
+    const tool = { name: 'add', description: 'Adds', parameters: { type: 'object' } };
+    const call = { id: 'c1', name: 'add', arguments: '{}' };
+    await extension.turnStart!(turn);
+    await extension.aroundModelCall!({ messages: [{ role: 'user', content: 'add' }], tools: [tool], timeoutMs: 1_000 }, async () => ({ content: null, toolCalls: [call], usage: { promptTokens: 1, completionTokens: 1 } }), turn);
+    const running = { id: 'c1', name: 'add', arguments: {} } as unknown as RunningCall;
+    await extension.aroundToolCall!(running, async () => ({ ok: true, text: '1' }) as ToolOutput, turn);
+
+    // Stopped here (its rounds used up): the call's run came after the last publication.
+    await extension.turnEnd!({ toolCalls: [] } as never, turn);
+    const stopped = turn.state as StoredTrace;
+    expect(stopped.toolCalls.map((run) => run.id)).toEqual(['c1']);
+
+    await extension.turnEnd!({ toolCalls: [] } as never, turn);
+    expect(turn.state).toBe(stopped);
+  });
+
   it('keeps nothing with trace.enabled: false, and drops a trace an earlier turn left', async () => {
     const store = createMemoryConversationStore();
     await agentFixture([textReply('traced')], { store }).agent.ask({ conversationId: 'off', message: 'one' });

@@ -98,6 +98,8 @@ export class TraceBook {
    * serialization, when it is (they are frozen, so what is measured then is what was added).
    */
   private unmeasured: object[] = [];
+  /** Whether the trace changed since the last snapshot (a new book's has not been taken yet). */
+  changedSinceSnapshot = true;
   /** The bytes of the trace's fields around its four lists, for the number of calls and the history they were counted with. */
   private frame?: { calls: number; history: StoredTrace['history']; bytes: number };
 
@@ -147,6 +149,7 @@ export class TraceBook {
    */
   snapshot(): StoredTrace {
     const { messages, tools, rounds, toolCalls, history } = this.trace;
+    this.changedSinceSnapshot = false;
     freezeObjects(history);
     // The lists are copies nobody changes, not frozen: see freezeObjects.
     return Object.freeze({ ...this.trace, messages: messages.slice(), tools: tools.slice(), rounds: rounds.slice(), toolCalls: toolCalls.slice() }) as StoredTrace;
@@ -155,6 +158,7 @@ export class TraceBook {
   /** The number of a call that starts now: rounds are numbered in the order their calls start. */
   nextRound(): number {
     this.trace.calls += 1;
+    this.changedSinceSnapshot = true;
     return this.trace.calls;
   }
 
@@ -207,6 +211,7 @@ export class TraceBook {
     }
     freezeObjects(stored);
     this.unmeasured.push(stored);
+    this.changedSinceSnapshot = true;
     // Calls side by side (plan-execute's tasks) may end out of order: keep the rounds in order.
     const rounds = this.trace.rounds;
     if (rounds.length === 0 || rounds[rounds.length - 1]!.round < stored.round) rounds.push(stored);
@@ -219,6 +224,7 @@ export class TraceBook {
 
   addToolRun(run: TraceToolRun): void {
     this.unmeasured.push(run);
+    this.changedSinceSnapshot = true;
     this.trace.toolCalls.push(freezeObjects(run));
   }
 

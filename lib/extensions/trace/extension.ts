@@ -104,11 +104,13 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
     turnEnd(result, turn) {
       // The calls the tool policy refused never ran: the trace shows them with the decision.
       const book = bookOf(turn);
-      const traced = new Set(book.trace.toolCalls.map((run) => run.id));
-      for (const call of result.toolCalls) {
-        if (call.policy?.decision === 'deny' && !traced.has(call.id)) book.addToolRun({ id: call.id, name: call.name, ok: false, durationMs: 0, policy: copyJson(call.policy) });
+      const refused = result.toolCalls.filter((call) => call.policy?.decision === 'deny');
+      if (refused.length > 0) {
+        const traced = new Set(book.trace.toolCalls.map((run) => run.id));
+        for (const call of refused) if (!traced.has(call.id)) book.addToolRun({ id: call.id, name: call.name, ok: false, durationMs: 0, policy: copyJson(call.policy) });
       }
-      publish(turn);
+      // A turn that ends with its answer has published everything with its last model call.
+      if (book.changedSinceSnapshot) publish(turn);
     },
   };
 }
