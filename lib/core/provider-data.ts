@@ -19,6 +19,11 @@ export function ownProviderData(holder: { providerData?: ProviderData } | undefi
  * has no `providerData` key.
  */
 export function providerDataEntry(providerName: string, data: JsonObject): { providerData?: ProviderData } {
-  const defined = Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
-  return Object.keys(defined).length === 0 ? {} : { providerData: { [providerName]: defined } };
+  // A plain loop: this runs for every reply and every tool call, and most have nothing to keep.
+  let defined: JsonObject | undefined;
+  for (const key of Object.keys(data)) {
+    const value = data[key];
+    if (value !== undefined) (defined ??= {})[key] = value;
+  }
+  return defined === undefined ? {} : { providerData: { [providerName]: defined } };
 }
