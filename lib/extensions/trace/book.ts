@@ -107,7 +107,13 @@ export class TraceBook {
   constructor(base: StoredTrace) {
     // A JSON copy: structuredClone's generality cost more, at the start of every turn.
     this.trace = copyJson(base);
-    // Frozen like everything added later, so that snapshots share only frozen parts.
+    // Most turns start a trace of their own: nothing to take up (this runs once a turn, rarely hot).
+    const { messages, tools, rounds, toolCalls } = base;
+    if (messages.length + tools.length + rounds.length + toolCalls.length > 0) this.takeUp();
+  }
+
+  /** A paused turn's trace: what it holds is frozen like everything added later, pooled and measured. */
+  private takeUp(): void {
     const { messages, tools, rounds, toolCalls } = this.trace;
     for (const list of [messages, tools, rounds, toolCalls]) for (const item of list) freezeObjects(item);
     for (let index = 0; index < messages.length; index++) this.messageIndex.set(this.measured(JSON.stringify(messages[index])), index);
