@@ -39,9 +39,9 @@ export function copyJson<T>(value: T): T {
 
 /**
  * Freezes every object in a JSON value (what is frozen already is taken as frozen all the way down).
- * Arrays are left as they are: in Node 22 a single frozen array anywhere in a value takes
- * JSON.stringify off its fast path for the whole value (about twice as slow), and what is frozen
- * here is serialized again by the store with every round's record. Their owner never changes them.
+ * Arrays are left as they are: in Node 22 a frozen array takes JSON.stringify to a slower path,
+ * which can slow the whole value it is in (up to twice as slow when texts are short), and what is
+ * frozen here is serialized again with every round's record. Their owner never changes them.
  */
 export function freezeObjects<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;

@@ -3,7 +3,7 @@ import type { TraceTool } from '../../core/turn-trace.ts';
 import { traceTool, type TraceContents } from './shape.ts';
 
 /**
- * Each tool as the trace keeps it, with its JSON, from one turn to the next. A turn's trace
+ * Each tool as the trace keeps it, and its JSON, from one turn to the next. A turn's trace
  * converts, freezes and serializes every tool it offers (a copy of each schema), and every turn
  * offers the same tools again: the gateway lists them once, and each turn makes new definitions
  * around the same schema objects. With tens of tools of sizeable schemas that was most of a turn's
@@ -16,7 +16,6 @@ interface Traced {
   description: string;
   contents: TraceContents;
   tool: TraceTool;
-  json: string;
 }
 
 const bySchema = new WeakMap<object, Traced>();
@@ -27,9 +26,8 @@ export function tracedTool(tool: ToolDefinition, contents: TraceContents): Trace
   const kept = bySchema.get(tool.parameters);
   if (kept && kept.name === tool.name && kept.description === tool.description && kept.contents === contents) return kept.tool;
   const traced = traceTool(tool, contents);
-  const json = JSON.stringify(traced);
-  bySchema.set(tool.parameters, { name: tool.name, description: tool.description, contents, tool: traced, json });
-  jsonOf.set(traced, json);
+  bySchema.set(tool.parameters, { name: tool.name, description: tool.description, contents, tool: traced });
+  jsonOf.set(traced, JSON.stringify(traced));
   return traced;
 }
 
