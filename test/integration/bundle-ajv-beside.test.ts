@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledConfig } from '../../infra/bundled-config.ts';
 import { BUNDLED_AGENT_CONFIG, BUNDLED_AJV_COMPILERS, PROJECT_ROOT, ajvCompilersBuildOptions, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
-import { invokeStreamingBundle, type BundleAnswer } from '../support/invoke-bundle.ts';
+import { invokeStreamingBundle, type BundleAnswer, localFunctionEnvironment } from '../support/invoke-bundle.ts';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 
@@ -68,16 +68,8 @@ const question = (conversationId: string, message: string) => ({
 
 async function invokeBundle(events: unknown[]): Promise<BundleAnswer[]> {
   return invokeStreamingBundle({ file: bundle, folder }, events, {
-    [ENV.agentConfig]: path.join(folder, BUNDLED_AGENT_CONFIG),
-    [ENV.conversationsTable]: table.tableName,
-    [ENV.awsDynamodbEndpoint]: table.endpoint,
+    ...localFunctionEnvironment({ agentConfig: path.join(folder, BUNDLED_AGENT_CONFIG), table, modelBaseURL: model.baseURL }),
     [ENV.authMode]: 'iam',
-    [ENV.modelBaseUrl]: model.baseURL,
-    [ENV.modelApiKey]: 'sk-test',
-    [ENV.modelName]: 'gpt-4-turbo',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
   });
 }
 

@@ -16,7 +16,7 @@ import { bundledConfig } from '../../infra/bundled-config.ts';
 import { BUNDLED_AGENT_CONFIG, DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
-import { invokeStreamingBundle } from '../support/invoke-bundle.ts';
+import { invokeStreamingBundle, localFunctionEnvironment } from '../support/invoke-bundle.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
 
 const fixture = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/apigateway/rest-proxy-iam.json'), 'utf8'));
@@ -69,15 +69,7 @@ describe('a function whose agent.yml has stdio MCP servers', () => {
     };
 
     const [answer] = await invokeStreamingBundle({ file: path.join(folder, 'index.mjs'), folder }, [event], {
-      [ENV.agentConfig]: agentJson,
-      [ENV.conversationsTable]: table.tableName,
-      [ENV.awsDynamodbEndpoint]: table.endpoint,
-      [ENV.modelBaseUrl]: model.baseURL,
-      [ENV.modelApiKey]: 'sk-test',
-      [ENV.modelName]: 'gpt-4-turbo',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
+      ...localFunctionEnvironment({ agentConfig: agentJson, table, modelBaseURL: model.baseURL }),
     }, { loadedMark: path.join(folder, 'turn-starts.txt') });
 
     expect(JSON.parse(answer!.body)).toMatchObject({ reply: 'Asked the server.', stopReason: 'completed' });

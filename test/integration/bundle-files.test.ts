@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledConfig } from '../../infra/bundled-config.ts';
 import { BUNDLED_AGENT_CONFIG, DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
-import { invokeStreamingBundle, type BundleAnswer } from '../support/invoke-bundle.ts';
+import { invokeStreamingBundle, type BundleAnswer, localFunctionEnvironment } from '../support/invoke-bundle.ts';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { startLocalS3, type LocalS3 } from '../support/local-s3.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
@@ -60,18 +60,11 @@ const request = (method: string, requestPath: string, body?: unknown) => ({
 async function invokeBundle(events: unknown[]): Promise<BundleAnswer[]> {
   return invokeStreamingBundle({ file: bundle, folder }, events, {
     [ENV.lambdaFunctionName]: 'stream',
-    [ENV.agentConfig]: path.join(folder, BUNDLED_AGENT_CONFIG),
-    [ENV.conversationsTable]: table.tableName,
-    [ENV.awsDynamodbEndpoint]: table.endpoint,
+    // s3rver checks the keys a request is signed with.
+    ...localFunctionEnvironment({ agentConfig: path.join(folder, BUNDLED_AGENT_CONFIG), table, modelBaseURL: model.baseURL, credentials: 'S3RVER' }),
     [ENV.filesBucket]: s3.bucket,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
     [ENV.authMode]: 'iam',
-    [ENV.modelBaseUrl]: model.baseURL,
-    [ENV.modelApiKey]: 'sk-test',
-    [ENV.modelName]: 'gpt-4-turbo',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
   });
 }
 

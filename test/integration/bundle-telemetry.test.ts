@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledConfig } from '../../infra/bundled-config.ts';
 import { BUNDLED_AGENT_CONFIG, DEFAULT_FUNCTION_BUNDLE, PROJECT_ROOT, functionBuildOptions } from '../../infra/bundling.ts';
 import { ENV } from '../../lib/config/environment.ts';
-import { invokeStreamingBundle } from '../support/invoke-bundle.ts';
+import { invokeStreamingBundle, localFunctionEnvironment } from '../support/invoke-bundle.ts';
 import { startLocalTable, type LocalTable } from '../support/dynalite.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.ts';
 import { startScriptedOpenAIServer, textReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
@@ -53,16 +53,8 @@ describe('the stream function bundled with telemetry', () => {
       body: JSON.stringify({ message: '你好' }),
     };
     const [answer] = await invokeStreamingBundle({ file: bundle, folder }, [event], {
-      [ENV.agentConfig]: path.join(folder, BUNDLED_AGENT_CONFIG),
-      [ENV.conversationsTable]: table.tableName,
-      [ENV.awsDynamodbEndpoint]: table.endpoint,
-      [ENV.modelBaseUrl]: model.baseURL,
-      [ENV.modelApiKey]: 'sk-test',
-      [ENV.modelName]: 'gpt-4-turbo',
+      ...localFunctionEnvironment({ agentConfig: path.join(folder, BUNDLED_AGENT_CONFIG), table, modelBaseURL: model.baseURL }),
       [ENV.otelExporterEndpoint]: receiver.url,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
     });
 
     expect(JSON.parse(answer!.body)).toMatchObject({ reply: '你好！', stopReason: 'completed' });

@@ -2,12 +2,33 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { FUNCTION_NODE_OPTIONS } from '../../infra/function-runtime.ts';
+import { ENV } from '../../lib/config/environment.ts';
 
 /** What a streaming Lambda handler wrote: the prelude's status and headers, then the body. */
 export interface BundleAnswer {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+}
+
+/**
+ * The environment a bundled function needs to answer a turn locally: its agent.json, the
+ * conversations table on dynalite, an OpenAI-compatible model at `modelBaseURL`, and AWS settings
+ * for the lean clients (the keys are only signed with: `credentials`, 'local' unless a server checks them).
+ */
+export function localFunctionEnvironment(options: { agentConfig: string; table: { tableName: string; endpoint: string }; modelBaseURL: string; credentials?: string }): Record<string, string> {
+  const credentials = options.credentials ?? 'local';
+  return {
+    [ENV.agentConfig]: options.agentConfig,
+    [ENV.conversationsTable]: options.table.tableName,
+    [ENV.awsDynamodbEndpoint]: options.table.endpoint,
+    [ENV.modelBaseUrl]: options.modelBaseURL,
+    [ENV.modelApiKey]: 'sk-test',
+    [ENV.modelName]: 'gpt-4-turbo',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: credentials,
+    AWS_SECRET_ACCESS_KEY: credentials,
+  };
 }
 
 /**
