@@ -271,6 +271,26 @@ export function conversationStoreContract(createStore: () => ConversationStore):
       expect((again!.result() as TurnResult).reply).toBe('Answer 1');
     });
 
+    it('keeps what was written: changing it afterwards changes nothing stored', async () => {
+      const key = newConversation();
+      const write = claimWrite('claim-1', 'request-1', 'What is the weather in Shanghai?');
+      const state = { todos: { items: [{ content: 'Cancel ORD1', status: 'in_progress' }] } };
+      await store.create(key, 1, { ...write, state });
+      // The loop goes on appending to its draft's messages and changing its progress after each record.
+      write.messages.push({ role: 'user', content: 'injected' });
+      (write.messages[0] as { content: string }).content = 'changed';
+      write.result.rounds = 99;
+      write.requestIds.push('request-2');
+      state.todos.items[0]!.status = 'completed';
+      const [record] = await store.readAll(key);
+      expect(recordFields(record)).toMatchObject({
+        requestIds: ['request-1'],
+        messages: [{ role: 'user', content: 'What is the weather in Shanghai?' }],
+        result: claimWrite('claim-1', 'request-1').result,
+        state: { todos: { items: [{ content: 'Cancel ORD1', status: 'in_progress' }] } },
+      });
+    });
+
     it('reads nothing for an unknown conversation', async () => {
       expect(await store.readRecent(newConversation(), everything)).toEqual([]);
       expect(await store.readAll(newConversation())).toEqual([]);
