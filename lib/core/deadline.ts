@@ -75,6 +75,39 @@ export async function withDeadline<T>(timeoutMs: number, work: (signal: AbortSig
   }
 }
 
+/** Many calls bounded by one moment, with one timer between them: `end()` it when no call is left to make. */
+interface SharedDeadline {
+  run<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  end(): void;
+}
+
+/**
+ * The calls of a turn bounded by the same moment `at` (its store writes, its rounds' tool calls),
+ * each as `withDeadline(Math.max(leastMs, at - now()), work)` would bound it, sharing one timer
+ * instead of a timer each: a call started while at least `leastMs` is left is ended at `at`, which
+ * the shared signal does; one started later gets `leastMs` of its own. Node keeps a timer list per
+ * duration, and a limit counted down to a moment has a new duration at every call, so a timer each
+ * was a list made and dropped each time: 15 fewer timers in a turn of 5 rounds of 2 calls, about
+ * 1.5% of its CPU in process. The timer is made by the first call and lives until `end()` (after
+ * which every call gets a timer of its own again), so whoever makes one ends it however the turn ends.
+ */
+export function sharedDeadline(at: number, now: () => number, leastMs: number): SharedDeadline {
+  let shared: DeadlineSignal | undefined;
+  let ended = false;
+  return {
+    run(work) {
+      const leftMs = at - now();
+      if (ended || leftMs < leastMs) return withDeadline(Math.max(leastMs, leftMs), work);
+      shared ??= deadlineSignal(leftMs);
+      return work(shared.signal);
+    },
+    end() {
+      ended = true;
+      shared?.clear();
+    },
+  };
+}
+
 /**
  * Time kept between a turn's deadline and the end of the invocation that runs it, to answer: the
  * error response, or the queue's partial batch response and its redelivery calls. A turn that

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { deadlineSignal, eitherSignal, idleDeadlineSignal, withDeadline } from '../../lib/core/deadline.ts';
+import { deadlineSignal, eitherSignal, idleDeadlineSignal, sharedDeadline, withDeadline } from '../../lib/core/deadline.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 
@@ -41,6 +41,60 @@ describe('withDeadline', () => {
     vi.useFakeTimers();
     await expect(withDeadline(1_000, () => Promise.reject(new Error('broken')))).rejects.toThrow('broken');
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('sharedDeadline', () => {
+  it('gives the calls started while enough time is left one signal, which aborts at the moment', async () => {
+    vi.useFakeTimers();
+    const deadline = sharedDeadline(Date.now() + 1_000, Date.now, 250);
+    const signals: AbortSignal[] = [];
+
+    await deadline.run(async (signal) => signals.push(signal));
+    vi.advanceTimersByTime(600);
+    await deadline.run(async (signal) => signals.push(signal));
+
+    expect(signals[1]).toBe(signals[0]);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(399);
+    expect(signals[0]!.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(signals[0]!.reason).toMatchObject({ name: 'TimeoutError' });
+  });
+
+  it('gives a call started with less than the least time left that least time of its own', async () => {
+    vi.useFakeTimers();
+    const deadline = sharedDeadline(Date.now() + 100, Date.now, 250);
+    let seen: AbortSignal | undefined;
+    const call = deadline.run((signal) => {
+      seen = signal;
+      return new Promise((resolve) => signal.addEventListener('abort', resolve));
+    });
+
+    vi.advanceTimersByTime(249);
+    expect(seen!.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    await call;
+    expect(seen!.aborted).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('leaves no timer once ended, and then times each call by itself', async () => {
+    vi.useFakeTimers();
+    const deadline = sharedDeadline(Date.now() + 1_000, Date.now, 250);
+    const first = await deadline.run(async (signal) => signal);
+
+    deadline.end();
+    expect(vi.getTimerCount()).toBe(0);
+    const later = await deadline.run(async (signal) => {
+      expect(vi.getTimerCount()).toBe(1);
+      return signal;
+    });
+
+    expect(later).not.toBe(first);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(5_000);
+    expect(first.aborted).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { addUsage } from '../../core/budget.ts';
-import { withDeadline } from '../../core/deadline.ts';
+import { sharedDeadline } from '../../core/deadline.ts';
 import { BudgetExhaustedError, errorMessage, ModelError } from '../../core/errors.ts';
 import type { AssistantMessage, HistoryMessage, ToolCall, ToolMessage, UserMessage } from '../../core/messages.ts';
 import type { ModelClient, ModelDelta, ModelReply } from '../../core/ports/model.ts';
@@ -75,6 +75,8 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const { draft, limits } = input;
   const toolsByName = new Map(input.tools.map((tool) => [tool.name, tool]));
   const timeLeft = () => input.deadlineAt - limits.reserveMs - now();
+  // The rounds' calls end when the turn's time does: one timer for all of them, ended with the loop.
+  const callsDeadline = sharedDeadline(input.deadlineAt - limits.reserveMs, now, 1);
   // Ids the model must not reuse: a repeated id would make two tool messages answer one call.
   const seenIds = new Set([...input.history, ...draft.messages].flatMap((message) => (message.role === 'assistant' ? message.toolCalls.map((call) => call.id) : [])));
 
@@ -132,8 +134,8 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     for (const entry of planned) {
       input.onEvent?.({ type: 'tool-call', round, call: { id: entry.call.id, name: plannedName(entry), arguments: entry.arguments } });
     }
-    // The round's calls end with the turn's time; the timer ends with the calls.
-    const answered = await withDeadline(Math.max(1, timeLeft()), (signal) =>
+    // The round's calls end with the turn's time (one timer for every round's: sharedDeadline).
+    const answered = await callsDeadline.run((signal) =>
       answerCalls(planned, {
         draft,
         round,
@@ -168,6 +170,7 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
     // A resumed turn whose pause used its last round, or a round whose calls sampled the last ones.
     return { kind: 'stopped', reason: 'max_rounds' };
   } finally {
+    callsDeadline.end();
     if (sentBack.size > 0) dropSentBack(draft.messages, sentBack);
   }
 }

@@ -12,7 +12,7 @@ import type { AnsweredStopReason, PendingApproval, PendingElicitation, StopReaso
 import type { LoopEvent } from '../loop/loop-events.ts';
 import { keepFormatWhilePaused } from './carried-format.ts';
 import { fallbackReply } from './fallback-reply.ts';
-import { deadlineOf, heldTurnWrites, soonerDeadline, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
+import { heldTurnWrites, soonerDeadline, turnDeadlineOf, untilStored, type Deadline, type HeldTurn } from './held-turn.ts';
 import type { AnswerCheck } from '../loop/answer-check.ts';
 import { checkedOutcome } from '../loop/checked-outcome.ts';
 import { pausedFor, type LoopLimits, type LoopOutcome } from '../loop/run-loop.ts';
@@ -80,8 +80,17 @@ export interface DriveServices {
  * the caller gets store_unavailable within seconds, and may simply retry.
  */
 export async function driveTurn(input: DriveInput, services: DriveServices): Promise<TurnResult> {
+  // The turn's writes share one timer (turnDeadlineOf), ended with them however the turn ends.
+  const turnDeadline = turnDeadlineOf(input.deadlineAt, services.now);
+  try {
+    return await driveHeldTurn(input, services, turnDeadline);
+  } finally {
+    turnDeadline.end();
+  }
+}
+
+async function driveHeldTurn(input: DriveInput, services: DriveServices, turnDeadline: Deadline): Promise<TurnResult> {
   const { held, draft, runner } = input;
-  const turnDeadline = deadlineOf(input.deadlineAt, services.now);
   const writes = heldTurnWrites(services.store, held, turnDeadline, () => runner.state(), input.lease);
   // Until a tool has run in a fresh turn, nothing need be remembered and the caller can simply
   // retry: an unavailable store is waited for briefly, not for the turn's whole time.

@@ -1,4 +1,4 @@
-import { withDeadline } from '../../core/deadline.ts';
+import { sharedDeadline, withDeadline } from '../../core/deadline.ts';
 import { StoreError } from '../../core/errors.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, TurnWrite } from '../../core/ports/conversation-store.ts';
@@ -52,8 +52,20 @@ export interface Deadline {
 }
 
 /** The deadline, never less than a short moment away: a write that starts must get a chance. */
-export function deadlineOf(at: number, now: () => number, leastMs = 250): Deadline {
+export function deadlineOf(at: number, now: () => number, leastMs = STORE_LEAST_MS): Deadline {
   return { at, bound: (call) => withDeadline(Math.max(leastMs, at - now()), (signal) => call({ signal })) };
+}
+
+/** The least time a store write that starts is given, however late. */
+const STORE_LEAST_MS = 250;
+
+/**
+ * deadlineOf for the many writes of a turn under way (a round record before and after every round's
+ * calls), with one timer between them (sharedDeadline): `end()` it when the turn's writes are done.
+ */
+export function turnDeadlineOf(at: number, now: () => number): Deadline & { end(): void } {
+  const shared = sharedDeadline(at, now, STORE_LEAST_MS);
+  return { at, bound: (call) => shared.run((signal) => call({ signal })), end: () => shared.end() };
 }
 
 /**
