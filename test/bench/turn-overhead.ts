@@ -105,6 +105,7 @@ try {
         'CPU vs baseline': ratio(row.cpuRatio),
         'wall vs baseline': ratio(row.wallRatio),
         'RSS vs baseline': row.rssDifferenceMb === undefined ? '' : `${row.rssDifferenceMb >= 0 ? '+' : ''}${megabytes(row.rssDifferenceMb)}`,
+        'full GC in window': `${row.batchesWithMajorGc} of ${row.batches}`,
       })),
       markdown,
     );

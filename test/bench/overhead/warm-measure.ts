@@ -1,3 +1,4 @@
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 /**
  * What a warm child process measures, for either loop: after a few conversations to warm the JIT,
  * the connections and the MCP session, it runs `conversations` conversations one after another
@@ -34,6 +35,12 @@ export interface WarmReport {
   wallMsPerRound: number;
   cpuMsPerRound: number;
   peakRssMb: number;
+  /**
+   * Full (mark-compact) garbage collections during the measured conversations. One costs a 1x1
+   * process about a fifth more CPU per round: whether one falls within the window or just before it
+   * is most of what moves a ratio from one run to the next (docs/benchmarks.md).
+   */
+  majorGcs: number;
 }
 
 /** Settings arrive as one JSON argument, so the child needs no argument parser of its own. */
@@ -45,12 +52,20 @@ export function readSettings(): WarmSettings {
 
 export async function measureWarm(settings: WarmSettings, ask: (conversationId: string) => Promise<void>): Promise<WarmReport> {
   for (let index = 0; index < settings.warmup; index += 1) await ask(`warm-${index}`);
+  let majorGcs = 0;
+  const collections = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if ((entry as GcEntry).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs += 1;
+  });
+  collections.observe({ entryTypes: ['gc'] });
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   for (let index = 0; index < settings.conversations; index += 1) await ask(`measured-${index}`);
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   const rounds = settings.conversations * settings.roundsPerTurn;
+  // GC entries reach the observer a little after the collection: wait for the window's last ones.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  collections.disconnect();
   return {
     side: settings.side,
     model: settings.model,
@@ -59,8 +74,11 @@ export async function measureWarm(settings: WarmSettings, ask: (conversationId: 
     cpuMsPerRound: (cpu.user + cpu.system) / 1000 / rounds,
     // resourceUsage reports kilobytes.
     peakRssMb: process.resourceUsage().maxRSS / 1024,
+    majorGcs,
   };
 }
+
+type GcEntry = PerformanceEntry & { detail?: { kind?: number } };
 
 export function report(result: WarmReport): Promise<void> {
   return new Promise((resolve, reject) => {

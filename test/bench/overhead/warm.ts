@@ -39,6 +39,9 @@ export interface WarmRow {
   wallMsPerRound: number;
   cpuMsPerRound: number;
   peakRssMb: number;
+  /** Batches with a full garbage collection during their measured conversations (WarmReport.majorGcs), of `batches`. */
+  batchesWithMajorGc: number;
+  batches: number;
   cpuRatio?: number;
   wallRatio?: number;
   rssDifferenceMb?: number;
@@ -107,6 +110,8 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
         wallMsPerRound: median(runs.map((run) => run.wallMsPerRound)),
         cpuMsPerRound: median(runs.map((run) => run.cpuMsPerRound)),
         peakRssMb: median(runs.map((run) => run.peakRssMb)),
+        batchesWithMajorGc: runs.filter((run) => run.majorGcs > 0).length,
+        batches: runs.length,
       };
     });
     const baseline = rows.at(-1)!;
