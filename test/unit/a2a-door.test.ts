@@ -5,8 +5,7 @@
  */
 import { AgentCard } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { a2aDoorIsOn } from '../../infra/a2a-door.ts';
 import type { AuthMode } from '../../lib/config/environment.ts';
@@ -17,6 +16,7 @@ import { readTaskId, taskIdOf } from '../../lib/front-doors/a2a/task-id.ts';
 import { fromApiGatewayEvent } from '../../lib/http/lambda/api-gateway.ts';
 import type { HttpRequest } from '../../lib/http/types.ts';
 import { configFailure, parseAgentYml } from '../support/agent-yml.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const SETTINGS = { name: 'order-desk', description: 'Cancels orders.' };
 const request = (headers: Record<string, string>, basePath?: string): HttpRequest => ({
@@ -113,7 +113,7 @@ describe('a2aDoorIsOn (the synth: routes and bundle)', () => {
     ['a2a: { name: order-desk }', true],
     ['a2a: "${A2A:-false}"', true],
   ])('reads %j as %s', (text, on) => {
-    const file = join(mkdtempSync(join(tmpdir(), 'a2a-yml-')), 'agent.yml');
+    const file = join(temporaryFolder('a2a-yml-'), 'agent.yml');
     writeFileSync(file, text);
     expect(a2aDoorIsOn(file)).toBe(on);
   });

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledExtensions } from '../../infra/bundled-extensions.ts';
 import { functionSubstitutes } from '../../infra/bundling.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
-const folder = mkdtempSync(path.join(tmpdir(), 'bundled-extensions-'));
+const folder = temporaryFolder('bundled-extensions-');
 const extensionsOf = (yaml: string) => {
   const file = path.join(folder, `agent-${Math.random().toString(36).slice(2)}.yml`);
   writeFileSync(file, yaml);

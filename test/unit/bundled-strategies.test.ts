@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledStrategies } from '../../infra/bundled-strategies.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
-const folder = mkdtempSync(path.join(tmpdir(), 'bundled-strategies-'));
+const folder = temporaryFolder('bundled-strategies-');
 const strategiesOf = (yaml: string) => {
   const file = path.join(folder, `agent-${Math.random().toString(36).slice(2)}.yml`);
   writeFileSync(file, yaml);

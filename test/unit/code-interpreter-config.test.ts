@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { usesCodeInterpreter } from '../../infra/code-interpreter.ts';
 import { configuredExtensions } from '../../lib/extensions/configured.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { silentLogger } from '../../lib/core/logger.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const parse = (yaml: string) => parseConfig(yaml, { source: 'test.yml', environment: {} });
 
@@ -45,7 +45,7 @@ describe('usesCodeInterpreter', () => {
     ['codeInterpreter: false', false],
     ['maxRounds: 4', false],
   ])('%j: %s', (yaml, expected) => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'code-interpreter-')), 'agent.yml');
+    const file = path.join(temporaryFolder('code-interpreter-'), 'agent.yml');
     writeFileSync(file, yaml);
     expect(usesCodeInterpreter(file)).toBe(expected);
   });

@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../lib/config/load.ts';
 import { DEFAULT_SYSTEM_PROMPT } from '../../lib/config/schema.ts';
 import { AGENT_YML_SOURCE, configFailure, parseAgentYml } from '../support/agent-yml.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 
 /** A server's tool policy when agent.yml gives none: everything offered, nothing needs approval. */
@@ -181,7 +181,7 @@ mcpServers:
 
 describe('loadConfig', () => {
   it('reads the file named by AGENT_CONFIG', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'agent-config-'));
+    const folder = temporaryFolder('agent-config-');
     writeFileSync(join(folder, 'custom.yml'), 'maxRounds: 3\n');
     expect(loadConfig({ environment: { AGENT_CONFIG: join(folder, 'custom.yml') } }).maxRounds).toBe(3);
   });

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { functionSubstitutes } from '../../infra/bundling.ts';
@@ -7,6 +6,7 @@ import { usesDeepSearch } from '../../infra/deep-search.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { citedSources, subQueriesOf, type Source } from '../../lib/extensions/deep-search/prompts.ts';
 import { searchResultsOf } from '../../lib/extensions/deep-search/search-results.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 describe('subQueriesOf', () => {
   it.each([
@@ -74,7 +74,7 @@ describe('deepSearch in the Lambda bundles', () => {
     ['deepSearch: false', false],
     ['maxRounds: 4', false],
   ])('%j: %s', (yaml, expected) => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'deep-search-')), 'agent.yml');
+    const file = path.join(temporaryFolder('deep-search-'), 'agent.yml');
     writeFileSync(file, yaml);
     expect(usesDeepSearch(file)).toBe(expected);
   });

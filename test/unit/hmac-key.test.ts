@@ -1,6 +1,5 @@
 /** Where the deployment's HMAC key comes from: the stack's secret in Lambda, a file under the data folder locally. */
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -9,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readHmacKey } from '../../lib/adapters/aws/hmac-key.ts';
 import { ConfigError } from '../../lib/core/errors.ts';
 import { loadLocalHmacKey } from '../../lib/local/hmac-key.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const secretsManager = mockClient(SecretsManagerClient);
 const client = () => new SecretsManagerClient({ region: 'eu-west-1' });
@@ -48,7 +48,7 @@ describe('readHmacKey', () => {
 
 describe('loadLocalHmacKey', () => {
   it('creates the key on first start, readable by its owner only, and keeps it', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'hmac-key-')), 'nested', 'hmac-key');
+    const file = join(temporaryFolder('hmac-key-'), 'nested', 'hmac-key');
 
     const first = loadLocalHmacKey(file);
     const again = loadLocalHmacKey(file);
@@ -59,7 +59,7 @@ describe('loadLocalHmacKey', () => {
   });
 
   it('uses a key the operator wrote, and refuses one too short to be a secret', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'hmac-key-'));
+    const folder = temporaryFolder('hmac-key-');
     writeFileSync(join(folder, 'own'), 'a'.repeat(64) + '\n', { mode: 0o600 });
     writeFileSync(join(folder, 'short'), 'abc', { mode: 0o600 });
 
@@ -69,7 +69,7 @@ describe('loadLocalHmacKey', () => {
   });
 
   it('makes a key others could read its owner\'s only', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'hmac-key-')), 'hmac-key');
+    const file = join(temporaryFolder('hmac-key-'), 'hmac-key');
     writeFileSync(file, 'b'.repeat(64) + '\n');
     chmodSync(file, 0o644);
 

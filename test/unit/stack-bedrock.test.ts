@@ -4,8 +4,7 @@
  * behind it, only through that profile. Read from the synthesized template, in a fixed account and
  * region so every ARN is plain text.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { bedrockGrants } from '../../infra/bedrock-access.ts';
 import { settingsFromContext } from '../../infra/context.ts';
 import type { AgentSettings } from '../../infra/settings.ts';
 import { buildStack, environmentOf, logicalId } from '../support/stack-template.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const ENV = { account: '123456789012', region: 'eu-west-1' };
 const TARGET = { region: 'eu-west-1', account: '123456789012', partition: 'aws' };
@@ -119,7 +119,7 @@ describe('McpAgentStack with model.provider bedrock', () => {
   });
 
   it('reads the provider and model from agent.yml when the context does not name them', () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'bedrock-agent-')), 'agent.yml');
+    const file = path.join(temporaryFolder('bedrock-agent-'), 'agent.yml');
     writeFileSync(file, `model:\n  provider: bedrock\n  name: "\${LLM_MODEL:-${CLAUDE}}"\n  region: us-west-2\n`);
     const fromFile = Template.fromStack(buildStack({ agentConfig: file }, ENV));
     expect(bedrockStatements(fromFile, 'Stream')).toEqual([
@@ -129,14 +129,14 @@ describe('McpAgentStack with model.provider bedrock', () => {
   });
 
   it('bundles the functions for Bedrock, whether the context or agent.yml says so', () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'bedrock-agent-')), 'agent.yml');
+    const file = path.join(temporaryFolder('bedrock-agent-'), 'agent.yml');
     writeFileSync(file, `model:\n  provider: bedrock\n  name: ${CLAUDE}\n`);
     expect(buildStack(settings, ENV).functionBundle).toMatchObject({ modelProvider: 'bedrock', ssmClient: false });
     expect(buildStack({ agentConfig: file }, ENV).functionBundle).toMatchObject({ modelProvider: 'bedrock', ssmClient: false });
   });
 
   it('stops the synth when no model is named', () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'bedrock-agent-')), 'agent.yml');
+    const file = path.join(temporaryFolder('bedrock-agent-'), 'agent.yml');
     writeFileSync(file, 'model:\n  provider: bedrock\n');
     expect(() => buildStack({ agentConfig: file }, ENV)).toThrow(/no model is named: set model.name in agent.yml or the context key modelName/);
   });

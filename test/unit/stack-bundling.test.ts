@@ -4,8 +4,7 @@
  * test/integration/synth.test.ts runs these commands for real.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -21,6 +20,7 @@ import {
   shellQuote,
 } from '../../infra/bundling.ts';
 import { usesMcpRemote } from '../../infra/mcp-remote.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const substitute = (file: string) => path.join(PROJECT_ROOT, 'functions', 'substitutes', file);
 
@@ -134,7 +134,7 @@ describe('functionBundling', () => {
     expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false })).toMatchObject({ '#mcp-remote': substitute('without-mcp-remote.ts') });
     expect(functionSubstitutes({ modelProvider: 'openai', ssmClient: false, mcpRemote: true })).not.toHaveProperty('#mcp-remote');
     const yml = (name: string, text: string) => {
-      const file = path.join(mkdtempSync(path.join(tmpdir(), 'mcp-remote-')), name);
+      const file = path.join(temporaryFolder('mcp-remote-'), name);
       writeFileSync(file, text);
       return file;
     };
@@ -183,7 +183,7 @@ describe('functionBundling', () => {
   });
 
   it('writes another agent.yml, under the bundled name, when agentConfig names one', () => {
-    const folder = mkdtempSync(path.join(tmpdir(), 'agent-config-'));
+    const folder = temporaryFolder('agent-config-');
     const file = path.join(folder, 'production.yml');
     writeFileSync(file, 'maxRounds: 4\n');
     const custom = functionBundling(agentConfigPath(file));
@@ -219,7 +219,7 @@ describe('shellQuote', () => {
 describe('agentConfigPath', () => {
   it('resolves against the repository root', () => {
     expect(agentConfigPath('agent.yml')).toBe(path.join(PROJECT_ROOT, 'agent.yml'));
-    const folder = mkdtempSync(path.join(tmpdir(), 'agent-config-'));
+    const folder = temporaryFolder('agent-config-');
     expect(() => agentConfigPath(path.join(folder, 'absent.yml'))).toThrow(/context agentConfig: .*absent\.yml does not exist/);
     expect(readFileSync(agentConfigPath('agent.yml'), 'utf8')).toContain('mcpServers:');
   });

@@ -3,16 +3,16 @@
  * starts it; a deployment of the team's own MCP servers carries none of it, and its functions'
  * environment does not name it.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentConfigPath } from '../../infra/bundling.ts';
 import { usesDemoServer } from '../../infra/demo-server.ts';
 import { environmentOf, templateFor } from '../support/stack-template.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 function agentYml(text: string): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'demo-server-')), 'agent.yml');
+  const file = path.join(temporaryFolder('demo-server-'), 'agent.yml');
   writeFileSync(file, text);
   return file;
 }

@@ -3,13 +3,13 @@
  * files are on; private, encrypted, TLS only, expiring with conversation.ttlDays; named to every
  * function; and each function allowed exactly the file actions it performs, on the files' prefix.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { filesSettingsOf } from '../../infra/files-bucket.ts';
 import { environmentOf, logicalId, templateFor } from '../support/stack-template.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const WITH_FILES = { agentConfig: 'test/fixtures/files-agent.yml' };
 
@@ -73,7 +73,7 @@ describe('McpAgentStack with files', () => {
     ['files: { enabled: false }', { on: false, ttlDays: 30 }],
     ['maxRounds: 3\nconversation: { ttlDays: "${TTL}" }', { on: false, ttlDays: 30 }],
   ])('reads %j as %j', (text, expected) => {
-    const path = join(mkdtempSync(join(tmpdir(), 'stack-files-')), 'agent.yml');
+    const path = join(temporaryFolder('stack-files-'), 'agent.yml');
     writeFileSync(path, `${text}\n`);
     expect(filesSettingsOf(path)).toEqual(expected);
   });

@@ -2,15 +2,15 @@
  * The MCP OAuth token secret in the stack: created only when agent.yml gives a server an `oauth`
  * block, named to every function, and readable and writable by exactly those functions.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { oauthServerNames, usesOnBehalfOf } from '../../infra/mcp-oauth-tokens.ts';
 import { logicalId, templateFor } from '../support/stack-template.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
-const folder = mkdtempSync(join(tmpdir(), 'stack-mcp-oauth-'));
+const folder = temporaryFolder('stack-mcp-oauth-');
 const withOAuth = join(folder, 'agent.yml');
 // The ${VAR}s need not be set where the stack is synthesized.
 writeFileSync(withOAuth, `

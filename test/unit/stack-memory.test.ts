@@ -1,13 +1,13 @@
 /** The stack warns when memory is on without authentication: every caller then shares one memory. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { memoryIsOn } from '../../infra/memory.ts';
 import { stackFor } from '../support/stack-template.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
-const folder = mkdtempSync(join(tmpdir(), 'stack-memory-'));
+const folder = temporaryFolder('stack-memory-');
 const file = (name: string, text: string) => {
   const path = join(folder, name);
   writeFileSync(path, text);

@@ -4,16 +4,16 @@
  * data keys; the callback route open to browsers, the other /connections routes behind the
  * authorizer; and no service token secret for a per-user server's `oauth` block.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { oauthServerNames } from '../../infra/mcp-oauth-tokens.ts';
 import { perUserServerNames } from '../../infra/per-user-connections.ts';
 import { logicalId, templateFor } from '../support/stack-template.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
-const folder = mkdtempSync(join(tmpdir(), 'stack-per-user-'));
+const folder = temporaryFolder('stack-per-user-');
 const withPerUser = join(folder, 'agent.yml');
 writeFileSync(withPerUser, `
 mcpServers:

@@ -1,13 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { usesUiStreams } from '../../infra/ui-streams.ts';
 import { parseConfig } from '../../lib/config/load.ts';
 import { configuredFrontDoors } from '../../lib/front-doors/configured.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const parse = (yaml: string) => parseConfig(yaml, { source: 'test.yml', environment: { UI: 'true' } });
-const folder = mkdtempSync(path.join(tmpdir(), 'ui-streams-config-'));
+const folder = temporaryFolder('ui-streams-config-');
 const file = (yaml: string) => {
   const written = path.join(folder, `${Math.random().toString(36).slice(2)}.yml`);
   writeFileSync(written, yaml);
