@@ -5,8 +5,7 @@
  * every request is checked. A policy file that does not parse stops npm start with Cedar's message
  * at its line and column.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { serversPerTest } from '../support/configured-local-server.ts';
 import { startLocalServer } from '../support/local-server.ts';
 import { textReply, toolCallsReply } from '../support/scripted-openai-server.ts';
 import { completionBodies, toolAnswers, toolNames, wireViolations } from '../support/wire-requests.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const POLICIES = fileURLToPath(new URL('../fixtures/shop-policies.cedar', import.meta.url));
 const SHOP_SERVER = fileURLToPath(new URL('../fixtures/shop-server.ts', import.meta.url));
@@ -85,7 +85,7 @@ describe('toolPolicy.cedar through npm start', () => {
   }, 90_000);
 
   it('does not start with a policy file that does not parse, and says where', async () => {
-    const folder = mkdtempSync(path.join(tmpdir(), 'broken-policy-'));
+    const folder = temporaryFolder('broken-policy-');
     writeFileSync(path.join(folder, 'policies.cedar'), '@id("ok")\npermit(principal, action, resource);\n\n@id("broken")\nforbid(principal, action, resource) when { resource.name == };\n');
     writeFileSync(path.join(folder, 'agent.yml'), `toolPolicy: { cedar: ./policies.cedar }\n${SHOP}`);
 

@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPythonSandbox, runPython } from '../../lib/adapters/python/sandbox.ts';
 import type { CodeSandbox, PythonRun } from '../../lib/core/ports/code-sandbox.ts';
 import { pythonWheel } from '../support/python-wheel.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 /**
  * The Python sandbox with real Pyodide workers: each run loads CPython in WebAssembly in a worker
@@ -129,7 +129,7 @@ describe('runPython with packages', () => {
   it('imports a package an operator added as a wheel file', async () => {
     // Prepare
     const wheel = pythonWheel('sandbox_greeting', '1.0.0', { 'sandbox_greeting/__init__.py': 'def greet(name):\n    return f"hello {name}"\n' });
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'wheel-')), wheel.fileName);
+    const file = path.join(temporaryFolder('wheel-'), wheel.fileName);
     writeFileSync(file, wheel.bytes);
 
     // Act

@@ -4,8 +4,7 @@
  * sees what the policy answered: amounts in the arguments, groups in the caller's claims, approval
  * by a policy's annotation, a routed call, a built-in tool, and a policy file that is broken.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +24,7 @@ import { createStreamingHttpHandler } from '../../lib/front-doors/handlers.ts';
 import { isEventStreamResponse } from '../../lib/http/event-stream.ts';
 import { fromApiGatewayEvent, type ApiGatewayProxyEvent } from '../../lib/http/lambda/api-gateway.ts';
 import { lambdaContext } from '../support/lambda-context.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const POLICIES = fileURLToPath(new URL('../fixtures/shop-policies.cedar', import.meta.url));
 const SUPPORT = { owner: 'alice', claims: { 'cognito:groups': 'support' } };
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** An agent.yml in a folder of its own, beside a copy of the policies: the path is relative to it. */
 function configFile(yaml: string, policies?: string): string {
-  const folder = mkdtempSync(path.join(tmpdir(), 'tool-policy-'));
+  const folder = temporaryFolder('tool-policy-');
   writeFileSync(path.join(folder, 'policies.cedar'), policies ?? '');
   writeFileSync(path.join(folder, 'agent.yml'), `maxRounds: 4\ntoolPolicy: { cedar: ./policies.cedar }\nmcpServers:\n  shop: { command: unused }\n${yaml}`);
   return path.join(folder, 'agent.yml');

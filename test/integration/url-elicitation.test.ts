@@ -3,7 +3,7 @@
  * server over stdio (test/fixtures/url-elicitation-server.ts) whose tool asks the user to visit a
  * URL, the OpenAI adapter talking to the scripted model server, and an in-memory store.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import type { Agent } from '../../lib/agent/agent-api.ts';
 import { PROJECT_ROOT } from '../support/mcp-servers.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer, type ScriptStep } from '../support/scripted-openai-server.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 type WireMessage = { role: string; tool_call_id?: string; content?: unknown };
 const toolAnswer = (model: ScriptedOpenAIServer, index: number, id: string) =>
@@ -115,7 +116,7 @@ describe('a tool call failing with -32042 "URL elicitation required" (as AgentCo
   const INBOX = toolCallsReply([{ id: 'call_inbox', name: 'read_inbox', arguments: {} }]);
 
   it('pauses with the URL from the error, and runs the call again once the user accepts', async () => {
-    const consent = join(mkdtempSync(join(tmpdir(), 'url-elicitation-')), 'consented');
+    const consent = join(temporaryFolder('url-elicitation-'), 'consented');
     const { agent, model } = await start([INBOX, textReply('You have 3 new messages.')], 'ask', consent);
 
     const paused = await agent.ask({ conversationId: 'gw-1', message: 'Read my inbox' });
