@@ -6,6 +6,7 @@ import { weatherFor } from '../../lib/demo/tools.ts';
 import { originalExchange } from '../support/original-tools.ts';
 import { startLocalServer, waitForOutput, type LocalServer } from '../support/local-server.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const exchange = originalExchange;
 const systemPrompt = exchange.request.messages[0].content as string;
@@ -104,7 +105,7 @@ describe('the local server, end to end', () => {
 describe('the local server without a model', () => {
   it('starts with the offline stand-in, says how to configure a real model, and answers the weather through the demo MCP server', async () => {
     // Prepare: no model settings at all (startLocalServer passes only PATH, HOME and what is named).
-    const dataDir = mkdtempSync(join(tmpdir(), 'agent-e2e-nomodel-'));
+    const dataDir = temporaryFolder('agent-e2e-nomodel-');
     const server = await startLocalServer({ LOCAL_DATA_DIR: dataDir });
     try {
       await waitForOutput(server, /MCP server "demo" \(stdio\): connected, 4 tools/);
@@ -129,7 +130,6 @@ describe('the local server without a model', () => {
       expect(health).toMatchObject({ status: 'ok', model: { name: 'demo', configured: true, offlineStandIn: true } });
     } finally {
       await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -10,9 +10,8 @@
  * the service wrote and look for tokens in it.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,6 +21,7 @@ import { startLocalServer, type LocalServer } from '../support/local-server.ts';
 import { startOAuthAuthorizationServer, type OAuthAuthorizationServer } from '../support/oauth-authorization-server.ts';
 import { startPerUserMcpServer, type PerUserMcpServer } from '../support/per-user-mcp-server.ts';
 import { startScriptedOpenAIServer, textReply, toolCallsReply, type ChatRequestBody, type ScriptedOpenAIServer } from '../support/scripted-openai-server.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const CALLER = 'x-caller';
 
@@ -64,7 +64,7 @@ describe('per-user connections, through the local server', () => {
     await setup?.local.stop();
     await Promise.all([setup?.model.close(), setup?.crm.close(), setup?.authorization.close()]);
     await setup?.dynamo.close();
-    if (setup) rmSync(setup.dataDir, { recursive: true, force: true });
+    // setup.dataDir is removed after this, when the test finishes (temporaryFolder), even if the start failed.
   });
 
   async function start(options: { accessTokenSeconds?: number; oauth?: string; wanted?: string[] } = {}): Promise<Setup> {
@@ -72,7 +72,7 @@ describe('per-user connections, through the local server', () => {
     const crm = await startPerUserMcpServer({ authorization, notes: { alice: ['Call Acme', 'Renew contract'], bob: ['Pay rent'] } });
     const model = await startScriptedOpenAIServer(toolCallingModel(options.wanted ?? ['list_notes']));
     const dynamo = await startDynalite();
-    const dataDir = mkdtempSync(join(tmpdir(), 'per-user-e2e-'));
+    const dataDir = temporaryFolder('per-user-e2e-');
     const tableName = `per-user-${randomUUID()}`;
     const agentYml = join(dataDir, 'agent.yml');
     const { writeFileSync } = await import('node:fs');

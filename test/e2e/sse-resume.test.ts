@@ -3,22 +3,22 @@
  * POSTs through its `fetch` option, and reconnects by itself when a stream closes) against
  * `npm start`, with a tool that changes something and logs each call it starts.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serversPerTest } from '../support/configured-local-server.ts';
 import { postEventSource } from '../support/event-source-client.ts';
 import { textReply, toolCallsReply } from '../support/scripted-openai-server.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const SLOW_TOOL_SERVER = fileURLToPath(new URL('../fixtures/slow-tool-server.ts', import.meta.url));
 const TURN_EVENTS = ['round-start', 'text-delta', 'tool-call', 'tool-result', 'approval-required', 'turn-end', 'error'];
 
 describe('an EventSource that reconnects (eventsource package, npm start)', () => {
   const servers = serversPerTest();
+  // Each test's folder (agent.yml's tool log, the data folder) goes once its servers have stopped.
   let folder: string;
-  afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
   /** agent.yml with the slow cancelling tool, each call it starts written to `log`. */
   const slowToolConfig = (log: string, toolMs: number) =>
@@ -27,7 +27,7 @@ describe('an EventSource that reconnects (eventsource package, npm start)', () =
 
   it('gets 204 when it reconnects after turn-end, and stops: the turn, its tool and its model calls ran once', async () => {
     // Prepare: a second turn's worth of replies, which a re-run would take.
-    folder = mkdtempSync(join(tmpdir(), 'agent-sse-resume-'));
+    folder = temporaryFolder('agent-sse-resume-');
     const log = join(folder, 'calls.log');
     const script = [toolCallsReply([{ id: 'call_cancel', name: 'slowCancel', arguments: { orderNo: 'ORD-1' } }]), textReply('ORD-1 已取消。')];
     const model = await servers.model([...script, ...script]);
@@ -52,7 +52,7 @@ describe('an EventSource that reconnects (eventsource package, npm start)', () =
 
   it('resumes the same turn when the connection drops after a tool call: the rest of its events, the turn run once', async () => {
     // Prepare: a tool that takes long enough for the client to drop and come back while it runs.
-    folder = mkdtempSync(join(tmpdir(), 'agent-sse-resume-'));
+    folder = temporaryFolder('agent-sse-resume-');
     const log = join(folder, 'calls.log');
     const script = [toolCallsReply([{ id: 'call_cancel', name: 'slowCancel', arguments: { orderNo: 'ORD-2' } }]), { status: 200, body: textReply('ORD-2 已取消。'), delayMs: 500 }];
     const model = await servers.model([...script, ...script]);
@@ -83,7 +83,7 @@ describe('an EventSource that reconnects (eventsource package, npm start)', () =
   });
 
   it('refuses a Last-Event-ID of another conversation, an unknown turn or a malformed one with a 4xx, and runs no turn', async () => {
-    folder = mkdtempSync(join(tmpdir(), 'agent-sse-resume-'));
+    folder = temporaryFolder('agent-sse-resume-');
     const model = await servers.model([textReply('一。')]);
     const { server } = await servers.local(slowToolConfig(join(folder, 'calls.log'), 200), model);
     const first = await fetch(`${server.url}/conversations/known/messages`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ message: '一' }) });

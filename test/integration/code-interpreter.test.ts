@@ -1,7 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryOwnerCounters } from '../../lib/adapters/memory/owner-counters.ts';
 import { createMemoryConversationStore } from '../../lib/adapters/memory/conversation-store.ts';
@@ -17,6 +15,7 @@ import type { ModelRequest } from '../../lib/core/ports/model.ts';
 import { createMemoryCodeFiles } from '../../lib/testing/memory-code-files.ts';
 import { createScriptedModel, textReply, toolCallsReply, type ScriptedStep } from '../../lib/testing/scripted-model.ts';
 import { testGateway } from '../support/agent-fixture.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 /**
  * The code interpreter in a turn of the agent, with real Pyodide workers (one sandbox for the
@@ -110,7 +109,7 @@ describe('code_interpreter in a turn', () => {
 
   it('with files on, reads the conversation\'s files from its file store and keeps there what the code writes, and tells the model of a file the store may not keep', async () => {
     // Prepare: the conversation's files in a folder store, as npm start keeps them; sales.csv uploaded.
-    const root = await mkdtemp(join(tmpdir(), 'code-files-'));
+    const root = temporaryFolder('code-files-');
     const store = createFolderFileStore({ root });
     await store.put({ conversationId: 'stored' }, { name: 'sales.csv', description: 'sales', content: SALES });
     const CODE = [
@@ -143,7 +142,6 @@ describe('code_interpreter in a turn', () => {
     expect(answer).toMatch(/Not kept: picture\.png: .+\./);
     expect(await store.get({ conversationId: 'stored' }, 'total.txt')).toMatchObject({ content: '50.0', description: 'written by code_interpreter' });
     expect((await store.list({ conversationId: 'stored' })).map((file) => file.name).sort()).toEqual(['sales.csv', 'total.txt']);
-    await rm(root, { recursive: true, force: true });
   });
 
   it('answers an endless loop, a memory bomb, a socket and a read of /etc/passwd with tool errors the model sees, goes on with the turn, and leaves no worker behind', async () => {
