@@ -29,8 +29,16 @@ export async function startConfiguredLocalServer(agentYml: string, model: Script
   const path = join(folder, 'agent.yml');
   writeFileSync(path, agentYml);
   const start = () => startLocalServer({ AGENT_CONFIG: path, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'gpt-4-turbo', LOCAL_DATA_DIR: join(folder, 'data'), ...environment });
+  let server: LocalServer;
+  try {
+    server = await start();
+  } catch (error) {
+    // It did not start (and has ended): nothing else would remove its folder.
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
   const handle: ConfiguredLocalServer = {
-    server: await start(),
+    server,
     folder,
     async restart() {
       await handle.server.stop();

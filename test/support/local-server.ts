@@ -25,7 +25,12 @@ export async function startLocalServer(environment: Record<string, string>): Pro
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`local server did not start within 30 s:\n${output}`)), 30_000);
+    let timedOut = false;
+    // Ended, not left running: the caller may remove the folders it was given once this rejects.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, 30_000);
     const check = () => {
       const found = /listening on (http:\/\/localhost:\d+)/.exec(output);
       if (found) {
@@ -36,7 +41,7 @@ export async function startLocalServer(environment: Record<string, string>): Pro
     child.stdout.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`local server exited with ${code} before listening:\n${output}`));
+      reject(new Error(timedOut ? `local server did not start within 30 s:\n${output}` : `local server exited with ${code} before listening:\n${output}`));
     });
   });
 
