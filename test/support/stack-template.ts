@@ -1,12 +1,20 @@
 /** The stack's CloudFormation template for given settings, as `cdk synth` builds it (asset bundling skipped). */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
 import { McpAgentStack } from '../../infra/stack.ts';
 import type { AgentSettings } from '../../infra/settings.ts';
+import { temporaryFolder } from './temporary-folder.ts';
 
 const cdkContext = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+/**
+ * Where each app writes its cloud assembly when synthesized (else CDK makes a cdk.out folder in /tmp
+ * and leaves it): one folder per app, all under one made as the test file loads and removed after
+ * its tests, since a stack built in one test may be synthesized in another.
+ */
+const assemblies = temporaryFolder('stack-template-');
 const stacks = new Map<string, McpAgentStack>();
 const templates = new Map<string, Template>();
 
@@ -15,7 +23,7 @@ const templates = new Map<string, Template>();
  * in one account and region when `env` names them, so ARNs come out as plain text.
  */
 export function buildStack(settings: AgentSettings = {}, env?: { account: string; region: string }): McpAgentStack {
-  const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ outdir: mkdtempSync(join(assemblies, 'app-')), context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
   return new McpAgentStack(app, 'Agent', { settings, ...(env ? { env } : {}) });
 }
 

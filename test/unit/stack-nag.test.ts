@@ -9,6 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import type { AgentSettings } from '../../infra/settings.ts';
 import { McpAgentStack } from '../../infra/stack.ts';
+import { temporaryFolder } from '../support/temporary-folder.ts';
 
 const SHAPES: Array<[string, AgentSettings]> = [
   ['the defaults (iam, a created key secret)', {}],
@@ -24,7 +25,7 @@ const SHAPES: Array<[string, AgentSettings]> = [
 ];
 
 function findings(settings: AgentSettings): string {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ outdir: temporaryFolder('stack-nag-'), context: { 'aws:cdk:bundling-stacks': [] } });
   new McpAgentStack(app, 'Agent', { settings });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const printed: string[] = [];
