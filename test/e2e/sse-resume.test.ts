@@ -17,7 +17,8 @@ const TURN_EVENTS = ['round-start', 'text-delta', 'tool-call', 'tool-result', 'a
 
 describe('an EventSource that reconnects (eventsource package, npm start)', () => {
   const servers = serversPerTest();
-  // Each test's folder (agent.yml's tool log, the data folder) goes once its servers have stopped.
+  // Each test's folder (its tool log, the data folder) is removed when the test finishes, after
+  // serversPerTest's afterEach has stopped the servers that use it (temporaryFolder).
   let folder: string;
 
   /** agent.yml with the slow cancelling tool, each call it starts written to `log`. */
