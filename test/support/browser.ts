@@ -27,13 +27,20 @@ export interface Browser {
 export async function launchChromium(viewport = { width: 1280, height: 800 }): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'chat-page-chromium-'));
   // playwright passes the profile as --user-data-dir itself (and refuses it among the args).
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    viewport,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    timeout: 60_000,
-  });
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      viewport,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      timeout: 60_000,
+    });
+  } catch (error) {
+    // playwright ends a browser that failed to launch; no close() will come to remove its profile.
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
   return {
     context,
     async close() {
