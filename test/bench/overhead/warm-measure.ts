@@ -36,9 +36,9 @@ export interface WarmReport {
   cpuMsPerRound: number;
   peakRssMb: number;
   /**
-   * Full (mark-compact) garbage collections during the measured conversations. One costs a 1x1
-   * process about a fifth more CPU per round: whether one falls within the window or just before it
-   * is most of what moves a ratio from one run to the next (docs/benchmarks.md).
+   * Full (mark-compact) garbage collections during the measured conversations (after the one that
+   * ends the warm-up): one costs a window of 1 round of 1 call about a fifth more CPU per round
+   * (docs/benchmarks.md).
    */
   majorGcs: number;
 }
@@ -52,6 +52,13 @@ export function readSettings(): WarmSettings {
 
 export async function measureWarm(settings: WarmSettings, ask: (conversationId: string) => Promise<void>): Promise<WarmReport> {
   for (let index = 0; index < settings.warmup; index += 1) await ask(`warm-${index}`);
+  // A Node process collects its whole heap for the first time once the heap outgrows the size it
+  // started with, a few hundred ms in: that one collection (and what V8 has to learn again after it)
+  // cost a 1x1 window a fifth more CPU per round, and it fell within the window or in the warm-up
+  // depending on how much a loop had loaded (the project's often within it, the baseline's before it).
+  // So the warm-up ends with a full collection in every loop alike, and every window starts after it.
+  if (typeof globalThis.gc !== 'function') throw new Error('run the warm children with --expose-gc');
+  globalThis.gc();
   let majorGcs = 0;
   const collections = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) if ((entry as GcEntry).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs += 1;

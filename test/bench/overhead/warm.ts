@@ -92,7 +92,8 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
         // The project runs with the Node options the stack gives the functions; the loops without it need none.
         const asDeployed = side.startsWith('project') ? { ...process.env, NODE_OPTIONS: FUNCTION_NODE_OPTIONS } : process.env;
         const environment = side === 'project bedrock' ? { ...asDeployed, ...options.bedrock!.environment } : asDeployed;
-        const { report } = await runChild<WarmReport>(program, settings, { nodeArguments: options.nodeArguments ?? [], environment });
+        // --expose-gc: every loop's warm-up ends with a full garbage collection (warm-measure.ts).
+        const { report } = await runChild<WarmReport>(program, settings, { nodeArguments: ['--expose-gc', ...(options.nodeArguments ?? [])], environment });
         const expected = (options.conversations + options.warmup) * settings.roundsPerTurn;
         const made = server.requests() - requestsBefore;
         if (made !== expected) throw new Error(`${side} made ${made} model requests on ${settings.model}, expected ${expected}`);
