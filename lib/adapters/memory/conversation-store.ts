@@ -9,12 +9,15 @@ import type { ConversationKey, ConversationStore, TurnExpectation, TurnRecord, T
  * A stored turn: its messages and result kept as their JSON text, as a database keeps them, and
  * decoded only when read (TurnRecord's messages() and result()). Serializing is one call into the
  * engine, where copying them object by object took a tenth of an in-process turn's CPU, with the
- * garbage of every copy: each round's record holds all the turn's messages so far.
+ * garbage of every copy: each round's record holds all the turn's messages so far, and most records
+ * are never read. The messages of a turn that is read (an earlier turn, as history) are decoded once
+ * and kept: each read copies them, which is quicker than decoding them again.
  */
 interface MemoryTurn extends Omit<TurnWrite, 'messages' | 'result'> {
   turn: number;
   tokens: number;
   messages: string;
+  decodedMessages?: HistoryMessage[];
   result: string;
 }
 
@@ -109,7 +112,7 @@ function toRecord(turn: MemoryTurn): TurnRecord {
     status: turn.status,
     createdAt: turn.createdAt,
     tokens: turn.tokens,
-    messages: () => JSON.parse(turn.messages) as HistoryMessage[],
+    messages: () => copyJson((turn.decodedMessages ??= JSON.parse(turn.messages) as HistoryMessage[])),
     result: () => JSON.parse(turn.result) as TurnResult | TurnProgress,
     state: () => copyJson(turn.state ?? {}),
   };
