@@ -74,9 +74,11 @@ export async function runLoop(input: LoopInput): Promise<LoopOutcome> {
   const now = input.now ?? Date.now;
   const { draft, limits } = input;
   const toolsByName = new Map(input.tools.map((tool) => [tool.name, tool]));
-  const timeLeft = () => input.deadlineAt - limits.reserveMs - now();
-  // The rounds' calls end when the turn's time does: one timer for all of them, ended with the loop.
-  const callsDeadline = sharedDeadline(input.deadlineAt - limits.reserveMs, now, 1);
+  // The loop stops in time to store the turn: its end is the turn's deadline less the time kept for that.
+  const loopEnd = input.deadlineAt - limits.reserveMs;
+  const timeLeft = () => loopEnd - now();
+  // The rounds' calls end when the loop's time does: one timer for all of them, ended with the loop.
+  const callsDeadline = sharedDeadline(loopEnd, now, 1);
   // Ids the model must not reuse: a repeated id would make two tool messages answer one call.
   const seenIds = new Set([...input.history, ...draft.messages].flatMap((message) => (message.role === 'assistant' ? message.toolCalls.map((call) => call.id) : [])));
 

@@ -51,13 +51,13 @@ export interface Deadline {
   bound<T>(call: (options: { signal: AbortSignal }) => Promise<T>): Promise<T>;
 }
 
+/** The least time a store write that starts is given, however late. */
+const STORE_LEAST_MS = 250;
+
 /** The deadline, never less than a short moment away: a write that starts must get a chance. */
 export function deadlineOf(at: number, now: () => number, leastMs = STORE_LEAST_MS): Deadline {
   return { at, bound: (call) => withDeadline(Math.max(leastMs, at - now()), (signal) => call({ signal })) };
 }
-
-/** The least time a store write that starts is given, however late. */
-const STORE_LEAST_MS = 250;
 
 /**
  * deadlineOf for the many writes of a turn under way (a round record before and after every round's
