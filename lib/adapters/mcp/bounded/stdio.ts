@@ -11,9 +11,10 @@
  * moves it fails loudly at connect rather than silently unbounded.
  */
 import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage, JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedBytes } from './bytes.ts';
+import { readJsonRpcLine } from './json-rpc-line.ts';
 import { splitLines, type LineSplitter } from './lines.ts';
 import { judgeOversize } from './oversize.ts';
 import { PendingRequests } from './pending.ts';
@@ -95,7 +96,7 @@ class BoundedReadBuffer {
 
   private parse(bytes: Buffer): void {
     try {
-      const message = deserializeMessage(bytes.toString('utf8'));
+      const message = readJsonRpcLine(bytes.toString('utf8'));
       if (isResponse(message) && message.id !== undefined) this.pending.settle(message.id);
       this.ready.push({ message });
     } catch (error) {
