@@ -38,11 +38,16 @@ export class ByteWindow {
   }
 }
 
-/** Bytes kept whole up to `limit`; past it, only a `ByteWindow` of them. */
+/**
+ * Bytes kept whole up to `limit`; past it, only a `ByteWindow` of them. Within the limit, which is
+ * nearly always, the chunks are only held (no copy per chunk, as the window's edges would take):
+ * the window is made from them when the limit is passed, or when it is asked for.
+ */
 export class BoundedBytes {
-  readonly window = new ByteWindow();
   private parts: Buffer[] = [];
-  private over = false;
+  private length = 0;
+  /** The window of the bytes once they passed the limit, kept up as they stream. */
+  private overWindow: ByteWindow | undefined;
   private readonly limit: number;
 
   constructor(limit: number) {
@@ -51,28 +56,44 @@ export class BoundedBytes {
 
   /** True once the bytes added passed the limit; the whole content is gone from then on. */
   get overflowed(): boolean {
-    return this.over;
+    return this.overWindow !== undefined;
   }
 
   get bytes(): number {
-    return this.window.bytes;
+    return this.length;
+  }
+
+  /** The first and last bytes added, and how many there were. */
+  get window(): ByteWindow {
+    return this.overWindow ?? windowOf(this.parts);
   }
 
   /** Adds a chunk; returns true if this chunk is the one that passed the limit. */
   add(chunk: Buffer): boolean {
-    this.window.add(chunk);
-    if (this.over) return false;
-    if (this.window.bytes > this.limit) {
-      this.over = true;
+    if (chunk.length === 0) return false;
+    this.length += chunk.length;
+    if (this.overWindow) {
+      this.overWindow.add(chunk);
+      return false;
+    }
+    if (this.length > this.limit) {
+      this.parts.push(chunk);
+      this.overWindow = windowOf(this.parts);
       this.parts = [];
       return true;
     }
-    if (chunk.length > 0) this.parts.push(chunk);
+    this.parts.push(chunk);
     return false;
   }
 
   /** The whole content; only meaningful while not overflowed. */
   whole(): Buffer {
-    return Buffer.concat(this.parts);
+    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
   }
+}
+
+function windowOf(parts: readonly Buffer[]): ByteWindow {
+  const window = new ByteWindow();
+  for (const part of parts) window.add(part);
+  return window;
 }
