@@ -127,21 +127,39 @@ interface IdleDeadlineSignal extends DeadlineSignal {
 
 /**
  * A time limit for work that reports progress (an MCP tool call with a progress token): it aborts
- * when `idleMs` pass without progress, or when `maxMs` have passed in all, whichever comes first.
+ * when `idleMs` pass without progress, or when `maxMs` have passed in all, whichever comes first;
+ * and, given `caller`, when the caller's signal aborts, with its reason, as eitherSignal would. One
+ * controller and one listener for both: a tool call made a limit and an eitherSignal over it and
+ * the round's signal, three controllers a call with the MCP client's own, and in a process as young
+ * as a function's each controller and listener costs (docs/benchmarks.md).
  */
-export function idleDeadlineSignal(idleMs: number, maxMs: number): IdleDeadlineSignal {
+export function idleDeadlineSignal(idleMs: number, maxMs: number, caller?: AbortSignal): IdleDeadlineSignal {
   const controller = new AbortController();
   const startedAt = Date.now();
   const limitMs = Math.max(idleMs, maxMs);
   let timer: NodeJS.Timeout | undefined;
   const arm = (ms: number, message: string) => {
     clearTimeout(timer);
-    timer = setTimeout(() => controller.abort(new DOMException(message, 'TimeoutError')), ms);
+    timer = setTimeout(() => {
+      caller?.removeEventListener('abort', onCaller);
+      controller.abort(new DOMException(message, 'TimeoutError'));
+    }, ms);
   };
-  arm(idleMs, `no answer within ${idleMs} ms`);
+  const onCaller = () => {
+    clearTimeout(timer);
+    controller.abort(caller!.reason);
+  };
+  if (caller?.aborted) controller.abort(caller.reason);
+  else {
+    caller?.addEventListener('abort', onCaller);
+    arm(idleMs, `no answer within ${idleMs} ms`);
+  }
   return {
     signal: controller.signal,
-    clear: () => clearTimeout(timer),
+    clear: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onCaller);
+    },
     extend() {
       if (controller.signal.aborted) return;
       const leftMs = startedAt + limitMs - Date.now();

@@ -148,6 +148,43 @@ describe('idleDeadlineSignal', () => {
     vi.advanceTimersByTime(1);
     expect(deadline.signal.reason).toMatchObject({ name: 'TimeoutError', message: expect.stringContaining('10000 ms') });
   });
+
+  it('aborts with the caller\'s reason when the caller\'s signal aborts first, and no time limit follows', () => {
+    const caller = new AbortController();
+    const deadline = idleDeadlineSignal(3_000, 10_000, caller.signal);
+    vi.advanceTimersByTime(1_000);
+    caller.abort(new Error('the turn ended'));
+    expect(deadline.signal.reason).toMatchObject({ message: 'the turn ended' });
+    vi.advanceTimersByTime(10_000);
+    expect(deadline.signal.reason).toMatchObject({ message: 'the turn ended' });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('is aborted at once when the caller\'s signal already is, with no timer', () => {
+    const deadline = idleDeadlineSignal(3_000, 10_000, AbortSignal.abort(new Error('too late')));
+    expect(deadline.signal.reason).toMatchObject({ message: 'too late' });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('follows neither the time nor the caller once cleared', () => {
+    const caller = new AbortController();
+    const deadline = idleDeadlineSignal(3_000, 10_000, caller.signal);
+    deadline.clear();
+    caller.abort(new Error('later'));
+    vi.advanceTimersByTime(10_000);
+    expect(deadline.signal.aborted).toBe(false);
+  });
+
+  it('stops following the caller when its time is up', () => {
+    const caller = new AbortController();
+    const listened = vi.spyOn(caller.signal, 'removeEventListener');
+    const deadline = idleDeadlineSignal(3_000, 10_000, caller.signal);
+    vi.advanceTimersByTime(3_000);
+    expect(deadline.signal.reason).toMatchObject({ name: 'TimeoutError' });
+    expect(listened).toHaveBeenCalledWith('abort', expect.any(Function));
+    caller.abort(new Error('after'));
+    expect(deadline.signal.reason).toMatchObject({ name: 'TimeoutError' });
+  });
 });
 
 describe('eitherSignal', () => {

@@ -1,4 +1,4 @@
-import { eitherSignal, idleDeadlineSignal } from '../../core/deadline.ts';
+import { idleDeadlineSignal } from '../../core/deadline.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { ToolCall, ToolMessage } from '../../core/messages.ts';
 import type { JsonObject } from '../../core/json.ts';
@@ -79,9 +79,9 @@ async function runToolCall({ call, tool, arguments: args, input, policy }: CallT
   const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, { durationMs: context.now() - started, name: tool.name, ...(policy ? { policy } : {}) });
   if (context.signal.aborted) return finish(false, toolText.outOfTime());
   const maxTimeoutMs = Math.max(context.timeoutMs, context.maxTimeoutMs ?? context.timeoutMs);
-  const timeout = idleDeadlineSignal(context.timeoutMs, maxTimeoutMs);
-  const bounded = eitherSignal(context.signal, timeout.signal);
-  const signal = bounded.signal;
+  // The call's own time limit, and the round's signal (the turn's deadline, the caller's cancel).
+  const timeout = idleDeadlineSignal(context.timeoutMs, maxTimeoutMs, context.signal);
+  const signal = timeout.signal;
   // Progress keeps a long call alive (up to maxTimeoutMs) and reaches streaming clients.
   const onProgress = (progress: ToolProgress) => {
     timeout.extend();
@@ -99,7 +99,6 @@ async function runToolCall({ call, tool, arguments: args, input, policy }: CallT
     return finish(false, toolText.failed(tool.name, errorMessage(error)));
   } finally {
     timeout.clear();
-    bounded.release();
   }
 }
 
