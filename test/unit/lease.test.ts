@@ -56,6 +56,38 @@ describe('createLease', () => {
     kept.release();
   });
 
+  it('makes no timer for each write of the claim, and still renews a third of a lease after the last one', async () => {
+    const { claim: held, renewals } = claim();
+    const kept = lease().keep(held);
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    for (let write = 1; write <= 10; write++) {
+      await vi.advanceTimersByTimeAsync(100);
+      kept.written(kept.end());
+    }
+    expect(timers).not.toHaveBeenCalled();
+    // The last write, at +1 s, puts the renewal at +11 s: the timer set for +10 s waits again for the rest.
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(renewals).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(renewals).toEqual([START + 11_000 + LEASE_MS]);
+    kept.release();
+  });
+
+  it('renews sooner when a write carries an earlier end than the timer was set for (it raced a renewal)', async () => {
+    const { claim: held, renewals } = claim();
+    const kept = lease().keep(held);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(renewals).toEqual([START + 10_000 + LEASE_MS]);
+    // A write made before that renewal lands after it: the stored end is its own, 5 s short of the renewal's.
+    await vi.advanceTimersByTimeAsync(2_000);
+    kept.written(START + 5_000 + LEASE_MS);
+    await vi.advanceTimersByTimeAsync(2_999);
+    expect(renewals).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(renewals).toEqual([START + 10_000 + LEASE_MS, START + 15_000 + LEASE_MS]);
+    kept.release();
+  });
+
   it('stops renewing once released: a stored or paused turn holds no lease', async () => {
     const { claim: held, renewals } = claim();
     lease().keep(held).release();

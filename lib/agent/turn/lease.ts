@@ -61,16 +61,34 @@ export function createLease(options: LeaseOptions): Lease {
     let until = claim.until;
     let released = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    /** ms epoch the pending timer fires at (none pending: Infinity). */
+    let timerAt = Number.POSITIVE_INFINITY;
 
     const schedule = (delayMs: number) => {
       clearTimeout(timer);
       if (released) return;
-      timer = setTimeout(() => void renew(), Math.max(0, delayMs));
+      const waitMs = Math.max(0, delayMs);
+      timerAt = now() + waitMs;
+      timer = setTimeout(onTimer, waitMs);
       // A lease never keeps a process alive: it matters only while the turn does.
       timer.unref?.();
     };
-    /** Next renewal: a third of the lease after the end last written was set. */
-    const scheduleFromEnd = () => schedule(until - durationMs + renewAfterMs - now());
+    /** When the next renewal is due: a third of the lease after the end last written was set. */
+    const renewalAt = () => until - durationMs + renewAfterMs;
+    const scheduleFromEnd = () => schedule(renewalAt() - now());
+    /**
+     * A timer set for a renewal that a write has since put off fires early: it waits again for the
+     * rest. So a write leaves the timer as it is (a turn writes its claim twice a round, and a timer
+     * made and cleared each time cost more than the turn's other timers together), unless the
+     * renewal is now due sooner than the timer fires.
+     */
+    const onTimer = () => {
+      timer = undefined;
+      timerAt = Number.POSITIVE_INFINITY;
+      const leftMs = renewalAt() - now();
+      if (leftMs > 0) schedule(leftMs);
+      else void renew();
+    };
 
     async function renew(): Promise<void> {
       if (released) return;
@@ -101,7 +119,7 @@ export function createLease(options: LeaseOptions): Lease {
       written(writtenUntil) {
         // Taken as is, not as a maximum: a write may land after a renewal it raced, and then its end is the stored one.
         until = writtenUntil;
-        scheduleFromEnd();
+        if (renewalAt() < timerAt) scheduleFromEnd();
       },
       release() {
         released = true;
