@@ -114,8 +114,11 @@ describe('the conversation store under faults', () => {
   });
 
   it('waits out a few seconds of throttling and stores the turn', async () => {
-    // The SDK backs off a second and more between throttled attempts: the turn has 30 s, as turns do.
-    const { post, turns } = service([textReply('patient')], testGateway(), YAML.replace('timeoutSeconds: 4', 'timeoutSeconds: 30'));
+    // The client backs off up to a second, then two, then four between throttled attempts (full
+    // jitter): the turn has 30 s, as turns do, and so has the wait for the store before anything ran,
+    // whose default (conversation.unavailableWaitSeconds, 5 s) an unlucky draw of the backoff passes.
+    const patient = YAML.replace('timeoutSeconds: 4', 'timeoutSeconds: 30').replace('connectTimeoutSeconds: 0.5 }', 'connectTimeoutSeconds: 0.5, unavailableWaitSeconds: 30 }');
+    const { post, turns } = service([textReply('patient')], testGateway(), patient);
     const conversationId = `c-${randomUUID()}`;
     proxy.inject({ operation: 'PutItem', kind: 'throttle', forMs: 1_500 });
 
