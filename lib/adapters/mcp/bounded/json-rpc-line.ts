@@ -4,8 +4,9 @@ import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol
  * A line of a stdio server's output as the SDK's `deserializeMessage` reads it: JSON, then checked
  * and copied by the SDK's JSON-RPC message schema (a union of request, notification, result and
  * error). Most lines are results, and for them that union is most of the reading: zod tries the
- * request and the notification first, and in the functions it interprets (functions/interpreted-zod.ts),
- * about 20 µs a line in a young process against 2 µs here (docs/benchmarks.md).
+ * request and the notification first, and in the functions it interprets (functions/interpreted-zod.ts):
+ * in a microbenchmark 4 to 6 µs a line against about 1 µs here, and far more over the first few
+ * hundred lines of a process (docs/benchmarks.md).
  *
  * So a result of the plain shape is read here, to what the schema gives for it: exactly the keys
  * `jsonrpc` ("2.0"), `id` (a string or a safe integer) and `result` (an object, copied with its own
