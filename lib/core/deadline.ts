@@ -138,16 +138,16 @@ export function idleDeadlineSignal(idleMs: number, maxMs: number, caller?: Abort
   const startedAt = Date.now();
   const limitMs = Math.max(idleMs, maxMs);
   let timer: NodeJS.Timeout | undefined;
+  const onCaller = () => {
+    clearTimeout(timer);
+    controller.abort(caller!.reason);
+  };
   const arm = (ms: number, message: string) => {
     clearTimeout(timer);
     timer = setTimeout(() => {
       caller?.removeEventListener('abort', onCaller);
       controller.abort(new DOMException(message, 'TimeoutError'));
     }, ms);
-  };
-  const onCaller = () => {
-    clearTimeout(timer);
-    controller.abort(caller!.reason);
   };
   if (caller?.aborted) controller.abort(caller.reason);
   else {

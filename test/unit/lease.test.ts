@@ -71,6 +71,7 @@ describe('createLease', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(renewals).toEqual([START + 11_000 + LEASE_MS]);
     kept.release();
+    timers.mockRestore();
   });
 
   it('renews sooner when a write carries an earlier end than the timer was set for (it raced a renewal)', async () => {

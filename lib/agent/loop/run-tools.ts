@@ -79,7 +79,7 @@ async function runToolCall({ call, tool, arguments: args, input, policy }: CallT
   const finish = (ok: boolean, text: string) => answered(call, args, ok, text, context.maxOutputChars, { durationMs: context.now() - started, name: tool.name, ...(policy ? { policy } : {}) });
   if (context.signal.aborted) return finish(false, toolText.outOfTime());
   const maxTimeoutMs = Math.max(context.timeoutMs, context.maxTimeoutMs ?? context.timeoutMs);
-  // The call's own time limit, and the round's signal (the turn's deadline, the caller's cancel).
+  // The call's own time limit, and the round's signal (the turn's deadline) it follows.
   const timeout = idleDeadlineSignal(context.timeoutMs, maxTimeoutMs, context.signal);
   const signal = timeout.signal;
   // Progress keeps a long call alive (up to maxTimeoutMs) and reaches streaming clients.

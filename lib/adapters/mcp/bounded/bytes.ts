@@ -86,7 +86,7 @@ export class BoundedBytes {
     return false;
   }
 
-  /** The whole content; only meaningful while not overflowed. */
+  /** The whole content (the chunk itself when it came in one); only meaningful while not overflowed. */
   whole(): Buffer {
     return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
   }
