@@ -6,7 +6,9 @@
  *   warm        each loop in child processes of its own, alternating batch by batch, against a
  *               zero-latency OpenAI-compatible server and a stdio MCP server with one `add` tool:
  *               wall and CPU ms per round (a round is one model reply) and peak RSS, the median
- *               of the batches, and the project's ratio to the baseline (overhead/warm.ts)
+ *               of the batches, and the project's ratio to the baseline (overhead/warm.ts); on
+ *               Linux also the share of the CPU spent off the main thread, mostly V8 compiling
+ *               (overhead/thread-cpu.ts)
  *   cold        the stream function bundled as the stack bundles it, started as Lambda starts it,
  *               spawn → first turn answered, against the baseline and the Vercel AI SDK's agent
  *               (overhead/ai-sdk-loop.ts) bundled the same way (overhead/cold.ts)
@@ -106,6 +108,7 @@ try {
         'wall vs baseline': ratio(row.wallRatio),
         'RSS vs baseline': row.rssDifferenceMb === undefined ? '' : `${row.rssDifferenceMb >= 0 ? '+' : ''}${megabytes(row.rssDifferenceMb)}`,
         'full GC in window': `${row.batchesWithMajorGc} of ${row.batches}`,
+        'CPU off the main thread': row.otherThreadsShare === undefined ? '' : `${Math.round(row.otherThreadsShare * 100)}%`,
       })),
       markdown,
     );

@@ -1,4 +1,5 @@
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { threadCpuMs } from './thread-cpu.ts';
 /**
  * What a warm child process measures, for either loop: after a few conversations to warm the JIT,
  * the connections and the MCP session, it runs `conversations` conversations one after another
@@ -41,6 +42,11 @@ export interface WarmReport {
    * (docs/benchmarks.md).
    */
   majorGcs: number;
+  /**
+   * The share of the measured CPU time spent outside the main thread (thread-cpu.ts): V8 compiling
+   * the functions that became hot, and helping the garbage collector. Linux only.
+   */
+  otherThreadsShare?: number;
 }
 
 /** Settings arrive as one JSON argument, so the child needs no argument parser of its own. */
@@ -64,11 +70,13 @@ export async function measureWarm(settings: WarmSettings, ask: (conversationId: 
     for (const entry of list.getEntries()) if ((entry as GcEntry).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs += 1;
   });
   collections.observe({ entryTypes: ['gc'] });
+  const threadsBefore = threadCpuMs();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   for (let index = 0; index < settings.conversations; index += 1) await ask(`measured-${index}`);
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
+  const threadsAfter = threadCpuMs();
   const rounds = settings.conversations * settings.roundsPerTurn;
   // GC entries reach the observer a little after the collection: wait for the window's last ones.
   await new Promise((resolve) => setTimeout(resolve, 20));
@@ -82,7 +90,14 @@ export async function measureWarm(settings: WarmSettings, ask: (conversationId: 
     // resourceUsage reports kilobytes.
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     majorGcs,
+    ...(threadsBefore && threadsAfter ? { otherThreadsShare: shareOf(threadsBefore, threadsAfter) } : {}),
   };
+}
+
+function shareOf(before: { main: number; other: number }, after: { main: number; other: number }): number {
+  const other = after.other - before.other;
+  const all = other + after.main - before.main;
+  return all > 0 ? other / all : 0;
 }
 
 type GcEntry = PerformanceEntry & { detail?: { kind?: number } };

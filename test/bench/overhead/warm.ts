@@ -42,6 +42,8 @@ export interface WarmRow {
   /** Batches with a full garbage collection during their measured conversations (WarmReport.majorGcs), of `batches`. */
   batchesWithMajorGc: number;
   batches: number;
+  /** Median of the batches' WarmReport.otherThreadsShare (Linux only). */
+  otherThreadsShare?: number;
   cpuRatio?: number;
   wallRatio?: number;
   rssDifferenceMb?: number;
@@ -113,6 +115,7 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
         peakRssMb: median(runs.map((run) => run.peakRssMb)),
         batchesWithMajorGc: runs.filter((run) => run.majorGcs > 0).length,
         batches: runs.length,
+        ...(runs.every((run) => run.otherThreadsShare !== undefined) && runs.length > 0 ? { otherThreadsShare: median(runs.map((run) => run.otherThreadsShare!)) } : {}),
       };
     });
     const baseline = rows.at(-1)!;
