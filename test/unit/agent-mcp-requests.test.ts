@@ -31,6 +31,7 @@ function turnContext(rounds = { left: 3, spent: 0 }, requests: ModelRequest[] = 
     round: 1,
     tools: [],
     history: [],
+    messages: [],
     model: { complete: (request) => (requests.push(request), model.complete(request)) },
     takeRound: () => rounds.left-- > 0,
     addUsage: (usage) => void (rounds.spent += usage.completionTokens),

@@ -67,18 +67,76 @@ describe('the turn trace', () => {
     expect(trace.toolCalls).toEqual([{ id: 'call_1', name: 'getWeather', ok: true, durationMs: expect.any(Number) }]);
   });
 
-  it('keeps the history once however many rounds repeat it', async () => {
-    const { agent, store } = agentFixture([
+  it('keeps the system prompt once however many rounds repeat it, and the turn\'s own messages not at all (its item stores them)', async () => {
+    const { agent, model, store } = agentFixture([
       toolCallsReply([weather('a')]), toolCallsReply([weather('b')]), toolCallsReply([weather('c')]), textReply('done'),
     ], { yaml: 'maxRounds: 8' });
     await agent.ask({ conversationId: 'rounds', message: 'weather' });
 
     const stored = await storedTrace(store, 'rounds', 1);
-    // system, question, three calls and their three results: each kept once.
-    expect((stored.messages as unknown[]).length).toBe(8);
+    // The system prompt: the question, the three calls and their three results are the turn's own.
+    expect((stored.messages as unknown[]).length).toBe(1);
     expect((stored.tools as unknown[]).length).toBe(2);
+    expect((stored.rounds as StoredTrace['rounds']).map((round) => round.request!.own)).toEqual([1, 3, 5, 7].map((messages) => ({ at: 1, messages })));
     const trace = await agent.getTurnTrace({ conversationId: 'rounds' }, 1);
     expect(trace.rounds.map((round) => round.request!.messages.length)).toEqual([2, 4, 6, 8]);
+    expect(trace.rounds.map((round) => round.request!.messages)).toEqual(model!.requests.map(sent));
+  });
+
+  it('keeps copies of the turn\'s messages when they are rearranged after a round referred to them, or while an answer may be sent back', async () => {
+    const extension = traceExtension({ enabled: true, maxBytes: 65_536, contents: 'full' });
+    let own: Message[] = [{ role: 'user', content: 'first' }];
+    const turn = { turn: 1, state: {}, scratch: {}, history: [], get messages() { return own; } } as unknown as TurnContext;
+    const answer = (content: string) => async () => ({ content, toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 } });
+    const requests: ModelRequest[] = [];
+    const call = async (request: ModelRequest, reply: () => Promise<never>) => {
+      requests.push(request);
+      await extension.aroundModelCall!(request, reply, turn);
+    };
+    await extension.turnStart!(turn);
+    await call({ messages: [{ role: 'system', content: 'S' }, ...own], tools: [], timeoutMs: 1_000 }, answer('one') as never);
+    expect((turn.state as StoredTrace).rounds[0]!.request!.own).toEqual({ at: 1, messages: 1 });
+
+    // A strategy moves the turn's messages out of its draft: what round 1 referred to is gone.
+    own = [{ role: 'user', content: 'second' }];
+    await call({ messages: [{ role: 'system', content: 'S' }, ...own], tools: [], timeoutMs: 1_000 }, answer('two') as never);
+    // A request that may send its answer back for not validating.
+    await call({ messages: [{ role: 'system', content: 'S' }, ...own], tools: [], timeoutMs: 1_000, responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object' } } }, answer('{}') as never);
+    await extension.turnEnd!({ toolCalls: [], stopReason: 'completed' } as never, turn);
+
+    const trace = turn.state as StoredTrace;
+    expect(trace.rounds.map((round) => round.request!.own)).toEqual([undefined, undefined, undefined]);
+    expect(expandTrace(trace).rounds.map((round) => round.request!.messages)).toEqual(requests.map(sent));
+  });
+
+  it('shows the rounds of an answer that was sent back for not validating, which the stored turn no longer holds', async () => {
+    const { agent, model, store } = agentFixture([toolCallsReply([weather('w')]), textReply('not JSON'), textReply('{"city":"上海"}')]);
+    const format = { type: 'json_schema' as const, name: 'weather', schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+
+    const turn = await agent.ask({ conversationId: 'sent-back', message: '上海天气？', responseFormat: format });
+
+    expect(turn.output).toEqual({ city: '上海' });
+    const [record] = await store.readAll({ conversationId: 'sent-back' });
+    expect(JSON.stringify(record!.messages())).not.toContain('not JSON');
+    const trace = await agent.getTurnTrace({ conversationId: 'sent-back' }, 1);
+    expect(trace.rounds.map((round) => round.request!.messages)).toEqual(model!.requests.map(sent));
+    expect(JSON.stringify(trace.rounds[2]!.request!.messages)).toContain('not JSON');
+  });
+
+  it('keeps copies in a paused turn\'s trace: the request that resumes it may rearrange the turn\'s messages', async () => {
+    const extension = traceExtension({ enabled: true, maxBytes: 65_536, contents: 'full' });
+    const own: Message[] = [{ role: 'user', content: 'cancel ORD1' }];
+    const turn = { turn: 1, state: {}, scratch: {}, history: [], messages: own } as unknown as TurnContext;
+    const request: ModelRequest = { messages: [{ role: 'system', content: 'S' }, ...own], tools: [], timeoutMs: 1_000 };
+    await extension.turnStart!(turn);
+    await extension.aroundModelCall!(request, async () => ({ content: null, toolCalls: [{ id: 'c1', name: 'cancel', arguments: '{}' }], usage: { promptTokens: 1, completionTokens: 1 } }), turn);
+    expect((turn.state as StoredTrace).rounds[0]!.request!.own).toEqual({ at: 1, messages: 1 });
+
+    await extension.turnEnd!({ toolCalls: [], stopReason: 'approval_required' } as never, turn);
+
+    const paused = turn.state as StoredTrace;
+    expect(paused.rounds[0]!.request!.own).toBeUndefined();
+    expect(expandTrace(paused).rounds[0]!.request!.messages).toEqual(sent(request));
   });
 
   it('keeps the earlier turns\' messages by reference (they are in their own items), and puts them back exactly as sent', async () => {
@@ -201,9 +259,9 @@ describe('the turn trace', () => {
     expect(trace.rounds[1]!.response).toBeUndefined();
   });
 
-  it('stays within trace.maxBytes, cutting the longest texts with a marker', async () => {
+  it('stays within trace.maxBytes, cutting the longest texts it keeps with a marker', async () => {
     const huge = '天气数据'.repeat(20_000);
-    const { agent, store } = agentFixture([toolCallsReply([weather('big')]), textReply('ok')], {
+    const { agent, store } = agentFixture([toolCallsReply([weather('big')]), textReply(huge)], {
       yaml: 'trace: { maxBytes: 8192 }\ntools: { maxOutputChars: 100000, maxTurnOutputChars: 100000 }',
       gateway: testGateway([weatherTool(() => ({ ok: true, text: huge }))]),
     });
@@ -212,10 +270,12 @@ describe('the turn trace', () => {
     const stored = await storedTrace(store, 'bounded', 1);
     expect(sizeOf(stored)).toBeLessThanOrEqual(8192);
     const trace = await agent.getTurnTrace({ conversationId: 'bounded' }, 1);
-    const toolMessage = trace.rounds[1]!.request!.messages.find((message) => message.role === 'tool')!;
-    expect(toolMessage.content).toMatch(/^天气数据天气数据.*…\[\d+ more characters not kept in the trace\]$/s);
-    expect(toolMessage).toMatchObject({ tool_call_id: 'big', name: 'getWeather' });
+    // The reply is the trace's own to keep: cut.
+    expect(trace.rounds[1]!.response!.content).toMatch(/^天气数据天气数据.*…\[\d+ more characters not kept in the trace\]$/s);
     expect(trace.trimmedCharacters).toBeGreaterThan(70_000);
+    // The tool's output is the turn's own message, put back whole from the turn's item.
+    const toolMessage = trace.rounds[1]!.request!.messages.find((message) => message.role === 'tool')!;
+    expect(toolMessage).toEqual({ role: 'tool', tool_call_id: 'big', name: 'getWeather', content: huge });
     // The short texts are whole.
     expect(trace.rounds[1]!.request!.messages[1]).toEqual({ role: 'user', content: 'weather' });
   });
@@ -272,12 +332,12 @@ describe('the turn trace', () => {
 
   it('freezes only its own copies, never the tools and messages it was given (a frozen array takes JSON.stringify off its fast path, and the adapters serialize these for every call)', async () => {
     const extension = traceExtension({ enabled: true, maxBytes: 65_536, contents: 'full' });
-    const turn = { turn: 1, state: {}, scratch: {}, history: [] } as unknown as TurnContext;
+    const messages: Message[] = [{ role: 'user', content: 'add' }];
+    const turn = { turn: 1, state: {}, scratch: {}, history: [], messages } as unknown as TurnContext;
     const providerData = () => ({ openai: { extraContent: { google: { thought_signature: 'SIG', parts: [1, 2] } } } });
     const tool = { name: 'add', description: 'Adds', parameters: { type: 'object', properties: { a: { type: 'number', enum: [1, 2] } }, required: ['a'] } };
     const call = { id: 'c1', name: 'add', arguments: '{"a":1}', providerData: providerData() };
     const reply = { content: null, toolCalls: [call], providerData: providerData(), usage: { promptTokens: 1, completionTokens: 1 } };
-    const messages: Message[] = [{ role: 'user', content: 'add' }];
     await extension.turnStart!(turn);
     await extension.aroundModelCall!({ messages, tools: [tool], timeoutMs: 1_000 }, async () => reply, turn);
     messages.push({ role: 'assistant', content: null, toolCalls: reply.toolCalls, providerData: reply.providerData }, { role: 'tool', toolCallId: 'c1', name: 'add', content: '1' });
@@ -299,7 +359,7 @@ describe('the turn trace', () => {
 
   it('publishes at the turn\'s end only what came after the last model call', async () => {
     const extension = traceExtension({ enabled: true, maxBytes: 65_536, contents: 'full' });
-    const turn = { turn: 1, state: {}, scratch: {}, history: [] } as unknown as TurnContext;
+    const turn = { turn: 1, state: {}, scratch: {}, history: [], messages: [] } as unknown as TurnContext;
     const tool = { name: 'add', description: 'Adds', parameters: { type: 'object' } };
     const call = { id: 'c1', name: 'add', arguments: '{}' };
     await extension.turnStart!(turn);

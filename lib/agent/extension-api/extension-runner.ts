@@ -61,6 +61,8 @@ interface ExtensionRunnerInput {
   now?: () => number;
   /** The earlier turns' messages the turn is sent with. */
   history?: readonly HistoryMessage[];
+  /** The turn's own messages as they stand (its draft's): TurnContext.messages. */
+  turnMessages?: () => readonly HistoryMessage[];
   onEvent?: (event: LoopEvent) => void;
   /** Counts a round for a model call an extension makes (TurnContext.takeRound); without it none is counted. */
   takeRound?: () => boolean;
@@ -101,6 +103,9 @@ export function createExtensionRunner(input: ExtensionRunnerInput): ExtensionRun
       },
       tools,
       history: input.history ?? [],
+      get messages() {
+        return input.turnMessages?.() ?? [];
+      },
       model: input.model,
       timeLeftMs: () => (input.deadlineAt ?? Number.POSITIVE_INFINITY) - (input.reserveMs ?? 0) - now(),
       addUsage: (more) => {

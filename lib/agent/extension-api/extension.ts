@@ -115,6 +115,11 @@ export interface TurnContext {
   /** The earlier turns' messages the turn is sent with, as read from the store (before its own). */
   readonly history: readonly HistoryMessage[];
   /**
+   * The turn's own messages so far (its question and everything appended to it), as its record
+   * stores them: what a strategy's phases send may differ. Read it, never change it.
+   */
+  readonly messages: readonly HistoryMessage[];
+  /**
    * The turn's model, for extensions that ask it something themselves (a summary): calls through it
    * count against the turn's budgets. Bound them by timeLeftMs() and count them with addUsage().
    */

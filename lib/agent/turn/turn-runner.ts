@@ -63,6 +63,7 @@ export function turnRunner({ settings, parts, builtInNeedsApproval }: TurnRunner
       turn: turn.held.turn,
       state: turn.state,
       history: turn.history,
+      turnMessages: () => turn.draft.messages,
       deadlineAt: scope.deadlineAt,
       reserveMs: settings.reserveMs,
       now,

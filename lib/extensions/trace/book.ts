@@ -18,7 +18,11 @@ import { type TraceMessage, type TraceRound, type TraceTool, type TraceToolRun }
  * so a turn of many rounds costs its history once, not once per round. The earlier turns' messages
  * the turn was sent with are not copied at all: they are stored in those turns' own items, so
  * `history` only counts them and keeps a digest, and a request says where they go (`history`: their
- * position). GET .../trace reads them back from the earlier turns and checks the digest.
+ * position). GET .../trace reads them back from the earlier turns and checks the digest. Nor are
+ * the turn's own messages, stored in its item with the trace: a request says how many of them it
+ * sent and where (`own`, own-messages.ts). In the example above, where user₁ to tool₁ are an
+ * earlier turn's, the pool then holds the system prompt alone, and round 2's request is
+ * messages [0], history 1, own { at: 1, messages: 3 }: user₂, assistant₂, tool₂.
  */
 export interface StoredTrace extends JsonObject {
   v: 1;
@@ -40,7 +44,16 @@ export interface StoredTrace extends JsonObject {
   omittedRounds?: number;
 }
 
-export type StoredRound = Omit<TraceRound, 'request'> & { request?: { messages: IndexRanges; tools: IndexRanges; history?: number } };
+export type StoredRound = Omit<TraceRound, 'request'> & { request?: { messages: IndexRanges; tools: IndexRanges; history?: number; own?: OwnMessages } };
+
+/**
+ * The turn's own first `messages` messages, which its item stores (own-messages.ts), go at position
+ * `at` of the request's pooled messages (at or after `history`).
+ */
+export interface OwnMessages {
+  at: number;
+  messages: number;
+}
 
 /** A round as it is recorded: its request without the history, and where the history goes. */
 export type RecordedRound = Omit<TraceRound, 'request'> & { request?: { messages: TraceMessage[]; tools: TraceTool[]; history?: number } };
@@ -66,7 +79,7 @@ export interface PendingMessages {
 }
 
 /** A round's request as a call records it, before its new messages and its tools are pooled. */
-export type PendingRequest = { messages: PendingMessages; tools: TraceTool[]; history?: number };
+export type PendingRequest = { messages: PendingMessages; tools: TraceTool[]; history?: number; own?: OwnMessages };
 
 /** A round's own fields, in the order they are stored: everything but its request. */
 export type RoundFields = Omit<StoredRound, 'request'>;
@@ -213,7 +226,9 @@ export class TraceBook {
       if (sent.length === positions.length) this.lastStored = { sent, positions };
       const messages = encodeRanges(positions);
       const tools = encodeRanges(request.tools.map((tool) => this.pooledTool(tool)));
-      stored.request = request.history === undefined ? { messages, tools } : { messages, tools, history: request.history };
+      const kept: NonNullable<StoredRound['request']> = request.history === undefined ? { messages, tools } : { messages, tools, history: request.history };
+      if (request.own) kept.own = request.own;
+      stored.request = kept;
     }
     freezeObjects(stored);
     this.unmeasured.push(stored);

@@ -2,10 +2,12 @@ import { AgentError, errorMessage } from '../../core/errors.ts';
 import { copyJson } from '../../core/state-copy.ts';
 import type { TraceToolRun } from '../../core/turn-trace.ts';
 import type { ModelRequest } from '../../core/ports/model.ts';
+import type { HistoryMessage, Message } from '../../core/messages.ts';
 import type { AgentExtension, TurnContext } from '../../agent/extension-api/extension.ts';
-import { emptyTrace, storedTraceOf, TraceBook, type PendingRequest, type RoundFields } from './book.ts';
+import { emptyTrace, storedTraceOf, TraceBook, type PendingRequest, type RoundFields, type StoredTrace } from './book.ts';
 import { fitTrace } from './fit.ts';
 import { historyDigest, historyPosition } from './history.ts';
+import { ownPosition, startsWith } from './own-messages.ts';
 import { isoTime } from './iso-time.ts';
 import { traceMessages, traceReply, type TraceContents } from './shape.ts';
 
@@ -48,7 +50,9 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
     name: TRACE_STATE,
     turnStart(turn) {
       const base = storedTraceOf(turn.state, turn.turn) ?? emptyTrace(turn.turn, contents);
+      turn.scratch.base = base;
       turn.scratch.book = new TraceBook(base);
+      turn.scratch.calls = [];
       publish(turn);
     },
     async aroundModelCall(request, next, turn) {
@@ -61,7 +65,18 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
         ? { ...request, onDelta: (delta) => { firstDeltaMs ??= Date.now() - started; onDelta(delta); } }
         : request;
       const startedAt = isoTime(started);
-      const recorded = recordedRequest(request, turn, book, contents);
+      // Before the book is read: it may be recorded again here (ownReferences).
+      const referOwn = ownReferences(turn, contents);
+      const recordedIn = bookOf(turn);
+      const recorded = recordedRequest(request, turn, recordedIn, contents, referOwn);
+      const call: RecordedCall = { request, fields: undefined };
+      callsOf(turn).push(call);
+      // A call under way while the book was recorded again (calls side by side) is recorded in the new one.
+      const add = (done: RoundFields) => {
+        call.fields = { ...done };
+        const book = bookOf(turn);
+        book.addCall(done, book === recordedIn ? recorded : recordedRequest(request, turn, book, contents, false));
+      };
       // The round's fields in the order they are stored, built as they are (this runs for every model call).
       const fields = (): RoundFields => {
         const timed: RoundFields = { round, startedAt, durationMs: Date.now() - started };
@@ -74,13 +89,13 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
         done.response = traceReply(reply, contents);
         // A copy: the round is frozen, and the reply is the loop's.
         done.usage = { ...reply.usage };
-        book.addCall(done, recorded);
+        add(done);
         return reply;
       } catch (error) {
         // As the loop counts it: whatever a model client throws is a model that failed.
         const failed = fields();
         failed.error = { code: error instanceof AgentError ? error.code : 'model_unavailable', message: errorMessage(error) };
-        book.addCall(failed, recorded);
+        add(failed);
         throw error;
       } finally {
         publish(turn);
@@ -102,6 +117,11 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
       }
     },
     turnEnd(result, turn) {
+      // A paused turn's trace goes on in another request, whose draft the turn's strategy may
+      // rearrange: it keeps copies. So does a turn whose messages are no longer what was referenced.
+      const paused = result.stopReason === 'approval_required' || result.stopReason === 'input_required';
+      const seen = turn.scratch.ownSeen as HistoryMessage[] | undefined;
+      if (seen && (paused || !startsWith(turn.messages, seen))) withCopies(turn, contents);
       // The calls the tool policy refused never ran: the trace shows them with the decision.
       const book = bookOf(turn);
       const refused = result.toolCalls.filter((call) => call.policy?.decision === 'deny');
@@ -119,18 +139,70 @@ function bookOf(turn: TurnContext): TraceBook {
   return turn.scratch.book as TraceBook;
 }
 
-/** The request as it is kept: the earlier turns' messages by reference when it holds them as read. */
-function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBook, contents: TraceContents): PendingRequest {
+/** A model call of this request: what was sent, and its round's own fields once it ended (to record it again: withCopies). */
+interface RecordedCall {
+  request: ModelRequest;
+  fields: RoundFields | undefined;
+}
+
+const callsOf = (turn: TurnContext) => turn.scratch.calls as RecordedCall[];
+
+/**
+ * Whether this call's request may refer to the turn's own messages (own-messages.ts): not once
+ * the turn's draft was rearranged under an earlier reference (then every round so far is recorded
+ * again with copies, and the rest keep copies), and not while an answer may still be sent back
+ * for not validating (the loop takes it and the feedback out of the stored messages afterwards).
+ */
+function ownReferences(turn: TurnContext, contents: TraceContents): boolean {
+  if (turn.scratch.copiesOnly === true) return false;
+  const seen = turn.scratch.ownSeen as HistoryMessage[] | undefined;
+  if (seen && !startsWith(turn.messages, seen)) {
+    withCopies(turn, contents);
+    return false;
+  }
+  return true;
+}
+
+/** The request as it is kept: the earlier turns' messages and the turn's own by reference when it holds them as read. */
+function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBook, contents: TraceContents, referOwn: boolean): PendingRequest {
   const tools = book.traceTools(request.tools, contents);
-  const at = historyPosition(request.messages, turn.history);
+  let messages: readonly Message[] = request.messages;
+  let history: number | undefined;
+  const at = historyPosition(messages, turn.history);
   if (at !== undefined) {
     const digest = (turn.scratch.historyDigest ??= historyDigest(traceMessages(turn.history, contents))) as string;
     // A resumed turn whose history reads differently now keeps this round whole.
     book.trace.history ??= { messages: turn.history.length, digest };
     if (book.trace.history.digest === digest) {
-      const own = [...request.messages.slice(0, at), ...request.messages.slice(at + turn.history.length)];
-      return { messages: book.requestMessages(own, contents), tools, history: at };
+      messages = [...messages.slice(0, at), ...messages.slice(at + turn.history.length)];
+      history = at;
     }
   }
-  return { messages: book.requestMessages(request.messages, contents), tools };
+  const own = turn.messages;
+  const ownAt = referOwn && request.responseFormat === undefined ? ownPosition(messages, own, history ?? 0) : undefined;
+  if (ownAt === undefined) return { messages: book.requestMessages(messages, contents), tools, ...(history === undefined ? {} : { history }) };
+  const seen = turn.scratch.ownSeen as HistoryMessage[] | undefined;
+  if (!seen || own.length > seen.length) turn.scratch.ownSeen = own.slice();
+  const pooled = [...messages.slice(0, ownAt), ...messages.slice(ownAt + own.length)];
+  return { messages: book.requestMessages(pooled, contents), tools, ...(history === undefined ? {} : { history }), own: { at: ownAt, messages: own.length } };
+}
+
+/**
+ * Records this request's rounds again, each with copies of the turn's messages it sent, from the
+ * trace the turn started with (a paused turn's is kept with copies): for a turn whose messages were
+ * rearranged after rounds referred to them, or that pauses. Rare, and then once.
+ */
+function withCopies(turn: TurnContext, contents: TraceContents): void {
+  const before = bookOf(turn);
+  const base = turn.scratch.base as StoredTrace;
+  const book = new TraceBook(base);
+  turn.scratch.book = book;
+  for (const call of callsOf(turn)) {
+    const recorded = recordedRequest(call.request, turn, book, contents, false);
+    if (call.fields) book.addCall({ ...call.fields }, recorded);
+  }
+  for (const run of before.trace.toolCalls.slice(base.toolCalls.length)) book.addToolRun(run);
+  book.trace.calls = before.trace.calls;
+  delete turn.scratch.ownSeen;
+  turn.scratch.copiesOnly = true;
 }

@@ -3,6 +3,7 @@ import type { ConversationKey, ConversationStore } from '../../core/ports/conver
 import { decodeRanges, storedTraceOf, type StoredTrace } from './book.ts';
 import { TRACE_STATE } from './extension.ts';
 import { readTraceHistory } from './history.ts';
+import { traceMessages } from './shape.ts';
 import type { TraceMessage, TraceRound, TurnTraceView } from '../../core/turn-trace.ts';
 
 /** Turn numbers are whole numbers from 1; the store counts them in a Number attribute. */
@@ -31,17 +32,22 @@ export async function readTurnTrace(store: ConversationStore, key: ConversationK
     );
   }
   const history = stored.history && (await readTraceHistory(store, key, turn, stored.history, stored.contents ?? 'full'));
-  return { conversationId: key.conversationId, ...expandTrace(stored, history) };
+  // The turn's own messages, stored in the same item and written with the trace (own-messages.ts).
+  const own = stored.rounds.some((round) => round.request?.own) ? traceMessages(record.messages(), stored.contents ?? 'full') : undefined;
+  return { conversationId: key.conversationId, ...expandTrace(stored, history, own) };
 }
 
 /**
- * The stored trace with every round's request written out in full: the earlier turns' messages
- * put back where they were sent, or, when they are no longer stored, counted in historyUnavailable.
+ * The stored trace with every round's request written out in full: the turn's own messages put
+ * back from its item, and the earlier turns' where they were sent, or, when they are no longer
+ * stored, counted in historyUnavailable.
  */
-export function expandTrace(stored: StoredTrace, history?: readonly TraceMessage[]): Omit<TurnTraceView, 'conversationId'> {
+export function expandTrace(stored: StoredTrace, history?: readonly TraceMessage[], own: readonly TraceMessage[] = []): Omit<TurnTraceView, 'conversationId'> {
   const rounds = stored.rounds.map(({ request, ...round }): TraceRound => {
     if (!request) return round;
-    const messages = decodeRanges(request.messages).map((position) => stored.messages[position]!);
+    const pooled = decodeRanges(request.messages).map((position) => stored.messages[position]!);
+    // At or after the history's place: putting them in first leaves that place as it was.
+    const messages = request.own ? [...pooled.slice(0, request.own.at), ...own.slice(0, request.own.messages), ...pooled.slice(request.own.at)] : pooled;
     const tools = decodeRanges(request.tools).map((position) => stored.tools[position]!);
     if (request.history === undefined) return { ...round, request: { messages, tools } };
     if (!history) return { ...round, request: { messages, tools, historyUnavailable: stored.history?.messages ?? 0 } };
