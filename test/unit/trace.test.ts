@@ -123,6 +123,29 @@ describe('the turn trace', () => {
     expect(JSON.stringify(trace.rounds[2]!.request!.messages)).toContain('not JSON');
   });
 
+  it('records a call that was under way when the turn\'s messages were rearranged with copies too (calls side by side)', async () => {
+    const extension = traceExtension({ enabled: true, maxBytes: 65_536, contents: 'full' });
+    let own: Message[] = [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'noted', toolCalls: [] }];
+    const turn = { turn: 1, state: {}, scratch: {}, history: [], get messages() { return own; } } as unknown as TurnContext;
+    const answer = { content: 'done', toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 } };
+    await extension.turnStart!(turn);
+    const slow: ModelRequest = { messages: [{ role: 'system', content: 'S' }, ...own], tools: [], timeoutMs: 1_000 };
+    let finish!: () => void;
+    const slowCall = extension.aroundModelCall!(slow, () => new Promise((resolve) => (finish = () => resolve(answer))), turn);
+
+    // Meanwhile the strategy moves the turn's messages, and another call starts.
+    own = [{ role: 'user', content: 'second' }];
+    const quick: ModelRequest = { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'task' }, ...own], tools: [], timeoutMs: 1_000 };
+    await extension.aroundModelCall!(quick, async () => answer, turn);
+    finish();
+    await slowCall;
+    await extension.turnEnd!({ toolCalls: [], stopReason: 'completed' } as never, turn);
+
+    const trace = turn.state as StoredTrace;
+    expect(trace.rounds.map((round) => [round.round, round.request!.own])).toEqual([[1, undefined], [2, undefined]]);
+    expect(expandTrace(trace).rounds.map((round) => round.request!.messages)).toEqual([sent(slow), sent(quick)]);
+  });
+
   it('keeps copies in a paused turn\'s trace: the request that resumes it may rearrange the turn\'s messages', async () => {
     const extension = traceExtension({ enabled: true, maxBytes: 65_536, contents: 'full' });
     const own: Message[] = [{ role: 'user', content: 'cancel ORD1' }];

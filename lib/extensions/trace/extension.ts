@@ -198,8 +198,8 @@ function withCopies(turn: TurnContext, contents: TraceContents): void {
   const book = new TraceBook(base);
   turn.scratch.book = book;
   for (const call of callsOf(turn)) {
-    const recorded = recordedRequest(call.request, turn, book, contents, false);
-    if (call.fields) book.addCall({ ...call.fields }, recorded);
+    // A call still under way is recorded in this book when it ends (aroundModelCall).
+    if (call.fields) book.addCall({ ...call.fields }, recordedRequest(call.request, turn, book, contents, false));
   }
   for (const run of before.trace.toolCalls.slice(base.toolCalls.length)) book.addToolRun(run);
   book.trace.calls = before.trace.calls;
