@@ -69,11 +69,9 @@ export function traceExtension(settings: TraceSettings): AgentExtension {
       const referOwn = ownReferences(turn, contents);
       const recordedIn = bookOf(turn);
       const recorded = recordedRequest(request, turn, recordedIn, contents, referOwn);
-      const call: RecordedCall = { request, fields: undefined };
-      callsOf(turn).push(call);
+      callsOf(turn).push({ round, request });
       // A call under way while the book was recorded again (calls side by side) is recorded in the new one.
       const add = (done: RoundFields) => {
-        call.fields = { ...done };
         const book = bookOf(turn);
         book.addCall(done, book === recordedIn ? recorded : recordedRequest(request, turn, book, contents, false));
       };
@@ -139,10 +137,10 @@ function bookOf(turn: TurnContext): TraceBook {
   return turn.scratch.book as TraceBook;
 }
 
-/** A model call of this request: what was sent, and its round's own fields once it ended (to record it again: withCopies). */
+/** A model call of this request and what it sent (to record it again: withCopies). */
 interface RecordedCall {
+  round: number;
   request: ModelRequest;
-  fields: RoundFields | undefined;
 }
 
 const callsOf = (turn: TurnContext) => turn.scratch.calls as RecordedCall[];
@@ -197,9 +195,13 @@ function withCopies(turn: TurnContext, contents: TraceContents): void {
   const base = turn.scratch.base as StoredTrace;
   const book = new TraceBook(base);
   turn.scratch.book = book;
+  const ended = new Map(before.trace.rounds.map((round) => [round.round, round]));
   for (const call of callsOf(turn)) {
-    // A call still under way is recorded in this book when it ends (aroundModelCall).
-    if (call.fields) book.addCall({ ...call.fields }, recordedRequest(call.request, turn, book, contents, false));
+    // A call still under way has no round yet: it is recorded in this book when it ends (aroundModelCall).
+    const round = ended.get(call.round);
+    if (!round) continue;
+    const { request: _request, ...fields } = round;
+    book.addCall(fields, recordedRequest(call.request, turn, book, contents, false));
   }
   for (const run of before.trace.toolCalls.slice(base.toolCalls.length)) book.addToolRun(run);
   book.trace.calls = before.trace.calls;
