@@ -55,3 +55,19 @@ export function freezeObjects<T>(value: T): T {
   for (let index = 0; index < keys.length; index++) freezeObjects((value as Record<string, unknown>)[keys[index]!]);
   return Object.freeze(value);
 }
+
+/**
+ * Freezes a JSON value all the way down, arrays too (a value frozen at its top is taken as frozen
+ * all the way down): for what is kept and shared rather than copied, so that a change to it throws
+ * instead of reaching every holder (the in-memory store's messages: lib/adapters/memory).
+ */
+export function freezeJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) freezeJson(value[index]);
+  } else {
+    const keys = Object.keys(value);
+    for (let index = 0; index < keys.length; index++) freezeJson((value as Record<string, unknown>)[keys[index]!]);
+  }
+  return Object.freeze(value);
+}

@@ -159,6 +159,26 @@ export function turnLifeContract(createStore: () => ConversationStore): void {
       expect(writes).toEqual(['create running', 'update running->running', 'update running->running', 'update running->complete']);
     });
 
+    it('records every message frozen all the way down, and a record read back is a copy that can be changed', async () => {
+      const written: HistoryMessage[][] = [];
+      const inner = createStore();
+      const store: ConversationStore = { ...inner, update: (key, turn, expected, write, options) => (written.push([...write.messages]), inner.update(key, turn, expected, write, options)) };
+      const conversationId = conversation();
+      const { agent } = fixture([toolCallsReply([cancel('c1'), weather('w1')]), textReply('done')], { store });
+      await agent.ask({ conversationId, message: '取消 ORD1' });
+
+      expect(written.map((messages) => messages.length)).toEqual([2, 4, 5]);
+      const unfrozen = written.flat().flatMap((message) => [message, ...(message.role === 'assistant' ? [message.toolCalls, ...message.toolCalls] : [])]).filter((part) => !Object.isFrozen(part));
+      expect(unfrozen).toEqual([]);
+      const [record] = await inner.readAll({ conversationId });
+      const read = record!.messages();
+      const assistant = read[1] as Extract<HistoryMessage, { role: 'assistant' }>;
+      assistant.toolCalls.push({ id: 'c2', name: 'getWeather', arguments: '{}' });
+      assistant.content = 'changed';
+      const [again] = await inner.readAll({ conversationId });
+      expect(again!.messages()[1]).toEqual({ role: 'assistant', content: null, toolCalls: [expect.objectContaining({ id: 'c1' }), expect.objectContaining({ id: 'w1' })] });
+    });
+
     it('has the round recorded, calls unanswered, while a call that may change something runs', async () => {
       const store = createStore();
       const conversationId = conversation();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyJson, copyState, freezeObjects } from '../../lib/core/state-copy.ts';
+import { copyJson, copyState, freezeJson, freezeObjects } from '../../lib/core/state-copy.ts';
 import { emptyTrace, TraceBook } from '../../lib/extensions/trace/book.ts';
 import type { TraceMessage } from '../../lib/core/turn-trace.ts';
 
@@ -55,5 +55,19 @@ describe('copyJson', () => {
     (value.messages[0]!.parts[3] as { deep: string[] }).deep.push('y');
     value.messages[0]!.content = 'changed';
     expect(copy).toStrictEqual({ messages: [{ role: 'user', content: 'hi', parts: [1, null, true, { deep: ['x'] }] }], result: { text: undefined } });
+  });
+});
+
+describe('freezeJson', () => {
+  it('freezes a JSON value all the way down, arrays too, and passes over what is frozen at its top', () => {
+    const message = { role: 'assistant', toolCalls: [{ id: 'c1', arguments: '{}' }], data: { list: [[1]] } };
+    const kept = Object.freeze({ items: [{ open: true }] });
+
+    expect(freezeJson(message)).toBe(message);
+    freezeJson(kept);
+
+    for (const part of [message, message.toolCalls, message.toolCalls[0], message.data, message.data.list, message.data.list[0]]) expect(Object.isFrozen(part)).toBe(true);
+    expect(() => message.toolCalls.push({ id: 'c2', arguments: '{}' })).toThrow(TypeError);
+    expect(Object.isFrozen(kept.items)).toBe(false);
   });
 });

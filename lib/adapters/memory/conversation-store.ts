@@ -6,26 +6,28 @@ import type { TurnProgress, TurnResult } from '../../core/turn.ts';
 import type { ConversationKey, ConversationStore, TurnExpectation, TurnRecord, TurnWrite } from '../../core/ports/conversation-store.ts';
 
 /**
- * A stored turn: its messages and result kept as their JSON text, as a database keeps them, and
- * decoded only when read (TurnRecord's messages() and result()). Serializing is one call into the
- * engine, where copying them object by object took 8% of an in-process turn's CPU, with the
- * garbage of every copy: each round's record holds all the turn's messages so far, and most records
- * are never read. The messages of a turn that is read (an earlier turn, as history) are decoded once
- * and kept: each read copies them, which is quicker than decoding them again.
+ * A stored turn. Its messages are kept as the writer's own objects where those are frozen (the
+ * agent freezes a turn's messages as it records them: lib/agent/turn/held-turn.ts), and as copies
+ * where not. A turn's messages only ever grow, each round's record holds all of them so far, and
+ * copying or serializing them again at every record was the largest cost of an in-process turn (a
+ * sixth of its CPU); a frozen message cannot change, so sharing it is as good as a copy (as
+ * copyState shares a frozen state value). A reader gets copies (TurnRecord's messages()). The result
+ * is kept as its JSON text, decoded when read.
  */
 interface MemoryTurn extends Omit<TurnWrite, 'messages' | 'result'> {
   turn: number;
-  tokens: number;
-  messages: string;
-  decodedMessages?: HistoryMessage[];
+  messages: readonly HistoryMessage[];
+  /** Counted when first read: most records are never read. */
+  tokens?: number;
   result: string;
 }
 
 /**
  * A ConversationStore in memory: for embedding code, demos, benchmarks and tests. It keeps the same
  * conditions as the DynamoDB store (create only once, update and remove only as expected), and
- * copies values in and out, as a database would. It has no item size limit and never loses a
- * response, and everything it keeps is gone when the process ends.
+ * copies values in and out, as a database would (what is frozen is shared instead: MemoryTurn). It
+ * has no item size limit and never loses a response, and everything it keeps is gone when the
+ * process ends.
  */
 export function createMemoryConversationStore(): ConversationStore {
   /** conversation → turn number → turn */
@@ -42,11 +44,10 @@ export function createMemoryConversationStore(): ConversationStore {
     const { state, messages, result, ...rest } = write;
     return {
       ...copyJson(rest),
-      messages: JSON.stringify(messages),
+      messages: keptMessages(messages),
       result: JSON.stringify(result),
       ...(state === undefined ? {} : { state: copyState(state) }),
       turn,
-      tokens: estimateTokens(messages),
     };
   };
 
@@ -111,8 +112,8 @@ function toRecord(turn: MemoryTurn): TurnRecord {
     claimId: turn.claimId,
     status: turn.status,
     createdAt: turn.createdAt,
-    tokens: turn.tokens,
-    messages: () => copyJson((turn.decodedMessages ??= JSON.parse(turn.messages) as HistoryMessage[])),
+    tokens: (turn.tokens ??= estimateTokens(turn.messages)),
+    messages: () => copyJson(turn.messages) as HistoryMessage[],
     result: () => JSON.parse(turn.result) as TurnResult | TurnProgress,
     state: () => copyJson(turn.state ?? {}),
   };
@@ -121,4 +122,14 @@ function toRecord(turn: MemoryTurn): TurnRecord {
   if (turn.leaseExpiresAt !== undefined) record.leaseExpiresAt = turn.leaseExpiresAt;
   if (turn.approvalExpiresAt !== undefined) record.approvalExpiresAt = turn.approvalExpiresAt;
   return record;
+}
+
+/** The write's messages in an array of the store's own: each frozen one itself, any other a copy. */
+function keptMessages(messages: readonly HistoryMessage[]): readonly HistoryMessage[] {
+  const kept = new Array<HistoryMessage>(messages.length);
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    kept[index] = Object.isFrozen(message) ? message : copyJson(message);
+  }
+  return kept;
 }

@@ -1,5 +1,6 @@
 import { sharedDeadline, withDeadline } from '../../core/deadline.ts';
 import { StoreError } from '../../core/errors.ts';
+import { freezeJson } from '../../core/state-copy.ts';
 import type { HistoryMessage } from '../../core/messages.ts';
 import type { ConversationKey, ConversationState, ConversationStore, TurnWrite } from '../../core/ports/conversation-store.ts';
 import type { TurnResult } from '../../core/turn.ts';
@@ -34,11 +35,13 @@ export function heldTurnWrites(store: ConversationStore, held: HeldTurn, deadlin
     /** It carries the lease on (lib/agent/turn/lease.ts): a turn that records its rounds needs no renewal besides. */
     record: async (draft: TurnDraft, within = deadline) => {
       const leaseExpiresAt = lease?.end() ?? held.leaseExpiresAt;
-      await update({ ...base(), status: 'running', leaseExpiresAt, messages: draft.messages, result: progressOf(draft) }, within);
+      await update({ ...base(), status: 'running', leaseExpiresAt, messages: recorded(draft.messages), result: progressOf(draft) }, within);
       lease?.written(leaseExpiresAt);
     },
-    pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number, within = deadline) => update({ ...base(), status: 'paused', approvalExpiresAt, messages, result }, within),
-    complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string, within = deadline) => update({ ...base(), status: 'complete', completedAt, messages, result }, within),
+    pause: (messages: HistoryMessage[], result: TurnResult, approvalExpiresAt: number, within = deadline) =>
+      update({ ...base(), status: 'paused', approvalExpiresAt, messages: recorded(messages), result }, within),
+    complete: (messages: HistoryMessage[], result: TurnResult, completedAt: string, within = deadline) =>
+      update({ ...base(), status: 'complete', completedAt, messages: recorded(messages), result }, within),
     /** Gives the claim back when the turn produced nothing worth keeping (nothing ran). */
     release: (within = deadline) => within.bound((options) => store.remove(held.key, held.turn, expected, options)),
   };
@@ -85,10 +88,22 @@ export function claimWrite(held: HeldTurn, draft: TurnDraft, state: Conversation
     requestDigests: held.requestDigests,
     createdAt: held.createdAt,
     leaseExpiresAt: held.leaseExpiresAt,
-    messages: draft.messages,
+    messages: recorded(draft.messages),
     result: progressOf(draft),
     state,
   };
+}
+
+/**
+ * A turn's messages as they are recorded, each frozen all the way down from then on: a recorded
+ * message is what the model was sent and what a crashed turn is completed from, so it never changes
+ * (the loop only appends after it, and a strategy that rearranges messages replaces them). Frozen,
+ * it need not be copied by a store that keeps it (the in-memory store shares it: lib/adapters/memory);
+ * already frozen, a message is passed over at once.
+ */
+function recorded(messages: HistoryMessage[]): HistoryMessage[] {
+  for (let index = 0; index < messages.length; index++) freezeJson(messages[index]);
+  return messages;
 }
 
 interface RetryOptions {
