@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { HistoryMessage } from '../../core/messages.ts';
 import type { ApprovalDecision } from './validate-input.ts';
 
@@ -27,8 +27,9 @@ export function requestReused(stored: Readonly<Record<string, string>> | undefin
   return made !== undefined && digest !== undefined && made !== digest;
 }
 
+/** One call (crypto.hash), not a Hash object: this runs for every request, and the object cost several times more. */
 function digestOf(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('base64url');
+  return hash('sha256', canonicalJson(value), 'base64url');
 }
 
 /** JSON with object keys sorted, so equal requests give equal text whatever their keys' order. */

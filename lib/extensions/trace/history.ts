@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { condenseTurn } from '../../core/history.ts';
 import type { HistoryMessage, Message } from '../../core/messages.ts';
 import type { ConversationKey, ConversationStore } from '../../core/ports/conversation-store.ts';
@@ -22,7 +22,7 @@ export function historyPosition(messages: readonly Message[], history: readonly 
   return history.every((message, index) => messages[at + index] === message) ? at : undefined;
 }
 
-export const historyDigest = (messages: readonly TraceMessage[]): string => createHash('sha256').update(JSON.stringify(messages)).digest('hex');
+export const historyDigest = (messages: readonly TraceMessage[]): string => hash('sha256', JSON.stringify(messages), 'hex');
 
 /** Earlier turns read per request while looking for the history. */
 const TURNS_PER_READ = 50;
