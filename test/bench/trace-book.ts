@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import type { RunningCall, TurnContext } from '../../lib/agent/extension-api/extension.ts';
 import { traceExtension } from '../../lib/extensions/trace/extension.ts';
-import type { Message, ToolCall } from '../../lib/core/messages.ts';
+import type { HistoryMessage, ToolCall } from '../../lib/core/messages.ts';
 import type { ModelReply } from '../../lib/core/ports/model.ts';
 import type { ToolDefinition, ToolOutput } from '../../lib/core/ports/tools.ts';
 
@@ -37,13 +37,13 @@ for (let index = 1; index < Number(values.tools); index++) {
 }
 
 async function oneTurn(index: number): Promise<void> {
-  // The parts of a turn's context the trace reads.
-  const turn = { turn: 1, state: {}, scratch: {}, history: [] } as unknown as TurnContext;
+  // As run-loop.ts sends them: the turn's messages appended to, a new system message every round.
+  const messages: HistoryMessage[] = [{ role: 'user', content: `question ${index}: what are 1 + 2 and 3 + 4?` }];
+  // The parts of a turn's context the trace reads (its messages are the turn's own, as the draft's).
+  const turn = { turn: 1, state: {}, scratch: {}, history: [], messages } as unknown as TurnContext;
   // New definitions around the same schemas, as the gateway lists them for each turn.
   const offered = tools.map((tool) => ({ ...tool }));
   await extension.turnStart!(turn);
-  // As run-loop.ts sends them: the turn's messages appended to, a new system message every round.
-  const messages: Message[] = [{ role: 'user', content: `question ${index}: what are 1 + 2 and 3 + 4?` }];
   for (let round = 1; round <= 6; round++) {
     const calls: ToolCall[] = round <= 5 ? [{ id: `call_${round}_1`, name: 'add', arguments: '{"a":1,"b":2}' }, { id: `call_${round}_2`, name: 'add', arguments: '{"a":3,"b":4}' }] : [];
     const reply: ModelReply = { content: round <= 5 ? null : 'They are 3 and 7.', toolCalls: calls, usage: { promptTokens: 100, completionTokens: 10 } };
