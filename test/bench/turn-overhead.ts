@@ -27,7 +27,10 @@
  * runs); --bedrock (warm: also the project on Bedrock's Converse against
  * the local stand-in, overhead/bedrock-server.ts, on the same conversation; cold: also the stream
  * function bundled for Bedrock); --telemetry (warm: also the project exporting OpenTelemetry to a
- * local OTLP/HTTP sink, overhead/otlp-sink.ts, with the bytes exported per turn). Timings vary with the machine and its load: compare runs
+ * local OTLP/HTTP sink, overhead/otlp-sink.ts, with the bytes exported per turn); --against DIR (warm: also
+ * the project of another checkout, say the code before a change in a `git worktree`, bundled by its own
+ * bundles.ts, with the median batch-by-batch ratio of this project's CPU per round to it:
+ * overhead/against.ts). Timings vary with the machine and its load: compare runs
  * on the same machine, and the ratios rather than the milliseconds.
  */
 import os from 'node:os';
@@ -35,6 +38,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { measureBundleSizes } from '../../infra/bundle-size.ts';
 import { startBedrockServer } from './overhead/bedrock-server.ts';
+import { againstProgram } from './overhead/against.ts';
 import { createBundleFolder } from './overhead/bundles.ts';
 import { runCold } from './overhead/cold.ts';
 import { countDynamoRequests } from './overhead/dynamodb-requests.ts';
@@ -61,6 +65,7 @@ const { values } = parseArgs({
     bedrock: { type: 'boolean', default: false },
     telemetry: { type: 'boolean', default: false },
     'ai-sdk': { type: 'boolean', default: false },
+    against: { type: 'string' },
   },
 });
 const sections = new Set(values.only.split(',').map((section) => section.trim()));
@@ -81,6 +86,7 @@ const bedrock = values.bedrock ? await startBedrockServer() : undefined;
 // Profiles of bundles are read through their source maps (overhead/profile-summary.ts).
 const bundles = createBundleFolder(values['cpu-prof'] && !values.source ? { sourceMapsIn: path.join(values['cpu-prof'], 'bundles') } : {});
 const sink = values.telemetry ? await startOtlpSink() : undefined;
+const against = values.against && sections.has('warm') ? await againstProgram(values.against, values.source) : undefined;
 try {
   if (sections.has('warm')) {
     const rows = await runWarm({
@@ -95,6 +101,7 @@ try {
       aiSdk: values['ai-sdk'],
       ...(bedrock ? { bedrock } : {}),
       ...(sink ? { otlpEndpoint: sink.url } : {}),
+      ...(against ? { against } : {}),
     });
     printTable(
       `Warm: ${values.conversations} conversations per process after ${values.warmup} to warm up, median of ${values.batches} batches`,
@@ -112,6 +119,9 @@ try {
       })),
       markdown,
     );
+    for (const row of rows.filter((row) => row.pairedRatio !== undefined)) {
+      console.log(`${row.shape}: CPU per round of this checkout's project against ${against!.folder}'s, batch by batch: median ${row.pairedRatio!.toFixed(3)}×`);
+    }
     if (sink) {
       const turns = Number(values.batches) * SHAPES.length * (Number(values.conversations) + Number(values.warmup));
       console.log(`OpenTelemetry exported: ${sink.requests()} OTLP requests, ${bytes(sink.bytes())} in all, ${fixed(sink.bytes() / turns / 1024, 1)} KiB per turn (JSON, uncompressed; ${turns} turns)`);
@@ -174,6 +184,7 @@ try {
   }
 } finally {
   bundles.remove();
+  against?.remove();
   await sink?.close();
   await model.close();
   await bedrock?.close();

@@ -9,6 +9,7 @@ import { parseConfig } from '../../../lib/config/load.ts';
 import { runChild } from './child.ts';
 import { FUNCTION_NODE_OPTIONS } from '../../../infra/function-runtime.ts';
 import type { BedrockServer } from './bedrock-server.ts';
+import type { AgainstProgram } from './against.ts';
 import type { BundleFolder } from './bundles.ts';
 import { shapeModelName, type ModelServer, type TurnShape } from './model-server.ts';
 import type { WarmReport, WarmSettings } from './warm-measure.ts';
@@ -31,11 +32,16 @@ export interface WarmOptions {
   bedrock?: BedrockServer;
   /** Also run the project exporting OpenTelemetry to this OTLP/HTTP endpoint (another side). */
   otlpEndpoint?: string;
+  /** Also run another checkout's project (against.ts), paired batch by batch with this one's. */
+  against?: AgainstProgram;
 }
+
+/** The sides of a run: the children's own, and another checkout's project (`--against`), whose child runs as `project`. */
+export type WarmSide = WarmSettings['side'] | 'project against';
 
 export interface WarmRow {
   shape: string;
-  side: WarmSettings['side'];
+  side: WarmSide;
   wallMsPerRound: number;
   cpuMsPerRound: number;
   peakRssMb: number;
@@ -47,6 +53,11 @@ export interface WarmRow {
   cpuRatio?: number;
   wallRatio?: number;
   rssDifferenceMb?: number;
+  /**
+   * `project` with `--against`: the median over the batches of its CPU per round divided by the
+   * other checkout's in the same batch (run next to each other, so a noisy moment hits both).
+   */
+  pairedRatio?: number;
 }
 
 const here = (file: string) => path.join(import.meta.dirname, file);
@@ -63,8 +74,9 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
   // Both loops get the project's defaults for what they share (system prompt, temperature, rounds).
   const defaults = parseConfig('{}', { source: 'defaults', environment: {} });
   const reports = new Map<string, WarmReport[]>();
-  const sides: readonly WarmSettings['side'][] = [
+  const sides: readonly WarmSide[] = [
     'project',
+    ...(options.against ? (['project against'] as const) : []),
     ...(options.untraced ? (['project untraced'] as const) : []),
     ...(options.bedrock ? (['project bedrock'] as const) : []),
     ...(options.otlpEndpoint ? (['project telemetry'] as const) : []),
@@ -76,7 +88,7 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
     for (const shape of options.shapes) {
       for (const side of order) {
         const settings: WarmSettings = {
-          side,
+          side: side === 'project against' ? 'project' : side,
           baseURL: options.model.baseURL,
           model: shapeModelName(shape),
           roundsPerTurn: shape.toolRounds + 1,
@@ -90,7 +102,7 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
         };
         const server = side === 'project bedrock' ? options.bedrock! : options.model;
         const requestsBefore = server.requests();
-        const program = side === 'baseline' ? programs.baseline : side === 'ai sdk' ? programs.aiSdk : programs.project;
+        const program = side === 'baseline' ? programs.baseline : side === 'ai sdk' ? programs.aiSdk : side === 'project against' ? options.against!.program : programs.project;
         // The project runs with the Node options the stack gives the functions; the loops without it need none.
         const asDeployed = side.startsWith('project') ? { ...process.env, NODE_OPTIONS: FUNCTION_NODE_OPTIONS } : process.env;
         const environment = side === 'project bedrock' ? { ...asDeployed, ...options.bedrock!.environment } : asDeployed;
@@ -123,6 +135,11 @@ export async function runWarm(options: WarmOptions): Promise<WarmRow[]> {
       project.cpuRatio = project.cpuMsPerRound / baseline.cpuMsPerRound;
       project.wallRatio = project.wallMsPerRound / baseline.wallMsPerRound;
       project.rssDifferenceMb = project.peakRssMb - baseline.peakRssMb;
+    }
+    if (options.against) {
+      const ours = reports.get(`${shapeModelName(shape)} project`) ?? [];
+      const theirs = reports.get(`${shapeModelName(shape)} project against`) ?? [];
+      rows[0]!.pairedRatio = median(ours.map((report, batch) => report.cpuMsPerRound / theirs[batch]!.cpuMsPerRound));
     }
     return rows;
   });
