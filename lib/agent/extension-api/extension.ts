@@ -116,7 +116,8 @@ export interface TurnContext {
   readonly history: readonly HistoryMessage[];
   /**
    * The turn's own messages so far (its question and everything appended to it), as its record
-   * stores them: what a strategy's phases send may differ. Read it, never change it.
+   * stores them: what a strategy's phases send may differ. Read it, never change it (a message a
+   * record holds is frozen).
    */
   readonly messages: readonly HistoryMessage[];
   /**

@@ -36,7 +36,7 @@ export interface LoopInput {
   systemPrompt: string;
   /** Earlier turns, as sent to the model before this turn's messages. */
   history: readonly HistoryMessage[];
-  /** This turn so far; the loop appends to it. A resumed turn's draft already has rounds. */
+  /** This turn so far; the loop appends to it (a message a record holds is frozen: held-turn.ts). A resumed turn's draft already has rounds. */
   draft: TurnDraft;
   limits: LoopLimits;
   /** Epoch ms by which the turn must be stored. */
