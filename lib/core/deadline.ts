@@ -65,6 +65,21 @@ export function eitherSignal(first: AbortSignal, second: AbortSignal): { signal:
   return { signal: controller.signal, release };
 }
 
+/**
+ * A signal of one piece of work that aborts when `source` does, while followed: `release()` when
+ * the work ends, and a later abort of `source` no longer reaches it (ToolCallOptions.signal).
+ */
+export function followSignal(source: AbortSignal): { signal: AbortSignal; controller: AbortController; release(): void } {
+  const controller = new AbortController();
+  if (source.aborted) {
+    controller.abort(source.reason);
+    return { signal: controller.signal, controller, release() {} };
+  }
+  const forward = () => controller.abort(source.reason);
+  source.addEventListener('abort', forward, { once: true });
+  return { signal: controller.signal, controller, release: () => source.removeEventListener('abort', forward) };
+}
+
 /** Runs `work` with a signal that aborts after `timeoutMs`, and clears the timer when it ends. */
 export async function withDeadline<T>(timeoutMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const deadline = deadlineSignal(timeoutMs);

@@ -52,7 +52,7 @@ function agentWith(script: ScriptedStep[], text = yaml(), server: Parameters<typ
   const events: unknown[] = [];
   const ask = () => agent.ask({ conversationId: 'research', message: QUESTION, onEvent: (event) => events.push(event) });
   const progress = () => events.filter((event: any) => event.type === 'extension' && event.name === 'deep-search').map((event: any) => event.data);
-  return { agent, model, calls, ask, progress };
+  return { agent, model, calls, ask, progress, gateway };
 }
 
 const callDeepSearch = toolCallsReply([{ id: 'search_1', name: 'deep_search', arguments: { query: QUESTION } }]);
@@ -120,6 +120,20 @@ describe('deep_search in a turn', () => {
     ]);
     // Assess: the inner calls' tokens count in the turn's usage (four replies of 10 + 5).
     expect(result.usage).toMatchObject({ promptTokens: 40, completionTokens: 20 });
+  });
+
+  it('gives each of its calls through the gateway a signal of its own (ToolCallOptions.signal: the SDK keeps its listener on it)', async () => {
+    const { gateway, ask } = agentWith([callDeepSearch, queries('how heat pumps work', 'heat pump running costs'), textReply('Summary [1].'), textReply('Often, yes.')]);
+    const signals: AbortSignal[] = [];
+    const callTool = gateway.callTool.bind(gateway);
+    gateway.callTool = (name, args, options) => (signals.push(options.signal), callTool(name, args, options));
+
+    await ask();
+
+    // Two searches and two reads, each with its own signal, none aborted when the turn is over.
+    expect(signals).toHaveLength(4);
+    expect(new Set(signals).size).toBe(4);
+    expect(signals.filter((signal) => signal.aborted)).toEqual([]);
   });
 
   it('searches no more than maxSubQueries when the model asks for more, and reads no more than maxReads', async () => {

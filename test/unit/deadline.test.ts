@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { deadlineSignal, eitherSignal, idleDeadlineSignal, sharedDeadline, withDeadline } from '../../lib/core/deadline.ts';
+import { deadlineSignal, eitherSignal, followSignal, idleDeadlineSignal, sharedDeadline, withDeadline } from '../../lib/core/deadline.ts';
 import { textReply, toolCallsReply } from '../../lib/testing/scripted-model.ts';
 import { agentFixture } from '../support/agent-fixture.ts';
 
@@ -184,6 +184,28 @@ describe('idleDeadlineSignal', () => {
     expect(listened).toHaveBeenCalledWith('abort', expect.any(Function));
     caller.abort(new Error('after'));
     expect(deadline.signal.reason).toMatchObject({ name: 'TimeoutError' });
+  });
+});
+
+describe('followSignal', () => {
+  it('aborts with the source\'s reason while followed, and no longer once released', () => {
+    const turn = new AbortController();
+    const first = followSignal(turn.signal);
+    const second = followSignal(turn.signal);
+    first.release();
+
+    turn.abort(new Error('turn ended'));
+
+    expect(first.signal.aborted).toBe(false);
+    expect(second.signal.aborted).toBe(true);
+    expect((second.signal.reason as Error).message).toBe('turn ended');
+  });
+
+  it('is aborted from the start when its source already is', () => {
+    const reason = new DOMException('no answer within 5 ms', 'TimeoutError');
+    const followed = followSignal(AbortSignal.abort(reason));
+    expect(followed.signal.aborted).toBe(true);
+    expect(followed.signal.reason).toBe(reason);
   });
 });
 

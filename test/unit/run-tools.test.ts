@@ -30,6 +30,23 @@ describe('runToolCalls', () => {
     expect(answer).toMatchObject({ record: { ok: false }, message: { content: expect.stringMatching(/ran out of time while "getWeather" was running/) } });
   });
 
+  it('gives each call a signal of its own, which the round\'s signal no longer reaches once the call is over (what the MCP gateway hands the SDK)', async () => {
+    // Prepare: two calls that answer at once.
+    const round = new AbortController();
+    const signals: AbortSignal[] = [];
+    const runTool = async (call: RunningCall) => (signals.push(call.signal), { ok: true, text: 'sunny' });
+    const calls = ['c1', 'c2'].map((id) => ({ call: { id, name: 'getWeather', arguments: '{}' }, tool, arguments: {} }));
+
+    // Act: the round ends (the turn's deadline) after the calls did.
+    await runToolCalls(calls, context(round.signal, runTool));
+    round.abort(new Error('turn ended'));
+
+    // Assess
+    expect(signals).toHaveLength(2);
+    expect(signals[0]).not.toBe(signals[1]);
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false]);
+  });
+
   it('does not start a call when the round\'s signal has already aborted', async () => {
     const round = new AbortController();
     round.abort(new Error('over'));

@@ -47,6 +47,13 @@ export interface ToolProgress {
 }
 
 export interface ToolCallOptions {
+  /**
+   * The call's own: it may abort while the call runs, and nothing aborts it once the call is over.
+   * The MCP SDK keeps its abort listener on the signal a request was given after the request ends,
+   * so a signal that outlives the call (the turn's, or a built-in tool's that makes several calls)
+   * would have it send notifications/cancelled for every finished request when it fires; such a
+   * caller gives each call a signal of its own (followSignal, lib/core/deadline.ts).
+   */
   signal: AbortSignal;
   /** Without an answer, or (once the server reports progress) without progress. */
   timeoutMs: number;

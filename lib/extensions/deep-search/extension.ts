@@ -1,4 +1,5 @@
 import { errorMessage } from '../../core/errors.ts';
+import { followSignal } from '../../core/deadline.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { ToolDefinition, ToolGateway, ToolOutput } from '../../core/ports/tools.ts';
 import type { AgentExtension, RunningCall, TurnContext } from '../../agent/extension-api/extension.ts';
@@ -129,14 +130,18 @@ function usableTool(turn: TurnContext, settings: DeepSearchSettings, name: strin
 
 /** One call through the gateway, within the deep_search call's time; a failure is a result that says why. */
 async function callTool(settings: DeepSearchSettings, tool: ToolDefinition, args: JsonObject, call: RunningCall, turn: TurnContext): Promise<ToolOutput> {
+  // A signal of this call's own, which the deep_search call's later end does not reach (ToolCallOptions.signal).
+  const own = followSignal(call.signal);
   try {
     return await settings.gateway.callTool(tool.name, args, {
-      signal: call.signal,
+      signal: own.signal,
       timeoutMs: Math.max(1, Math.min(call.timeoutMs, turn.timeLeftMs())),
       caller: { conversationId: turn.conversationId, ...(turn.owner === undefined ? {} : { owner: turn.owner }) },
     });
   } catch (error) {
     return { ok: false, text: `the call failed (${errorMessage(error)})` };
+  } finally {
+    own.release();
   }
 }
 
