@@ -43,9 +43,8 @@ export async function callServerTool(
   if (options.signal.aborted) throw aborted(target, options.signal.reason, options.signal.reason);
   // The SDK keeps its abort listener on the signal after the request: it is given the call's own
   // (ToolCallOptions.signal), which nothing aborts once the call is over. A task's requests follow
-  // it through a controller that the task's own timer aborts too (callAsTask). One controller fewer
-  // for every other call: in a process as young as a function's, that was 2% of a warm round's CPU
-  // (docs/benchmarks.md).
+  // it through a controller that the task's own timer aborts too (callAsTask). Every other call
+  // makes one controller and one listener fewer than when the gateway made its own for each.
   const task = target.requiresTask ? followSignal(options.signal) : undefined;
   const signal = task?.signal ?? options.signal;
   try {
