@@ -6,8 +6,8 @@ import type { HistoryMessage, Message } from '../../core/messages.ts';
 import type { AgentExtension, TurnContext } from '../../agent/extension-api/extension.ts';
 import { emptyTrace, storedTraceOf, TraceBook, type PendingRequest, type RoundFields, type StoredTrace } from './book.ts';
 import { fitTrace } from './fit.ts';
-import { historyDigest, historyPosition } from './history.ts';
-import { ownPosition, startsWith } from './own-messages.ts';
+import { historyDigest } from './history.ts';
+import { positionOf, startsWith } from './own-messages.ts';
 import { isoTime } from './iso-time.ts';
 import { traceMessages, traceReply, type TraceContents } from './shape.ts';
 
@@ -166,7 +166,8 @@ function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBo
   const tools = book.traceTools(request.tools, contents);
   let messages: readonly Message[] = request.messages;
   let history: number | undefined;
-  const at = historyPosition(messages, turn.history);
+  // The loop sends the very objects it read from the earlier turns, all of them, in order.
+  const at = positionOf(messages, turn.history);
   if (at !== undefined) {
     const digest = (turn.scratch.historyDigest ??= historyDigest(traceMessages(turn.history, contents))) as string;
     // A resumed turn whose history reads differently now keeps this round whole.
@@ -177,7 +178,7 @@ function recordedRequest(request: ModelRequest, turn: TurnContext, book: TraceBo
     }
   }
   const own = turn.messages;
-  const ownAt = referOwn && request.responseFormat === undefined ? ownPosition(messages, own, history ?? 0) : undefined;
+  const ownAt = referOwn && request.responseFormat === undefined ? positionOf(messages, own, history ?? 0) : undefined;
   if (ownAt === undefined) return { messages: book.requestMessages(messages, contents), tools, ...(history === undefined ? {} : { history }) };
   const seen = turn.scratch.ownSeen as HistoryMessage[] | undefined;
   if (!seen || own.length > seen.length) turn.scratch.ownSeen = own.slice();

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { condenseTurn } from '../../core/history.ts';
-import type { HistoryMessage, Message } from '../../core/messages.ts';
+import type { HistoryMessage } from '../../core/messages.ts';
 import type { ConversationKey, ConversationStore } from '../../core/ports/conversation-store.ts';
 import { traceMessages, type TraceContents } from './shape.ts';
 import { type TraceMessage } from '../../core/turn-trace.ts';
@@ -12,15 +12,6 @@ import { type TraceMessage } from '../../core/turn-trace.ts';
  * first, and maybe the question and answer of the turn before them: lib/core/history.ts), and
  * shows them only when the digest matches, so what is shown is what was sent.
  */
-
-/** Where the history sits in a request: the position of its first message, when all of it is there, in order, as read. */
-export function historyPosition(messages: readonly Message[], history: readonly HistoryMessage[]): number | undefined {
-  if (history.length === 0) return undefined;
-  // The loop sends the very objects it read; a copy or a change (an extension's) is recorded in full.
-  const at = messages.indexOf(history[0]!);
-  if (at === -1 || at + history.length > messages.length) return undefined;
-  return history.every((message, index) => messages[at + index] === message) ? at : undefined;
-}
 
 export const historyDigest = (messages: readonly TraceMessage[]): string => hash('sha256', JSON.stringify(messages), 'hex');
 

@@ -14,12 +14,16 @@ import type { HistoryMessage, Message } from '../../core/messages.ts';
  * pauses gets copies instead (extension.ts).
  */
 
-/** Where all of the turn's own messages sit in `messages`, in order and as the very objects, at or after `from`. */
-export function ownPosition(messages: readonly Message[], own: readonly HistoryMessage[], from: number): number | undefined {
-  if (own.length === 0) return undefined;
-  const at = messages.indexOf(own[0]!, from);
-  if (at === -1 || at + own.length > messages.length) return undefined;
-  for (let index = 1; index < own.length; index++) if (messages[at + index] !== own[index]) return undefined;
+/**
+ * Where all of `sequence` sits in `messages`, in order and as the very objects, at or after `from`:
+ * the turn's own messages here, the earlier turns' (history.ts) too. A copy or a change (an
+ * extension's) is not found, and the request is then recorded in full.
+ */
+export function positionOf(messages: readonly Message[], sequence: readonly HistoryMessage[], from = 0): number | undefined {
+  if (sequence.length === 0) return undefined;
+  const at = messages.indexOf(sequence[0]!, from);
+  if (at === -1 || at + sequence.length > messages.length) return undefined;
+  for (let index = 1; index < sequence.length; index++) if (messages[at + index] !== sequence[index]) return undefined;
   return at;
 }
 
